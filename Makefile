@@ -1,0 +1,35 @@
+# The two commands: `make serve` and `make test` (README.md). Both install what they need.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DATA ?= data
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test install lexicon bench clean
+
+serve: lexicon
+	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kelime needs Python 3.11+; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+# The offline bootstrap lexicon, built once when data/ has no `tr` yet.
+lexicon: install
+	@test -f $(DATA)/tr/manifest.json || $(BIN)/kelime build --bootstrap --out $(DATA)
+
+bench: install
+	$(BIN)/python benchmarks/validate.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,0 +1,97 @@
+"""One normalisation for every word that enters kelime (CONTRACT.md, "Words").
+
+    >>> normalize("  İSTANBUL ")
+    'istanbul'
+    >>> normalize("IĞDIR"), normalize("Âdet")
+    ('ığdır', 'adet')
+    >>> letters_problem("e-posta"), letters_problem("dulda tutmak"), letters_problem("kitap")
+    ('invalid_chars', 'phrase', None)
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+
+#: Bumped whenever `normalize` changes; stored in every lexicon manifest.
+NORMALIZATION_VERSION = 1
+
+ALPHABET = "abcçdefgğhıijklmnoöprsştuüvyz"
+_CIRCUMFLEX = {"â": "a", "î": "i", "û": "u"}
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """A lexicon's letters. Turkish by default; a Kurdish list brings its own.
+
+    Casing is Turkish (I → ı) when the alphabet has a dotless ı, plain otherwise;
+    a circumflexed vowel is folded only when it is not itself a letter of the alphabet.
+    """
+
+    letters: str = ALPHABET
+
+    @cached_property
+    def letter_set(self) -> frozenset[str]:
+        return frozenset(self.letters)
+
+    @cached_property
+    def _upper(self) -> dict[int, str]:
+        return str.maketrans({"I": "ı" if "ı" in self.letter_set else "i", "İ": "i"})
+
+    @cached_property
+    def _fold(self) -> dict[int, str]:
+        return str.maketrans({k: v for k, v in _CIRCUMFLEX.items() if k not in self.letter_set})
+
+    @cached_property
+    def _order(self) -> dict[str, int]:
+        return {ch: i for i, ch in enumerate(self.letters)}
+
+
+TURKISH = Alphabet()
+
+
+def turkish_lower(text: str, alphabet: Alphabet = TURKISH) -> str:
+    """Lower-case with Turkish rules: I → ı and İ → i, then the usual rules."""
+    return text.translate(alphabet._upper).lower()
+
+
+def fold_circumflex(text: str, alphabet: Alphabet = TURKISH) -> str:
+    """Fold â, î, û to a, i, u: tile sets have no circumflex tiles."""
+    return text.translate(alphabet._fold)
+
+
+def normalize(text: str, alphabet: Alphabet = TURKISH) -> str:
+    """NFC, trim, Turkish lower-case, fold circumflexes. Never strips other characters."""
+    text = unicodedata.normalize("NFC", text).strip()
+    return fold_circumflex(turkish_lower(text, alphabet), alphabet)
+
+
+def is_game_word(word: str, alphabet: Alphabet = TURKISH) -> bool:
+    """True when a normalised word is 1+ letters of the alphabet and nothing else."""
+    return bool(word) and alphabet.letter_set.issuperset(word)
+
+
+def letters_problem(word: str, alphabet: Alphabet = TURKISH) -> str | None:
+    """Why a normalised word cannot be a game word: 'phrase', 'invalid_chars' or None."""
+    if is_game_word(word, alphabet):
+        return None
+    if any(ch.isspace() for ch in word):
+        return "phrase"
+    return "invalid_chars"
+
+
+def invalid_chars(word: str, alphabet: Alphabet = TURKISH) -> list[str]:
+    """The characters of a normalised word that are not letters, in order, once each."""
+    return list(dict.fromkeys(ch for ch in word if ch not in alphabet.letter_set))
+
+
+def sort_key(word: str, alphabet: Alphabet = TURKISH) -> tuple[int, ...]:
+    """Key for Turkish alphabetical order (ç after c, ı before i); others sort last."""
+    order = alphabet._order
+    return tuple(order.get(ch, 1000 + ord(ch)) for ch in word)
+
+
+def turkish_sorted(words, alphabet: Alphabet = TURKISH) -> list[str]:
+    """Words in the alphabet's order (Turkish by default)."""
+    return sorted(words, key=lambda w: sort_key(w, alphabet))
