@@ -73,10 +73,15 @@ def is_game_word(word: str, alphabet: Alphabet = TURKISH) -> bool:
 
 
 def letters_problem(word: str, alphabet: Alphabet = TURKISH) -> str | None:
-    """Why a normalised word cannot be a game word: 'phrase', 'invalid_chars' or None."""
+    """Why a normalised word cannot be a game word: 'phrase', 'invalid_chars' or None.
+
+    A phrase is two or more game words separated by spaces (``dulda tutmak``); anything
+    else that is not a game word has invalid characters (``e-posta``, ``örnekkelime 3``).
+    """
     if is_game_word(word, alphabet):
         return None
-    if any(ch.isspace() for ch in word):
+    parts = word.split()
+    if len(parts) > 1 and all(is_game_word(p, alphabet) for p in parts):
         return "phrase"
     return "invalid_chars"
 
