@@ -62,9 +62,20 @@ def fold_circumflex(text: str, alphabet: Alphabet = TURKISH) -> str:
 
 
 def normalize(text: str, alphabet: Alphabet = TURKISH) -> str:
-    """NFC, trim, Turkish lower-case, fold circumflexes. Never strips other characters."""
+    """NFC, trim, Turkish lower-case, fold circumflexes. Never strips other characters.
+
+    Repeated until nothing changes, so that normalize(normalize(x)) == normalize(x) and the
+    result is NFC even for stray combining marks: ``İ`` + U+0302 lower-cases to ``i`` + U+0302,
+    which composes to ``î`` and folds to ``i``; ``â`` + U+0308 folds to ``a`` + U+0308 = ``ä``.
+    Ordinary words settle in one or two rounds.
+    """
     text = unicodedata.normalize("NFC", text).strip()
-    return fold_circumflex(turkish_lower(text, alphabet), alphabet)
+    for _ in range(8):
+        step = unicodedata.normalize("NFC", fold_circumflex(turkish_lower(text, alphabet), alphabet))
+        if step == text:
+            break
+        text = step
+    return text
 
 
 def is_game_word(word: str, alphabet: Alphabet = TURKISH) -> bool:
