@@ -33,7 +33,8 @@ def run_build(*, bootstrap: bool, wordlist: Path | None, cache: Path | None, nam
 
             pol = load_policy(policy or DEFAULT_POLICY)
             _say(f"Reading {cache} …")
-            candidates, source = cache_candidates(cache, pol), cache_source(cache)
+            source = cache_source(cache)
+            candidates = cache_candidates(cache, pol, progress=_progress)
         elif bootstrap:
             pol = _load_or_default(policy)
             candidates, source = bootstrap_candidates(), bootstrap_source()
@@ -58,6 +59,19 @@ def run_build(*, bootstrap: bool, wordlist: Path | None, cache: Path | None, nam
         from .pretty import print_build
 
         print_build(result.manifest, result.changes, result.unchanged, result.path)
+
+
+def _progress(entries, total: int):
+    """A progress bar over the cache's entries on stderr, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield from entries
+        return
+    from rich.progress import track
+
+    from .pretty import console
+
+    yield from track(entries, total=total, description="Filtering TDK entries",
+                     console=console(err=True), transient=True)
 
 
 def _load_or_default(path: Path | None):
