@@ -129,10 +129,13 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:  # a failed write names no file: name it
+        raise OSError(e.errno, e.strerror, str(path)) from e
 
 
 def _json_bytes(obj) -> bytes:
@@ -140,12 +143,10 @@ def _json_bytes(obj) -> bytes:
 
 
 def _write_data_files(folder: Path, compiled: Compiled) -> dict[str, str]:
-    marisa_trie.Trie(compiled.words).save(str(folder / WORDS_FILE))
+    # Python writes the bytes: marisa's own save() turns a full disk into a bare RuntimeError.
+    _write_bytes(folder / WORDS_FILE, marisa_trie.Trie(compiled.words).tobytes())
     items = [(w, r.encode("ascii")) for w, r in compiled.rejected.items()]
-    marisa_trie.BytesTrie(items).save(str(folder / REJECTED_FILE))
-    for name in DATA_FILES:
-        with open(folder / name, "rb+") as f:
-            os.fsync(f.fileno())
+    _write_bytes(folder / REJECTED_FILE, marisa_trie.BytesTrie(items).tobytes())
     return {name: sha256_file(folder / name) for name in DATA_FILES}
 
 
