@@ -13,6 +13,7 @@ from kelime.build import BuildError, apply_overrides, compile_words
 from kelime.cli import cli
 from kelime.filters import Policy, cache_candidates, cache_source, classify_entries, load_policy
 from kelime.lexicon import Lexicon
+from kelime.normalize import normalize
 
 from .tdk_entries import (ARGO, HAKARET, ISIM, KABA, MECAZ, SIFAT, entry, ordinary, sense, tag,
                           vulgar)
@@ -191,6 +192,22 @@ def test_default_policy_file():
     assert pol.blocked and set(pol.blocked.values()) <= {"obscene", "not_in_dictionary"}
     for word in ("inek", "mal", "parlak"):
         assert word not in pol.blocked
+
+
+def test_curated_lists_are_clean():
+    """Each list word is a normalised game word, once, in Turkish order within its reason."""
+    from kelime.normalize import is_game_word, turkish_sorted
+
+    pol = load_policy(POLICY)
+    for word in [*pol.blocked, *pol.allowed]:
+        assert word == normalize(word) and is_game_word(word), word
+    assert len(pol.allowed) == len(set(pol.allowed)) and not set(pol.allowed) & set(pol.blocked)
+    for reason in set(pol.blocked.values()):
+        group = [w for w, r in pol.blocked.items() if r == reason]
+        assert group == turkish_sorted(group), reason
+    lines = [ln.split("#")[0].split() for ln in (ROOT / "data" / "blocklist.txt").read_text(
+        encoding="utf-8").splitlines()]
+    assert len([ln for ln in lines if ln]) == len(pol.blocked)  # no word listed twice
 
 
 def test_curated_lists_override_the_tags():
