@@ -1,0 +1,46 @@
+"""The FastAPI app: `create_app(settings)` loads every lexicon once, in the lifespan.
+
+    uvicorn --factory service.app:create_app_from_env     # settings from KELIME_* variables
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+import anyio
+from fastapi import FastAPI
+
+from kelime.store import load_all
+
+from .errors import HANDLED, handle_error
+from .metrics import Metrics, MetricsMiddleware
+from .routes import catalog, health, validate, words
+from .settings import Settings
+from .state import Kelime
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app serving every lexicon under `settings.data` (default: Settings())."""
+    settings = settings or Settings()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        lexicons = await anyio.to_thread.run_sync(load_all, settings.data)
+        metrics.lexicons_loaded(lexicons)
+        app.state.kelime = Kelime(settings, lexicons, metrics)
+        yield
+
+    app = FastAPI(title="kelime", version="1", lifespan=lifespan,
+                  description="Turkish word-game dictionary: is this word valid, and why not.")
+    for module in (validate, words, catalog, health):
+        app.include_router(module.router)
+    for exc_class in HANDLED:
+        app.add_exception_handler(exc_class, handle_error)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """`create_app` with settings from the environment (what each uvicorn worker calls)."""
+    return create_app(Settings.from_env())

@@ -1,0 +1,45 @@
+"""Reading a request body with a bound: refuse on Content-Length, and count while streaming.
+
+A 20 MB body is refused after at most `limit` bytes were read, whether or not the
+client announced its size (chunked uploads have no Content-Length).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import ClientDisconnect, Request
+
+from .errors import Invalid, TooLarge
+
+
+def too_large(size: int, limit: int, declared: bool) -> TooLarge:
+    said = "declares" if declared else "sent over"
+    return TooLarge("body_too_large", f"the request body {said} {size:,} bytes; the limit is "
+                    f"{limit:,}: send fewer words per request", {"size": size, "limit": limit})
+
+
+def declared_length(request: Request) -> int | None:
+    raw = request.headers.get("content-length")
+    if raw is None:
+        return None
+    if not raw.isdigit():
+        raise Invalid("invalid_request", f"Content-Length {raw!r} is not a number of bytes")
+    return int(raw)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The whole body, or TooLarge as soon as it is known to exceed `limit` bytes."""
+    declared = declared_length(request)
+    if declared is not None and declared > limit:
+        raise too_large(declared, limit, declared=True)
+    chunks, size = [], 0
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise too_large(size, limit, declared=False)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -1,0 +1,102 @@
+"""Errors: domain errors carry their HTTP status, and one handler renders every error.
+
+Every error reply has one shape, whatever raised it (a domain error, FastAPI's request
+validation, Starlette's 404/405, or a bug)::
+
+    {"error": {"code": "unknown_game", "message": "unknown game 'scrabble'; ...",
+               "details": {"known": ["kelimelik", ...]}}}
+"""
+
+from __future__ import annotations
+
+import orjson
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+from .responses import JSON
+
+
+class ServiceError(Exception):
+    """An error a client can act on; subclasses fix the HTTP status."""
+
+    status = 500
+
+    def __init__(self, code: str, message: str, details=None, headers: dict | None = None):
+        super().__init__(message)
+        self.code, self.message, self.details, self.headers = code, message, details, headers
+
+
+class Invalid(ServiceError):
+    """Malformed input: 422."""
+
+    status = 422
+
+
+class TooLarge(ServiceError):
+    """Over a limit: 413."""
+
+    status = 413
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Unavailable(ServiceError):
+    """The service cannot answer yet (no lexicon, no cache): 503."""
+
+    status = 503
+
+
+#: Every exception class that `handle_error` renders (registered once each in create_app).
+HANDLED = (ServiceError, HTTPException, RequestValidationError, ClientDisconnect, Exception)
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def error_body(code: str, message: str, details=None) -> dict:
+    error = {"code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
+
+
+def describe(exc: Exception, request: Request) -> tuple[int, dict, dict | None]:
+    """(status, body, extra headers) for any exception."""
+    if isinstance(exc, ServiceError):
+        return exc.status, error_body(exc.code, exc.message, exc.details), exc.headers
+    if isinstance(exc, RequestValidationError):
+        return 422, *_validation(exc)
+    if isinstance(exc, HTTPException):
+        return exc.status_code, _http(exc, request), exc.headers
+    if isinstance(exc, ClientDisconnect):
+        return 400, error_body("client_disconnected", "the client closed the connection"), None
+    return 500, error_body("internal_error", "unexpected server error; it has been logged"), None
+
+
+def _validation(exc: RequestValidationError) -> tuple[dict, None]:
+    errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+              for e in exc.errors()]
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = " ".join(str(part) for part in first["loc"])
+    return error_body("invalid_request", f"{where}: {first['msg']}".strip(": "), errors), None
+
+
+def _http(exc: HTTPException, request: Request) -> dict:
+    where = f"{request.method} {request.url.path}"
+    if exc.status_code == 404:
+        message = f"{where} matches no route; the API is listed at /docs"
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        message = f"{where}: method not allowed here (allowed: {allowed})"
+    else:
+        message = f"{where}: {exc.detail}"
+    return error_body(_HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}"), message)
+
+
+async def handle_error(request: Request, exc: Exception) -> Response:
+    """The one exception handler: render `exc` as the JSON error shape."""
+    status, body, headers = describe(exc, request)
+    return Response(orjson.dumps(body), status_code=status, media_type=JSON, headers=headers)

@@ -1,0 +1,154 @@
+"""Turning a validate request (JSON body or query string) into words, with clear refusals.
+
+Pure functions over bytes: no HTTP here, so every refusal is tested without a server.
+
+    >>> from service.settings import Settings
+    >>> parse_body(b'{"words": ["kitap", "ev"], "game": "kelimatik"}', Settings())
+    Ask(words=['kitap', 'ev'], lexicon=None, game='kelimatik')
+    >>> parse_query(b"word=kitap&word=%C4%B0stanbul", Settings()).words
+    ['kitap', 'İstanbul']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+import orjson
+
+from .errors import Invalid, TooLarge
+from .settings import Settings
+
+FIELDS = ("words", "lexicon", "game")
+QUERY_FIELDS = ("word", "lexicon", "game")
+EXAMPLE = '{"words": ["kitap", "ev"]}'
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One validation question: the words as sent, and the optional lexicon and game names."""
+
+    words: list[str]
+    lexicon: str | None = None
+    game: str | None = None
+
+
+def json_type(value) -> str:
+    """The JSON name of a parsed value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def parse_body(body: bytes, limits: Settings) -> Ask:
+    """The question in a POST /v1/validate body."""
+    data = load_json(body)
+    if type(data) is not dict:
+        raise Invalid("invalid_request", f"the body must be a JSON object like {EXAMPLE}, "
+                      f"not a JSON {json_type(data)}")
+    unknown = [key for key in data if key not in FIELDS]
+    if unknown:
+        raise Invalid("invalid_request", f"unknown field(s) {', '.join(map(repr, unknown))}; "
+                      f"the fields are: {', '.join(FIELDS)}", {"unknown": unknown})
+    if "words" not in data:
+        raise Invalid("invalid_request", f"the body has no 'words': send {EXAMPLE}")
+    words = data["words"]
+    if type(words) is not list:
+        raise Invalid("invalid_request", f"'words' must be an array of strings, not a "
+                      f"{json_type(words)}: send {EXAMPLE}")
+    return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"))
+
+
+def load_json(body: bytes):
+    """Parsed JSON; a 422 that says whether the bytes or the syntax are wrong."""
+    if not body.strip():
+        raise Invalid("invalid_json", f"the request body is empty: send a JSON object like {EXAMPLE}")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as e:
+        if "UTF-8" in str(e):
+            raise not_utf8(body) from None
+        raise Invalid("invalid_json", f"the body is not valid JSON ({e}): send a JSON object "
+                      f"like {EXAMPLE}") from None
+
+
+def not_utf8(data: bytes, what: str = "the request body") -> Invalid:
+    try:
+        data.decode("utf-8")
+        where = ""
+    except UnicodeDecodeError as e:
+        where = f" (byte 0x{data[e.start]:02x} at offset {e.start})"
+    return Invalid("invalid_encoding", f"{what} is not valid UTF-8{where}: send UTF-8 text")
+
+
+def name_field(data: dict, key: str) -> str | None:
+    value = data.get(key)
+    if value is None or type(value) is str:
+        return value
+    raise Invalid("invalid_request", f"'{key}' must be a string (a {key} name) or null, "
+                  f"not a {json_type(value)}", {"field": key, "type": json_type(value)})
+
+
+def check_words(words: list, limits: Settings) -> list[str]:
+    """`words` itself when it is 1..max_words strings of at most max_word_chars each."""
+    if not words:
+        raise Invalid("invalid_request", f"'words' is empty: send at least one word, like {EXAMPLE}")
+    if len(words) > limits.max_words:
+        raise TooLarge("too_many_words", f"{len(words):,} words in one request; the limit is "
+                       f"{limits.max_words:,}: split the list into several requests",
+                       {"count": len(words), "limit": limits.max_words})
+    longest = limits.max_word_chars
+    if all(type(w) is str and len(w) <= longest for w in words):
+        return words
+    for i, w in enumerate(words):
+        if type(w) is not str:
+            raise Invalid("invalid_request", f"words[{i}] is a {json_type(w)}, not a string: "
+                          "every word must be a JSON string", {"index": i, "type": json_type(w)})
+        if len(w) > longest:
+            raise TooLarge("word_too_long", f"words[{i}] has {len(w)} characters; the limit is "
+                           f"{longest}", {"index": i, "length": len(w), "limit": longest})
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def check_word(word: str, limits: Settings) -> str:
+    """One word (GET /v1/words/{word}) within the length limit."""
+    if len(word) > limits.max_word_chars:
+        raise TooLarge("word_too_long", f"the word has {len(word)} characters; the limit is "
+                       f"{limits.max_word_chars}", {"length": len(word), "limit": limits.max_word_chars})
+    return word
+
+
+def parse_query(query: bytes, limits: Settings) -> Ask:
+    """The question in GET /v1/validate?word=a&word=b[&lexicon=..][&game=..]."""
+    pairs = query_pairs(query, limits.max_words + len(QUERY_FIELDS))
+    words, names = [], {}
+    for key, value in pairs:
+        if key == "word":
+            words.append(value)
+        elif key in ("lexicon", "game") and key not in names:
+            names[key] = value
+        else:
+            what = "repeated" if key in names else "unknown"
+            raise Invalid("invalid_request", f"{what} query parameter {key!r}; the parameters "
+                          "are word (repeat it), lexicon and game", {what: key})
+    if not words:
+        raise Invalid("invalid_request", "no word to check: ask /v1/validate?word=kitap&word=ev")
+    return Ask(check_words(words, limits), names.get("lexicon"), names.get("game"))
+
+
+def query_pairs(query: bytes, max_fields: int) -> list[tuple[str, str]]:
+    try:
+        return parse_qsl(query.decode("utf-8"), keep_blank_values=True, encoding="utf-8",
+                         errors="strict", max_num_fields=max_fields)
+    except UnicodeDecodeError:
+        raise Invalid("invalid_encoding", "the query string is not valid UTF-8 once "
+                      "percent-decoded: encode words as UTF-8 (%C4%B0 for İ)") from None
+    except ValueError:  # parse_qsl: "Max number of fields exceeded"
+        count = query.count(b"&") + 1
+        raise TooLarge("too_many_words", f"{count:,} query parameters; the limit is "
+                       f"{max_fields - len(QUERY_FIELDS):,} words: split the list or POST it",
+                       {"count": count, "limit": max_fields - len(QUERY_FIELDS)}) from None

@@ -1,0 +1,27 @@
+"""GET /v1/words/{word}: the verdict on one word, with its TDK entries when the cache has them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from ..entries import tdk_entries
+from ..parse import check_word
+from ..responses import etag, json_response
+from ..state import KelimeDep, game
+
+router = APIRouter(prefix="/v1", tags=["words"])
+Name = Annotated[str | None, Query(max_length=64)]
+
+
+@router.get("/words/{word:path}")
+async def word_info(word: str, kelime: KelimeDep, lexicon: Name = None, game_name: Annotated[
+        str | None, Query(alias="game", max_length=64)] = None) -> Response:
+    """Normalised form, verdict with reason, and TDK entries (`entries: []`, `cache: null` without a cache)."""
+    lex, min_length = kelime.lexicon(lexicon), game(game_name).min_length
+    verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
+    entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
+    reply = {"lexicon": lex.info, **verdict, "entries": entries, "cache": cache}
+    return json_response(reply, etag(lex.info["sha256"], [word, min_length]))

@@ -1,0 +1,80 @@
+"""The service's configuration: one small frozen object, read from the environment once.
+
+Tests build it directly (``Settings(data=tmp_path)``) and pass it to ``create_app``;
+only ``Settings.from_env`` looks at the environment, and it takes the mapping to read.
+
+    >>> Settings.from_env({"KELIME_DATA": "/srv/lexicons", "KELIME_MAX_WORDS": "500"}).max_words
+    500
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Mapping
+
+#: Environment variable → Settings field, for the fields that can be set from outside.
+ENV = {
+    "KELIME_DATA": "data",
+    "KELIME_CACHE": "cache",
+    "KELIME_DEFAULT_LEXICON": "default_lexicon",
+    "KELIME_MAX_WORDS": "max_words",
+    "KELIME_MAX_WORD_CHARS": "max_word_chars",
+    "KELIME_MAX_BODY_BYTES": "max_body_bytes",
+    "KELIME_CACHE_MAX_AGE": "cache_max_age",
+}
+
+
+class SettingsError(ValueError):
+    """An environment variable with a value the service cannot use."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    data: Path = Path("data")
+    cache: Path | None = None
+    default_lexicon: str = "tr"
+    max_words: int = 10_000
+    max_word_chars: int = 64
+    max_body_bytes: int = 4 * 1024 * 1024
+    cache_max_age: int = 300
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        """Settings from `environ` (default os.environ); unset or empty variables keep defaults."""
+        environ = os.environ if environ is None else environ
+        types = {f.name: f.type for f in fields(cls)}
+        values = {}
+        for var, name in ENV.items():
+            raw = environ.get(var, "").strip()
+            if raw:
+                values[name] = _convert(var, raw, types[name])
+        return cls(**values)
+
+    def with_data(self, data: str | Path) -> "Settings":
+        return replace(self, data=Path(data))
+
+    def as_env(self) -> dict[str, str]:
+        """The environment that makes `from_env` rebuild these settings (for worker processes)."""
+        env = {}
+        for var, name in ENV.items():
+            value = getattr(self, name)
+            if value is not None:
+                env[var] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
+        return env
+
+
+def _convert(var: str, raw: str, kind: str):
+    if kind == "int":
+        try:
+            value = int(raw)
+        except ValueError:
+            raise SettingsError(f"{var}={raw!r} is not a whole number") from None
+        least = 0 if var == "KELIME_CACHE_MAX_AGE" else 1
+        if value < least:
+            raise SettingsError(f"{var}={raw!r} must be {least} or more")
+        return value
+    if "Path" in kind:
+        return Path(raw)
+    return raw

@@ -1,0 +1,74 @@
+"""What the routes share: settings, the loaded lexicons and the metrics, injected per request.
+
+    async def route(kelime: KelimeDep): ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from kelime.games import GAMES, Game, UnknownGame, get_game
+from kelime.lexicon import Lexicon
+
+from .errors import Invalid, NotFound, Unavailable
+from .metrics import Metrics
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Kelime:
+    """The loaded service: built once in the app's lifespan."""
+
+    settings: Settings
+    lexicons: dict[str, Lexicon]
+    metrics: Metrics
+
+    def lexicon(self, name: str | None) -> Lexicon:
+        """The lexicon called `name` (default: the settings' default); 404 names the loaded ones."""
+        lex = self.lexicons.get(name or self.settings.default_lexicon)
+        if lex is not None:
+            return lex
+        if not self.lexicons:
+            raise not_ready(self.settings)
+        loaded = sorted(self.lexicons)
+        raise NotFound("unknown_lexicon", f"no lexicon {name or self.settings.default_lexicon!r} "
+                       f"is loaded; loaded: {', '.join(loaded)}", {"loaded": loaded})
+
+    def default_info(self) -> dict | None:
+        lex = self.lexicons.get(self.settings.default_lexicon)
+        return lex.info if lex else None
+
+    def validate(self, lex: Lexicon, words: list[str], min_length: int) -> dict:
+        """Exactly `Lexicon.validate` (what `kelime check --json` prints), counted in the metrics."""
+        report = lex.validate(words, min_length)
+        self.metrics.count_verdicts(lex.name, report["results"])
+        return report
+
+    def check(self, lex: Lexicon, word: str, min_length: int) -> dict:
+        """`Lexicon.check` on one word as a dict, counted in the metrics."""
+        verdict = lex.check(word, min_length).as_dict()
+        self.metrics.count_verdicts(lex.name, [verdict])
+        return verdict
+
+
+def not_ready(settings: Settings) -> Unavailable:
+    return Unavailable("not_ready", f"no lexicon is loaded from {settings.data}: build one with "
+                       f"`kelime build --bootstrap --out {settings.data}` and restart")
+
+
+def game(name: str | None) -> Game:
+    """The game profile; 422 listing the known games."""
+    try:
+        return get_game(name)
+    except UnknownGame as e:
+        raise Invalid("unknown_game", str(e), {"known": list(GAMES)}) from None
+
+
+async def get_kelime(request: Request) -> Kelime:
+    return request.app.state.kelime
+
+
+KelimeDep = Annotated[Kelime, Depends(get_kelime)]
