@@ -375,3 +375,36 @@ def test_build_from_cache_cli(tmp_path):
     assert missing.exit_code == 1
     assert "Error: cache" in missing.output and "kelime crawl" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_build_from_cache_shows_progress_only_on_a_terminal(tmp_path):
+    pytest.importorskip("kelime.cache")
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    kelime = Path(sys.executable).parent / "kelime"
+    if not kelime.exists():
+        pytest.skip(f"{kelime} is not installed")
+    path = fill_cache(tmp_path / "tdk.sqlite", CACHE_REPLIES)
+    args = [str(kelime), "build", "--cache", str(path), "--out"]
+    piped = subprocess.run(args + [str(tmp_path / "a")], capture_output=True, text=True,
+                           timeout=60)
+    assert piped.returncode == 0 and "Filtering" not in piped.stderr
+    parent, child = pty.openpty()
+    proc = subprocess.Popen(args + [str(tmp_path / "b")], stdout=subprocess.DEVNULL,
+                            stderr=child)
+    os.close(child)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(parent, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(parent)
+    assert proc.wait(timeout=60) == 0
+    assert b"Filtering TDK entries" in seen and b"100%" in seen
