@@ -53,12 +53,16 @@ TURKISH = Alphabet()
 
 def turkish_lower(text: str, alphabet: Alphabet = TURKISH) -> str:
     """Lower-case with Turkish rules: I → ı and İ → i, then the usual rules."""
-    return text.translate(alphabet._upper).lower()
+    if "I" in text or "İ" in text:  # translate() costs ~0.5 µs even when nothing matches
+        text = text.translate(alphabet._upper)
+    return text.lower()
 
 
 def fold_circumflex(text: str, alphabet: Alphabet = TURKISH) -> str:
     """Fold â, î, û to a, i, u: tile sets have no circumflex tiles."""
-    return text.translate(alphabet._fold)
+    if "â" in text or "î" in text or "û" in text:
+        text = text.translate(alphabet._fold)
+    return text
 
 
 def normalize(text: str, alphabet: Alphabet = TURKISH) -> str:
