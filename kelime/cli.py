@@ -119,5 +119,15 @@ def serve(data, host, port, workers) -> None:
         fail(str(e))
 
 
+def _register_crawler() -> None:
+    """`kelime crawl` and `kelime define` live in crawler/ (Scrapy/httpx load inside them)."""
+    from crawler.cli import register
+
+    register(cli)
+
+
+_register_crawler()
+
+
 def main() -> None:
     cli()

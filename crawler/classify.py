@@ -1,0 +1,82 @@
+"""What a TDK `/gts?ara=` reply means, judged by its BODY (TDK sends JSON as text/html).
+
+Pure functions shared by the Scrapy crawl and `kelime define`:
+
+    >>> classify(200, b'[{"madde_id":"1","madde":"kitap"}]').outcome
+    'ok'
+    >>> classify(200, '{"error":"Sonuç bulunamadı"}'.encode()).outcome
+    'not_found'
+    >>> c = classify(200, b'<!doctype html><html>...'); (c.outcome, c.kind, c.transient)
+    ('failed', 'html', True)
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from kelime.normalize import turkish_lower
+
+NOT_FOUND_TEXT = "Sonuç bulunamadı"
+#: Statuses worth another try later (with backoff); everything else non-200 is final.
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524})
+
+
+@dataclass(frozen=True)
+class Classified:
+    """outcome ok|not_found|failed; kind names the failure; transient ones are retried."""
+
+    outcome: str
+    kind: str = ""
+    entries: list[dict] = field(default_factory=list)
+    error: str | None = None
+    transient: bool = False
+
+
+def query_for(word: str) -> str:
+    """The query TDK gets for a word: NFC, trimmed, Turkish-lowercased (İ→i, I→ı)."""
+    return turkish_lower(unicodedata.normalize("NFC", word).strip())
+
+
+def gts_url(base_url: str, query: str) -> str:
+    """`base/gts?ara=<query>` with the query URL-encoded (spaces, commas, quotes too)."""
+    return f"{base_url.rstrip('/')}/gts?ara={quote(query, safe='')}"
+
+
+def classify(status: int, body: bytes) -> Classified:
+    """Classify one reply by status and body; never trusts Content-Type."""
+    if status == 403:
+        return Classified("failed", "forbidden", error="HTTP 403 Forbidden: TDK refuses us "
+                          "(User-Agent, rate or IP block)")
+    if status != 200:
+        return Classified("failed", f"http_{status}", error=f"HTTP {status}",
+                          transient=status in TRANSIENT_STATUSES)
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return Classified("failed", "empty", error="empty body", transient=True)
+    if text[0] == "<":
+        return Classified("failed", "html", error="HTML instead of JSON (the site's SPA "
+                          "page: the route moved or we are being refused)", transient=True)
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        return Classified("failed", "bad_json", error=f"broken JSON ({e})", transient=True)
+    return _classify_json(data)
+
+
+def _classify_json(data) -> Classified:
+    if isinstance(data, dict) and data.get("error") == NOT_FOUND_TEXT:
+        return Classified("not_found")
+    if data == []:  # the new API's way of saying "not found"
+        return Classified("not_found")
+    if isinstance(data, list) and all(_is_entry(e) for e in data):
+        return Classified("ok", entries=data)
+    return Classified("failed", "unexpected_json", transient=True,
+                      error=f"unexpected JSON: {json.dumps(data, ensure_ascii=False)[:120]}")
+
+
+def _is_entry(e) -> bool:
+    return (isinstance(e, dict) and str(e.get("madde_id") or "").isdigit()
+            and isinstance(e.get("madde"), str))

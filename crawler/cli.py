@@ -1,0 +1,156 @@
+"""`kelime crawl` and `kelime define`: click shells. Scrapy and httpx are imported inside
+the commands so `kelime check` stays fast."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .settings import (DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_DELAY, DEFAULT_MAX_AGE,
+                       USER_AGENT, check_user_agent)
+
+DEFAULT_CACHE = "tdk.sqlite"
+cache_option = click.option("--cache", type=click.Path(path_type=Path), envvar="KELIME_CACHE",
+                            default=DEFAULT_CACHE, show_default=True,
+                            help="SQLite cache [env KELIME_CACHE].")
+base_url_option = click.option("--base-url", envvar="KELIME_TDK_BASE_URL",
+                               default=DEFAULT_BASE_URL, show_default=True,
+                               help="TDK site [env KELIME_TDK_BASE_URL].")
+ua_option = click.option("--user-agent", default=USER_AGENT, show_default=True,
+                         help="Honest User-Agent naming the project and a contact URL.")
+ciphers_option = click.option("--ciphers", default=None,
+                              help="OpenSSL cipher list for TLS (when TDK rejects the default "
+                                   "handshake), e.g. ECDHE-RSA-AES256-GCM-SHA384.")
+
+
+def fail(message: str, code: int = 1) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+def _say(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _setting(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.isupper():
+        fail(f"-s {text!r}: use -s NAME=VALUE with an upper-case Scrapy setting name")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+@click.command()
+@base_url_option
+@click.option("--words", "words_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Crawl only these words (one a line, # comments) instead of the site's list.")
+@cache_option
+@click.option("--delay", type=click.FloatRange(0), default=DEFAULT_DELAY, show_default=True,
+              help="Seconds between requests (robots.txt Crawl-delay can only raise it).")
+@click.option("--concurrency", type=click.IntRange(1, 4), default=DEFAULT_CONCURRENCY,
+              show_default=True, help="Requests in flight at once (TDK blocks bursts).")
+@click.option("--max-age", type=click.FloatRange(0), default=DEFAULT_MAX_AGE, show_default=True,
+              help="Days a cached reply stays fresh; fresher words are not asked again.")
+@click.option("--limit", type=click.IntRange(1), default=None, help="At most N words this run.")
+@click.option("--status", is_flag=True, help="Print the cache's state and exit (no crawl).")
+@ua_option
+@ciphers_option
+@click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
+              help="Override a Scrapy/kelime setting (see crawler/settings.py).")
+def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, user_agent,
+          ciphers, overrides) -> None:
+    """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably.
+
+    One request at a time, DELAY seconds apart (robots.txt obeyed), backing off on
+    429/503/timeouts, stopping when TDK starts refusing. Every reply is stored as it
+    arrives: rerun the same command after Ctrl-C or a crash to resume.
+
+    \b
+    Examples:
+      kelime crawl --cache tdk.sqlite               # the whole dictionary (~1 day)
+      kelime crawl --words new.txt --max-age 0      # refresh a few words now
+      kelime crawl --status                         # what the cache holds
+      kelime build --cache tdk.sqlite               # then rebuild the lexicon
+    """
+    from kelime.cache import CacheError
+
+    from .run import read_words, run_crawl, status_text
+
+    try:
+        if status:
+            click.echo(status_text(cache))
+            return
+        problem = check_user_agent(user_agent)
+        if problem:
+            fail(f"--user-agent {user_agent!r} {problem}")
+        if not base_url.startswith(("http://", "https://")):
+            fail(f"--base-url {base_url!r} must start with https:// (or http://)")
+        words = None
+        if words_file:
+            try:
+                words = read_words(words_file)
+            except (OSError, UnicodeDecodeError) as e:
+                fail(f"cannot read --words {words_file}: {e}")
+        from .settings import crawl_settings
+
+        settings = crawl_settings(cache=str(cache), delay=delay, concurrency=concurrency,
+                                  user_agent=user_agent, ciphers=ciphers,
+                                  extra=dict(_setting(o) for o in overrides))
+        code = run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
+                         limit=limit, settings=settings, say=_say)
+    except CacheError as e:
+        fail(str(e))
+    sys.exit(code)
+
+
+@click.command()
+@click.argument("word")
+@cache_option
+@base_url_option
+@click.option("--refresh", is_flag=True, help="Ask TDK even when the cache has the word.")
+@click.option("--json", "as_json", is_flag=True, help="Print the query and TDK's raw entries.")
+@ua_option
+@ciphers_option
+def define(word, cache, base_url, refresh, as_json, user_agent, ciphers) -> None:
+    """Print WORD's senses (tags, examples) from the cache, asking TDK when it is absent.
+
+    \b
+    Example:
+      $ kelime define kitap
+      kitap  (Arapça kitāb)
+        1. a.  Ciltli veya ciltsiz olarak bir araya getirilmiş … bütünü
+               «Bir kitabı kendim okurum.» (Nurullah Ataç)
+    """
+    from kelime.cache import CacheError, open_cache
+
+    from .fetch import FetchError, lookup, make_client
+
+    problem = check_user_agent(user_agent)
+    if problem:
+        fail(f"--user-agent {user_agent!r} {problem}")
+    try:
+        db = open_cache(cache, create=True)
+        with make_client(user_agent, ciphers) as client:
+            result = lookup(db, word, base_url=base_url, client=client, refresh=refresh)
+    except (CacheError, FetchError) as e:
+        fail(str(e))
+    if as_json:
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+    elif result["entries"]:
+        from .pretty import format_entries
+
+        click.echo(format_entries(result["entries"]))
+    else:
+        click.echo(f"{word}: not in TDK's Güncel Türkçe Sözlük ({result['source']})")
+    sys.exit(0 if result["entries"] else 1)
+
+
+def register(group: click.Group) -> None:
+    """Add `crawl` and `define` to the `kelime` group."""
+    group.add_command(crawl)
+    group.add_command(define)

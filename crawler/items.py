@@ -1,0 +1,33 @@
+"""What the spider yields: plain dataclasses, saved by crawler.pipelines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class WordsFound:
+    """Words (queries) enumerated from a sitemap or autocomplete list."""
+
+    words: list[str]
+    source: str
+
+
+@dataclass
+class Reply:
+    """One classified `/gts?ara=` reply (or a failure to get one)."""
+
+    query: str
+    url: str
+    outcome: str  # ok | not_found | failed
+    status: int | None = None
+    body: str | None = None
+    error: str | None = None
+    attempts: int = 1
+    entries: list[dict] = field(default_factory=list)
+
+    def row(self) -> dict:
+        """The `replies` row for kelime.cache.save_reply."""
+        return {"query": self.query, "url": self.url, "status": self.status,
+                "outcome": self.outcome, "body": self.body, "error": self.error,
+                "attempts": self.attempts}

@@ -1,0 +1,196 @@
+"""Politeness machinery that needs Scrapy: backoff with Retry-After, the circuit breaker,
+robots.txt Crawl-delay, and a robots parser that also reports the Sitemap lines."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from email.utils import parsedate_to_datetime
+
+from scrapy import signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.exceptions import IgnoreRequest
+from scrapy.robotstxt import ProtegoRobotParser
+from scrapy.utils.defer import deferred_from_coro
+
+from .classify import TRANSIENT_STATUSES, classify
+from .errors import BREAKER, describe, failure_kind
+from .items import Reply
+
+logger = logging.getLogger(__name__)
+
+STOP_MESSAGES = {
+    "forbidden": "TDK answered 403 Forbidden {n} times in a row: it is refusing this client. "
+                 "Wait a few hours, check --user-agent, raise --delay, then rerun "
+                 "(done words are kept).",
+    "html": "TDK answered its web page (HTML) instead of JSON {n} times in a row: the /gts "
+            "route may have moved (TDK-API.md: the 2026 redesign) or TDK is refusing us. "
+            "Check {url} in a browser before rerunning (done words are kept).",
+    "failed": "{n} words in a row failed ({error}). Stopped so as not to hammer a struggling "
+              "site; rerun later: failed words are retried, done words are kept.",
+}
+
+
+def backoff(attempt: int, base: float, cap: float, rng=random.random) -> float:
+    """Exponential backoff with jitter: base·2^(attempt-1), plus up to 50%, at most `cap`."""
+    delay = base * 2 ** (attempt - 1)
+    return min(cap, delay * (1 + 0.5 * rng()))
+
+
+def retry_after(value: bytes | str | None, now: float | None = None) -> float:
+    """Seconds asked by a Retry-After header (delta-seconds or HTTP-date); 0 when absent/bad."""
+    if not value:
+        return 0.0
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    try:
+        return max(0.0, float(text.strip()))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(text).timestamp() - (now or time.time()))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+class RobotParser(ProtegoRobotParser):
+    """Scrapy's Protego parser, also exposing the Sitemap lines."""
+
+    @property
+    def sitemaps(self) -> list[str]:
+        return list(self.rp.sitemaps)
+
+
+class PoliteHTTPHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP/1.1 handler without Twisted's silent retry: its connection pool re-sends
+    a GET at once when a kept-alive connection was closed, ignoring DOWNLOAD_DELAY. Backoff
+    retries instead, after a pause."""
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self._pool.retryAutomatically = False
+
+
+class CrawlDelay:
+    """Honour robots.txt Crawl-delay: a floor under the slot delay (AutoThrottle included)."""
+
+    def __init__(self, crawler):
+        self.crawler, self.floor = crawler, {}
+        crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._downloaded, signal=signals.response_downloaded)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def _robots_parsed(self, robotparser, request):
+        delay = robotparser.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
+        if delay:
+            key = self.crawler.engine.downloader.get_slot_key(request)
+            self.floor[key] = float(delay)
+            self.crawler.stats.set_value("kelime/crawl_delay", float(delay))
+            self._clamp(key)
+
+    def _downloaded(self, response, request, spider):
+        self._clamp(request.meta.get("download_slot"))
+
+    def _clamp(self, key):
+        slot = self.crawler.engine.downloader.slots.get(key)
+        if slot is not None and key in self.floor:
+            slot.delay = max(slot.delay, self.floor[key])
+
+
+class Backoff:
+    """Retries transient failures after a pause that holds back EVERY request (not just
+    the failed one): exponential with jitter, at least what Retry-After asks. Trips the
+    circuit breaker (stops the crawl) on a streak of 403s, HTML replies or TLS failures,
+    or of words that ended failed."""
+
+    def __init__(self, crawler):
+        s = crawler.settings
+        self.crawler, self.stats = crawler, crawler.stats
+        self.retries = s.getint("KELIME_RETRY_TIMES")
+        self.base, self.cap = s.getfloat("KELIME_BACKOFF_BASE"), s.getfloat("KELIME_BACKOFF_MAX")
+        self.threshold = s.getint("KELIME_BREAKER_THRESHOLD")
+        self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
+        self.paused_until, self.stopping = 0.0, False
+        self.streak, self.streak_kind, self.failed_words = 0, "", 0
+        crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request):
+        while (wait := self.paused_until - time.monotonic()) > 0:
+            if self.stopping or not self.crawler.crawling:
+                raise IgnoreRequest("crawl stopping")
+            await asyncio.sleep(min(wait, 0.2))
+        if self.stopping:
+            raise IgnoreRequest("circuit breaker open")
+
+    def process_response(self, request, response):
+        if "kelime_query" in request.meta:
+            c = classify(response.status, response.body)
+            self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
+            transient, reason = c.transient, c.error
+        else:
+            transient, reason = response.status in TRANSIENT_STATUSES, f"HTTP {response.status}"
+        if transient:
+            return self._retry(request, reason, response) or response
+        return response
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, IgnoreRequest):
+            return None
+        kind = failure_kind(exception)
+        if kind in BREAKER:
+            self._note(kind, request.url, describe(kind, exception, request.url))
+            return None
+        return self._retry(request, describe(kind, exception, request.url))
+
+    def _retry(self, request, reason, response=None):
+        attempt = request.meta.get("kelime_attempt", 1)
+        if attempt > self.retries or self.stopping:
+            self.stats.inc_value("kelime/gave_up")
+            return None
+        wait = backoff(attempt, self.base, self.cap)
+        if response is not None:
+            wait = max(wait, retry_after(response.headers.get("Retry-After")))
+        self.paused_until = max(self.paused_until, time.monotonic() + wait)
+        self.stats.inc_value("kelime/retried")
+        logger.info("retry %d of %s in %.1f s: %s", attempt, request.url, wait, reason)
+        new = request.copy()
+        new.meta["kelime_attempt"] = attempt + 1
+        new.dont_filter = True
+        return new
+
+    def _note(self, kind: str, url: str, message: str | None = None) -> None:
+        """Count a streak of one bad kind; any good reply resets it."""
+        if not kind:
+            self.streak, self.streak_kind = 0, ""
+            return
+        self.streak = self.streak + 1 if kind == self.streak_kind else 1
+        self.streak_kind = kind
+        if self.streak >= self.threshold:
+            text = message or STOP_MESSAGES[kind].format(n=self.streak, url=url)
+            if kind in BREAKER:
+                text = f"{self.streak} requests in a row failed: {text}"
+            self.trip(text)
+
+    def _item_scraped(self, item, response, spider):
+        if not isinstance(item, Reply):
+            return
+        self.failed_words = self.failed_words + 1 if item.outcome == "failed" else 0
+        if self.failed_words >= self.failed_limit:
+            self.trip(STOP_MESSAGES["failed"].format(n=self.failed_words, error=item.error))
+
+    def trip(self, message: str) -> None:
+        """Open the breaker: stop the crawl, keep the reason for the summary."""
+        if self.stopping:
+            return
+        self.stopping = True
+        self.stats.set_value("kelime/stop_message", message)
+        logger.info("circuit breaker: %s", message)
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason="circuit_breaker"))

@@ -1,0 +1,27 @@
+"""Text rendering of TDK entries for `kelime define` (pure)."""
+
+from __future__ import annotations
+
+
+def _clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def format_entry(entry: dict) -> list[str]:
+    head = entry.get("madde", "?")
+    notes = [n for n in (_clean(entry.get("lisan")), "özel ad" if entry.get("ozel_mi") == "1"
+                         else "") if n]
+    lines = [head + (f"  ({', '.join(notes)})" if notes else "")]
+    for i, s in enumerate(entry.get("anlamlarListe") or [], 1):
+        tags = ", ".join(_clean(t.get("kisa_adi") or t.get("tam_adi"))
+                         for t in s.get("ozelliklerListe") or [])
+        lines.append(f"  {i}. " + (f"{tags}  " if tags else "") + _clean(s.get("anlam")))
+        for x in s.get("orneklerListe") or []:
+            authors = ", ".join(_clean(a.get("tam_adi")) for a in x.get("yazar") or [])
+            lines.append(f"       «{_clean(x.get('ornek'))}»" + (f" ({authors})" if authors else ""))
+    return lines
+
+
+def format_entries(entries: list[dict]) -> str:
+    """All entries, blank line between them (homonyms and case variants stay separate)."""
+    return "\n\n".join("\n".join(format_entry(e)) for e in entries)

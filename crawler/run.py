@@ -1,0 +1,96 @@
+"""Start one crawl: queue the words, decide what is due, run Scrapy, summarise.
+
+Everything that reads or writes the cache outside Scrapy happens here, before and after
+the crawl; inside it, only crawler.pipelines writes."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+from kelime import cache
+
+from .progress import snapshot
+
+EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+def read_words(path: Path) -> list[str]:
+    """One word per line, `#` comments, blank lines skipped (UTF-8)."""
+    with open(path, encoding="utf-8") as f:
+        rows = (line.split("#", 1)[0].strip() for line in f)
+        return [w for w in rows if w]
+
+
+def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[str]]:
+    """(queued words due for fetching, queries fresh enough to skip)."""
+    due = cache.due_words(db, max_age)
+    if words is not None:
+        wanted = set(words)
+        due = [w for w in due if w in wanted]
+    return due, cache.fresh_queries(db, max_age)
+
+
+def run_crawl(*, base_url: str, cache_path: Path, words: list[str] | None, max_age: float,
+              limit: int | None, settings: dict, say=print) -> int:
+    """Run the crawl; return the process exit code. `words` None means enumerate the site."""
+    from scrapy.crawler import CrawlerProcess
+
+    from .classify import query_for
+    from .spider import TdkSpider
+
+    db = cache.open_cache(cache_path, create=True)
+    if words is not None:
+        words = [q for q in dict.fromkeys(query_for(w) for w in words) if q]
+        cache.save_words(db, words, "word list")
+    queued, fresh = plan(db, words, max_age)
+    db.close()
+    say(f"crawl {base_url} → {cache_path}: {len(queued)} queued word(s) due, {len(fresh)} "
+        f"fresh within {max_age:g} days skipped" + ("" if words is not None
+                                                   else "; enumerating the site's word list"))
+    process = CrawlerProcess(settings)
+    logging.getLogger("scrapy.downloadermiddlewares.robotstxt").setLevel(logging.CRITICAL)
+    crawler = process.create_crawler(TdkSpider)
+    started = time.monotonic()
+    process.crawl(crawler, base_url=base_url, queued=queued, fresh=fresh,
+                  enumerate_words=words is None, limit=limit)
+    process.start()
+    return summarise(crawler.stats.get_stats(), cache_path, time.monotonic() - started, say)
+
+
+def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
+    """Print what happened and what the cache now holds; return the exit code."""
+    s = snapshot(stats, elapsed)
+    reason = stats.get("finish_reason", "finished")
+    head = {"finished": "Crawl finished", "shutdown": "Crawl interrupted (Ctrl-C)",
+            "circuit_breaker": "Crawl STOPPED by the circuit breaker"}.get(reason,
+                                                                           f"Crawl ended ({reason})")
+    say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "
+        f"not_found {s['not_found']}, failed {s['failed']}; {s['retried']} retries, "
+        f"{stats.get('kelime/skipped', 0)} skipped (robots.txt or stopping).")
+    if stats.get("kelime/stop_message"):
+        say(f"Error: {stats['kelime/stop_message']}")
+    say(status_text(cache_path))
+    if s["failed"] or reason != "finished":
+        say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
+    if reason == "circuit_breaker":
+        return EXIT_STOPPED
+    return EXIT_INTERRUPTED if reason == "shutdown" else EXIT_OK
+
+
+def status_text(cache_path: Path) -> str:
+    """`kelime crawl --status`: the cache's state in three lines."""
+    db = cache.open_cache(cache_path)
+    st = cache.cache_stats(db)
+    db.close()
+    r, w = st["replies"], st["words"]
+    return (f"Cache {cache_path}: replies ok {r['ok']}, not_found {r['not_found']}, failed "
+            f"{r['failed']}; {st['entries']} entries.\n"
+            f"Words: {w['queued']} queued, {w['done']} done, {w['pending']} pending.\n"
+            f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}.")
+
+
+def stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,79 @@
+"""Politeness, in ONE reviewable place. Every run starts from these; flags change a few.
+
+TDK has blocked Python user agents, bursts over ~16 parallel requests and clients that
+ignore rate limits (TDK-API.md §4, §7). So: one request at a time, at least a second
+apart, AutoThrottle on top (it only ever slows down below DOWNLOAD_DELAY), robots.txt
+obeyed (Disallow and Crawl-delay), backoff with jitter and Retry-After on 429/503,
+timeouts and closed connections, and a circuit breaker that stops the run when TDK
+starts refusing us (403s, HTML instead of JSON, TLS failures).
+"""
+
+from __future__ import annotations
+
+#: Honest: names the project and a contact URL. Never a search-engine bot's, never "Python".
+USER_AGENT = "Mozilla/5.0 (compatible; kelime/0.1; +https://github.com/kelime-tr/kelime)"
+DEFAULT_BASE_URL = "https://sozluk.gov.tr"
+DEFAULT_DELAY = 1.0        # seconds between requests (the floor; robots Crawl-delay may raise it)
+DEFAULT_CONCURRENCY = 1    # requests in flight at once
+DEFAULT_MAX_AGE = 30.0     # days before a good reply is fetched again
+
+POLITE = {
+    "BOT_NAME": "kelime",
+    "USER_AGENT": USER_AGENT,
+    "ROBOTSTXT_OBEY": True,
+    "ROBOTSTXT_USER_AGENT": "kelime",
+    "ROBOTSTXT_PARSER": "crawler.middlewares.RobotParser",
+    "CONCURRENT_REQUESTS": DEFAULT_CONCURRENCY,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": DEFAULT_CONCURRENCY,
+    "DOWNLOAD_DELAY": DEFAULT_DELAY,
+    "DOWNLOAD_DELAY_JITTER": 0,          # Scrapy's jitter goes down to 0.5×; ours only adds
+    "AUTOTHROTTLE_ENABLED": True,
+    "AUTOTHROTTLE_START_DELAY": DEFAULT_DELAY,
+    "AUTOTHROTTLE_MAX_DELAY": 60.0,
+    "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
+    "DOWNLOAD_TIMEOUT": 30,
+    "DEFAULT_REQUEST_HEADERS": {"Accept": "application/json",
+                                "Accept-Language": "tr-TR,tr;q=0.9"},
+    "COOKIES_ENABLED": False,
+    "TELNETCONSOLE_ENABLED": False,
+    "RETRY_ENABLED": False,              # replaced by crawler.middlewares.Backoff
+    "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers; TDK-API.md §1 (2026-04)
+    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
+    "DOWNLOADER_MIDDLEWARES": {"crawler.middlewares.Backoff": 550},
+    "EXTENSIONS": {"crawler.middlewares.CrawlDelay": 10, "crawler.progress.Progress": 20},
+    "ITEM_PIPELINES": {"crawler.pipelines.CachePipeline": 300},
+    "DOWNLOAD_HANDLERS": {"http": "crawler.middlewares.PoliteHTTPHandler",
+                          "https": "crawler.middlewares.PoliteHTTPHandler"},
+    "LOG_LEVEL": "WARNING",
+    "LOG_INSTALL_ROOT_HANDLER": True,
+    # kelime's own knobs (read by crawler.middlewares / crawler.progress)
+    "KELIME_RETRY_TIMES": 3,             # retries after the first try
+    "KELIME_BACKOFF_BASE": 2.0,          # seconds; doubles each retry, plus up to 50% jitter
+    "KELIME_BACKOFF_MAX": 300.0,
+    "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / TLS-failure replies
+    "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
+    "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
+}
+
+
+def crawl_settings(*, cache: str, delay: float = DEFAULT_DELAY,
+                   concurrency: int = DEFAULT_CONCURRENCY, user_agent: str = USER_AGENT,
+                   ciphers: str | None = None, extra: dict | None = None) -> dict:
+    """POLITE with the command line's choices applied (and `-s KEY=VALUE` overrides last)."""
+    settings = dict(POLITE, KELIME_CACHE=cache, USER_AGENT=user_agent, DOWNLOAD_DELAY=delay,
+                    AUTOTHROTTLE_START_DELAY=delay, CONCURRENT_REQUESTS=concurrency,
+                    CONCURRENT_REQUESTS_PER_DOMAIN=concurrency)
+    if ciphers:
+        settings["DOWNLOADER_CLIENT_TLS_CIPHERS"] = ciphers
+    settings.update(extra or {})
+    return settings
+
+
+def check_user_agent(user_agent: str) -> str | None:
+    """Why a user agent would get us blocked or is dishonest, or None when it is fine."""
+    lowered = user_agent.lower()
+    if "python" in lowered:
+        return "contains 'Python': TDK closes such connections (TDK-API.md §7)"
+    if any(bot in lowered for bot in ("googlebot", "apis-google", "bingbot", "yandex")):
+        return "impersonates a search engine's bot: name kelime and a contact URL instead"
+    return None
