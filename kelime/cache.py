@@ -248,7 +248,7 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
                   now: datetime | None = None) -> set[str]:
     """Queries with a good reply (ok or not_found) fetched within `max_age_days` (None: ever)."""
-    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND fetched_at >= ?",
+    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND fetched_at > ?",
                       [_cutoff(max_age_days, now)])
     return {q for (q,) in rows}
 
@@ -258,7 +258,7 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
     """Queued words without a fresh good reply, in the order they were queued."""
     rows = db.execute(
         "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word "
-        "WHERE r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at < ? ORDER BY w.rowid",
+        "WHERE r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at <= ? ORDER BY w.rowid",
         [_cutoff(max_age_days, now)])
     return [w for (w,) in rows]
 

@@ -46,9 +46,6 @@ TAGS = {  # id: (tur, kisa_adi, tam_adi, ekno) — the public tag enum (TDK-API.
     "38": ("4", "hkr.", "hakaret yollu", "49"), "43": ("1", "tar.", "tarih", "92"),
     "45": ("1", "coğ.", "coğrafya", "94"), "98": ("1", "bl.", "bilişim", "368"),
 }
-_ids = {"anlam": 900000, "ornek": 40000}
-
-
 def _tag(tag_id: str) -> dict:
     tur, kisa, tam, ekno = TAGS[tag_id]
     return {"ozellik_id": tag_id, "tur": tur, "tam_adi": tam, "kisa_adi": kisa, "ekno": ekno}
@@ -56,20 +53,17 @@ def _tag(tag_id: str) -> dict:
 
 def sense(text: str, tags=("19",), examples=(), fiil: str = "0") -> dict:
     """A sense (anlam); examples are (text, author or None)."""
-    _ids["anlam"] += 1
-    s = {"anlam_id": str(_ids["anlam"]), "madde_id": None, "anlam_sira": None, "fiil": fiil,
+    s = {"anlam_id": None, "madde_id": None, "anlam_sira": None, "fiil": fiil,
          "tipkes": "0", "anlam": text, "gos": "0"}
     if examples:
-        s["orneklerListe"] = [_example(s["anlam_id"], i, t, a)
-                              for i, (t, a) in enumerate(examples, 1)]
+        s["orneklerListe"] = [_example(i, t, a) for i, (t, a) in enumerate(examples, 1)]
     if tags:
         s["ozelliklerListe"] = [_tag(t) for t in tags]
     return s
 
 
-def _example(anlam_id: str, order: int, text: str, author: str | None) -> dict:
-    _ids["ornek"] += 1
-    x = {"ornek_id": str(_ids["ornek"]), "anlam_id": anlam_id, "ornek_sira": str(order),
+def _example(order: int, text: str, author: str | None) -> dict:
+    x = {"ornek_id": None, "anlam_id": None, "ornek_sira": str(order),
          "ornek": text, "kac": "1", "yazar_id": "0"}
     if author:
         x["yazar_id"] = str(100 + len(author))
@@ -88,10 +82,10 @@ def entry(madde_id: int, madde: str, senses: list[dict], *, kelime_no: int | Non
          "cogul_mu": "0", "ozel_mi": ozel_mi, "lisan_kodu": lisan_kodu, "lisan": lisan,
          "telaffuz": telaffuz, "birlesikler": None, "font": None,
          "madde_duz": madde.replace("â", "a"), "gosterim_tarihi": None}
-    for i, s in enumerate(senses, 1):
-        s["madde_id"], s["anlam_sira"] = e["madde_id"], str(i)
-        for x in s.get("orneklerListe", []):
-            x["anlam_id"] = s["anlam_id"]
+    for i, s in enumerate(senses, 1):  # ids derived from madde_id: deterministic, unique
+        s["anlam_id"], s["madde_id"], s["anlam_sira"] = str(madde_id * 100 + i), e["madde_id"], str(i)
+        for j, x in enumerate(s.get("orneklerListe", []), 1):
+            x["ornek_id"], x["anlam_id"] = str((madde_id * 100 + i) * 10 + j), s["anlam_id"]
     if senses:
         e["anlamlarListe"] = senses
     if atasozu:

@@ -1,0 +1,155 @@
+"""The crawler's pure parts: reply classification, backoff, sitemap parsing, error wording,
+politeness settings. No network; the real crawl is tests/test_crawl.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from crawler.classify import classify, gts_url, query_for
+from crawler.errors import describe, failure_kind
+from crawler.middlewares import backoff, retry_after
+from crawler.settings import POLITE, USER_AGENT, check_user_agent, crawl_settings
+from crawler.spider import words_from_autocomplete, words_from_sitemap
+
+from .fake_tdk import SPA_HTML, builtin_entries, make_server
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
+
+
+def test_entries_not_found_and_failures_are_told_apart_by_body():
+    server = make_server()
+    server.server_close()
+    ok = classify(200, server.fake.gts_body("adet"))
+    assert ok.outcome == "ok" and [e["madde"] for e in ok.entries] == ["âdet", "adet"]
+    assert classify(200, server.fake.gts_body("massa")).outcome == "not_found"
+
+
+@pytest.mark.parametrize("status, body, kind", [
+    (200, SPA_HTML.encode(), "html"),
+    (200, b"   \n", "empty"),
+    (200, b'[{"madde_id":"1","madde":"kit', "bad_json"),
+    (200, b'{"durum":"bakim"}', "unexpected_json"),
+    (200, b'[{"madde":"kitap"}]', "unexpected_json"),
+    (200, b'{"error":"Something else"}', "unexpected_json"),
+    (429, b'{"error":"Too Many Requests"}', "http_429"),
+    (503, b"<html>503</html>", "http_503"),
+])
+def test_transient_failures_are_retried_never_not_found(status, body, kind):
+    c = classify(status, body)
+    assert (c.outcome, c.kind, c.transient) == ("failed", kind, True)
+    assert c.error
+
+
+def test_403_and_404_fail_for_good():
+    assert classify(403, b'{"error":"FORBIDDEN"}').kind == "forbidden"
+    c = classify(404, b"")
+    assert (c.outcome, c.transient) == ("failed", False)
+
+
+def test_new_api_empty_list_means_not_found():
+    assert classify(200, b"[]").outcome == "not_found"
+
+
+def test_real_samples_classify():
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/tdk-samples is not beside the repo")
+    for path in SAMPLES.glob("gts-*.json"):
+        c = classify(200, path.read_bytes())
+        expected = "not_found" if "notfound" in path.name else "ok"
+        assert c.outcome == expected, path.name
+        assert c.entries == (json.loads(path.read_bytes()) if expected == "ok" else [])
+
+
+def test_fake_entries_have_the_real_shape():
+    """Every key and value type of the fake's entries also occurs in the real samples."""
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/tdk-samples is not beside the repo")
+    real = [e for p in SAMPLES.glob("gts-*.json") if "notfound" not in p.name
+            for e in json.loads(p.read_bytes())]
+    keys = lambda rows: {k for r in rows for k in r}  # noqa: E731
+    senses = lambda rows: [s for r in rows for s in r.get("anlamlarListe", [])]  # noqa: E731
+    fake = builtin_entries()
+    assert keys(fake) <= keys(real)
+    assert keys(senses(fake)) <= keys(senses(real))
+    for e in fake:
+        assert all(v is None or isinstance(v, (str, list)) for v in e.values()), e["madde"]
+        assert all(v != [] for v in e.values()), "empty lists are left out, as TDK does"
+
+
+def test_queries_are_turkish_lowercased_and_url_encoded():
+    assert query_for(" İSTANBUL ") == "istanbul"
+    assert query_for("IĞDIR") == "ığdır"
+    assert query_for("Âdet") == "âdet"  # the circumflex is TDK's business
+    assert gts_url("https://sozluk.gov.tr/", "dulda tutmak") == \
+        "https://sozluk.gov.tr/gts?ara=dulda%20tutmak"
+    assert gts_url("http://x", "a/b&c") == "http://x/gts?ara=a%2Fb%26c"
+
+
+def test_sitemap_index_and_urlset():
+    server = make_server()
+    fake = server.fake
+    server.server_close()
+    kind, urls = words_from_sitemap(fake.sitemap_index())
+    assert kind == "sitemapindex" and urls == [f"{fake.base}/sitemap-1.xml",
+                                               f"{fake.base}/sitemap-2.xml"]
+    words = words_from_sitemap(fake.sitemap(1))[1] + words_from_sitemap(fake.sitemap(2))[1]
+    assert words == fake.words  # slugs decoded, the non-word page skipped
+    assert "dulda tutmak" in words and "âdet" in words
+
+
+def test_autocomplete_json_or_html():
+    assert words_from_autocomplete('[{"madde":"kitap"},{"madde":"Acem ağzı "}]'.encode()) == \
+        ["kitap", "Acem ağzı "]
+    assert words_from_autocomplete(SPA_HTML.encode()) is None
+
+
+@given(st.integers(1, 12), st.floats(0, 1))
+def test_backoff_grows_and_is_capped(attempt, r):
+    wait = backoff(attempt, 2.0, 300.0, rng=lambda: r)
+    assert min(300.0, 2.0 * 2 ** (attempt - 1)) <= wait <= 300.0
+    assert wait <= 1.5 * 2.0 * 2 ** (attempt - 1)
+
+
+def test_retry_after_seconds_and_dates():
+    assert retry_after(b"7") == 7.0
+    assert retry_after(None) == 0.0 and retry_after("soon") == 0.0
+    assert 59 <= retry_after("Wed, 21 Oct 2015 07:29:00 GMT", now=1445412480.0) <= 61
+
+
+def test_network_failures_are_named():
+    from twisted.internet.error import ConnectionDone, ConnectionRefusedError, TimeoutError
+    from twisted.python.failure import Failure
+    from twisted.web._newclient import ResponseNeverReceived
+
+    closed = ResponseNeverReceived([Failure(ConnectionDone())])
+    assert failure_kind(closed) == "closed"
+    assert failure_kind(ConnectionRefusedError()) == "refused"
+    assert failure_kind(TimeoutError("Getting x took longer than 1 seconds.")) == "timeout"
+    from OpenSSL import SSL
+
+    tls = ResponseNeverReceived([Failure(SSL.Error([("SSL routines", "", "wrong version number")]))])
+    assert failure_kind(tls) == "tls"
+    text = describe("tls", tls, "https://sozluk.gov.tr/gts?ara=kitap")
+    assert "sozluk.gov.tr" in text and "wrong version number" in text and "--ciphers" in text
+    assert "Failure" not in text
+
+
+def test_politeness_defaults():
+    s = crawl_settings(cache="c.sqlite")
+    assert s["ROBOTSTXT_OBEY"] and s["AUTOTHROTTLE_ENABLED"]
+    assert s["CONCURRENT_REQUESTS"] == s["CONCURRENT_REQUESTS_PER_DOMAIN"] == 1
+    assert s["DOWNLOAD_DELAY"] >= 1 and s["DOWNLOAD_DELAY_JITTER"] == 0
+    assert s["DEFAULT_REQUEST_HEADERS"]["Accept"] == "application/json"
+    assert check_user_agent(USER_AGENT) is None and "kelime" in USER_AGENT
+    assert "http" in USER_AGENT and "python" not in USER_AGENT.lower()
+    assert s == dict(POLITE, KELIME_CACHE="c.sqlite")
+
+
+@pytest.mark.parametrize("ua", ["python-requests/2.31", "Mozilla/5.0 (compatible; Googlebot/2.1)",
+                                "APIs-Google (+https://developers.google.com)"])
+def test_dishonest_or_blocked_user_agents_are_refused(ua):
+    assert check_user_agent(ua)
