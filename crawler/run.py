@@ -27,9 +27,9 @@ def read_words(path: Path) -> list[str]:
 def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[str]]:
     """(queued words due for fetching, queries fresh enough to skip)."""
     due = cache.due_words(db, max_age)
-    if words is not None:
-        wanted = set(words)
-        due = [w for w in due if w in wanted]
+    if words is not None:  # in the list's order
+        due_set = set(due)
+        due = [w for w in words if w in due_set]
     return due, cache.fresh_queries(db, max_age)
 
 

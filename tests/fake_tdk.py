@@ -323,8 +323,9 @@ class Handler(BaseHTTPRequestHandler):
     def _control(self, method: str, path: str) -> None:
         fake = self.fake
         if path == "/_fake/log" and method == "GET":
-            with fake.lock:
-                body = json.dumps(fake.log, ensure_ascii=False).encode()
+            with fake.lock:  # in arrival order (a slow reply is logged when it ends)
+                body = json.dumps(sorted(fake.log, key=lambda r: r["start"]),
+                                  ensure_ascii=False).encode()
             return self._send(200, body, "application/json")
         if path == "/_fake/log" and method == "DELETE":
             with fake.lock:
@@ -386,3 +387,49 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+class FakeProcess:
+    """The fake as a subprocess (like Scrapy's tests/mockserver): `.url`, `.log()`, faults."""
+
+    def __init__(self, *args: str):
+        import subprocess
+
+        self.proc = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE,
+                                     text=True)
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url.startswith("http://"):
+            self.stop()
+            raise RuntimeError("the fake TDK did not start")
+
+    def _call(self, method: str, path: str, body: dict | None = None):
+        import urllib.request
+
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    def log(self) -> list[dict]:
+        return self._call("GET", "/_fake/log")
+
+    def clear_log(self) -> None:
+        self._call("DELETE", "/_fake/log")
+
+    def fault(self, word: str, kind: str, times: int = -1, arg: float | None = None) -> None:
+        self._call("POST", "/_fake/faults", {"word": word, "kind": kind, "times": times,
+                                             "arg": arg})
+
+    def clear_faults(self) -> None:
+        self._call("DELETE", "/_fake/faults")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()

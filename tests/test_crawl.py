@@ -1,0 +1,250 @@
+"""The REAL crawl: `kelime crawl` as a subprocess (Scrapy, Twisted, SQLite) against the fake
+TDK over a socket. Politeness is asserted from the fake's request log."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from kelime import cache
+
+from .fake_tdk import DISALLOWED_WORD, SITEMAP_WORDS, FakeProcess, builtin_entries
+
+KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
+FAST = ["-s", "KELIME_BACKOFF_BASE=0.05", "-s", "DOWNLOAD_TIMEOUT=1",
+        "-s", "KELIME_PROGRESS_INTERVAL=0.5"]
+CRAWL_DELAY, DELAY = 0.12, 0.05
+FAULTS = {  # word → (kind, times, arg): each survived by retrying
+    "kitap": ("429", 1, 1), "inek": ("503", 2, None), "abdal": ("close", 1, None),
+    "e-posta": ("html", 1, None), "istanbul": ("broken", 1, None), "dulda": ("empty", 1, None),
+    "deyyus": ("unexpected", 1, None), "ığdır": ("slow", 1, 1.6),
+}
+EXPECTED = {e["madde_id"]: e for e in builtin_entries()
+            if e["madde"] not in (DISALLOWED_WORD, "kalem")}
+
+
+def env(**extra) -> dict:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_")}
+    return {**clean, **extra}
+
+
+def crawl(*args, environ=None, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([*KELIME, "crawl", *args], capture_output=True, text=True,
+                          env=environ or env(), timeout=timeout)
+
+
+def gts_queries(log) -> list[str]:
+    return [unquote(r["path"].split("ara=", 1)[1]) for r in log if r["path"].startswith("/gts")]
+
+
+def replies(path) -> dict[str, dict]:
+    db = cache.open_cache(path)
+    return {r["query"]: r for r in db["replies"].rows}
+
+
+def done_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT count(*) FROM replies WHERE outcome != 'failed'"
+                                ).fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    """One crawl through every survivable fault, plus `kalem` answering HTML for good."""
+    with FakeProcess("--crawl-delay", str(CRAWL_DELAY)) as fake:
+        for word, (kind, times, arg) in FAULTS.items():
+            fake.fault(word, kind, times, arg)
+        fake.fault("kalem", "html", -1)
+        path = tmp_path_factory.mktemp("crawl") / "tdk.sqlite"
+        result = crawl("--base-url", fake.url, "--cache", str(path), "--delay", str(DELAY),
+                       *FAST, environ=env(KELIME_CACHE="/nonexistent/flag-beats-env.sqlite"))
+        yield fake, path, result, fake.log()
+
+
+def test_crawl_stores_every_entry_exactly_as_sent(faulty):
+    _, path, result, _ = faulty
+    assert result.returncode == 0, result.stderr
+    db = cache.open_cache(path)
+    assert list(cache.iter_entries(db)) == [EXPECTED[k] for k in sorted(EXPECTED, key=int)]
+    assert {e["madde"] for e in cache.entries_for_word(db, "abdal")} == {"abdal", "Abdal"}
+    assert {e["madde"] for e in cache.entries_for_word(db, "adet")} == {"adet", "âdet"}
+
+
+def test_crawl_outcomes(faulty):
+    _, path, result, _ = faulty
+    got = replies(path)
+    assert DISALLOWED_WORD not in got  # robots.txt: never asked
+    assert got["massa"]["outcome"] == "not_found"
+    assert got["kalem"]["outcome"] == "failed" and "HTML" in got["kalem"]["error"]
+    assert got["kalem"]["attempts"] == 4
+    ok = set(SITEMAP_WORDS) - {"massa", "kalem", DISALLOWED_WORD}
+    assert {q for q, r in got.items() if r["outcome"] == "ok"} == ok
+    for word in FAULTS:  # each fault survived, after at least one retry
+        assert got[word]["attempts"] >= 2, word
+    assert f"ok {len(ok)}, not_found 1, failed 1" in result.stderr
+    assert "Rerun the same command" in result.stderr
+
+
+def test_crawl_is_polite(faulty):
+    _, _, _, log = faulty
+    assert log[0]["path"] == "/robots.txt"
+    assert [r["path"] for r in log].count("/robots.txt") == 1
+    assert not any(DISALLOWED_WORD in r["path"] or r["path"].startswith("/yonetim")
+                   for r in log)
+    for before, after in zip(log, log[1:]):
+        assert after["start"] >= before["end"], ("two requests at once", before, after)
+        assert after["start"] - before["start"] >= CRAWL_DELAY - 0.01, (before, after)
+    for i, r in enumerate(log[:-1]):
+        if r["status"] == 429:  # Retry-After: 1
+            assert log[i + 1]["start"] - r["end"] >= 1.0
+    agents = {r["user_agent"] for r in log}
+    assert agents == {"Mozilla/5.0 (compatible; kelime/0.1; +https://github.com/kelime-tr/kelime)"}
+    assert all(r["accept"] == "application/json" for r in log if r["path"].startswith("/gts"))
+
+
+def test_crawl_enumerates_from_robots_and_sitemaps(faulty):
+    _, path, _, log = faulty
+    paths = [r["path"] for r in log]
+    assert paths[1:5] == ["/autocomplete.json", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml"]
+    db = cache.open_cache(path)
+    assert {w["word"] for w in db["words"].rows} == set(SITEMAP_WORDS)
+    assert sorted(set(gts_queries(log))) == sorted(set(SITEMAP_WORDS) - {DISALLOWED_WORD})
+
+
+def test_rerun_fetches_only_the_failed_word_then_status(faulty):
+    fake, path, _, _ = faulty
+    fake.clear_faults()
+    fake.clear_log()
+    result = crawl("--max-age", "30", *FAST,  # base URL and cache from the environment
+                   environ=env(KELIME_TDK_BASE_URL=fake.url, KELIME_CACHE=str(path)))
+    assert result.returncode == 0, result.stderr
+    assert gts_queries(fake.log()) == ["kalem"]
+    assert replies(path)["kalem"]["outcome"] == "ok"
+    requests_before = len(fake.log())
+    status = subprocess.run([*KELIME, "crawl", "--status", "--cache", str(path)],
+                            capture_output=True, text=True, env=env())
+    st = cache.cache_stats(cache.open_cache(path))
+    assert status.returncode == 0
+    assert f"replies ok {st['replies']['ok']}, not_found 1, failed 0" in status.stdout
+    assert f"{st['entries']} entries" in status.stdout
+    assert "14 queued, 13 done, 1 pending" in status.stdout
+    assert len(fake.log()) == requests_before  # --status does not crawl
+
+
+def test_max_age_zero_and_limit_with_a_word_list(faulty, tmp_path):
+    fake, path, _, _ = faulty
+    fake.clear_log()
+    words = tmp_path / "words.txt"
+    words.write_text("# refresh these\nKİTAP\nİnek\n\nadet\n", encoding="utf-8")
+    result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+                   "--max-age", "0", "--limit", "2", "--delay", str(DELAY), *FAST)
+    assert result.returncode == 0, result.stderr
+    queries = gts_queries(fake.log())
+    assert queries == ["kitap", "inek"]  # Turkish-lowercased, limited, no enumeration
+    assert not any("sitemap" in r["path"] for r in fake.log())
+
+
+def test_circuit_breaker_stops_on_403_then_html_streaks(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(["kitap", "inek", "adet", "abdal", "kalem", "dulda"]))
+    with FakeProcess() as fake:
+        for kind, words_in_message in (("403", "403 Forbidden"), ("html", "instead of JSON")):
+            fake.clear_faults()
+            fake.clear_log()
+            fake.fault("*", kind)
+            path = tmp_path / f"{kind}.sqlite"
+            result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+                           "--delay", str(DELAY), "-s", "KELIME_BREAKER_THRESHOLD=3", *FAST)
+            assert result.returncode == 1, result.stderr
+            assert "STOPPED by the circuit breaker" in result.stderr
+            assert words_in_message in result.stderr and "Traceback" not in result.stderr
+            assert len(gts_queries(fake.log())) == 3  # stopped at once
+            st = cache.cache_stats(cache.open_cache(path))
+            assert st["replies"]["not_found"] == 0 and st["entries"] == 0
+
+
+def test_tls_failure_is_explained(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("kitap\ninek\nadet\n")
+    with FakeProcess() as fake:  # speaks plain HTTP: the TLS handshake fails
+        https = fake.url.replace("http://", "https://")
+        result = crawl("--base-url", https, "--cache", str(tmp_path / "c.sqlite"), "--words",
+                       str(words), "--delay", "0", "-s", "KELIME_BREAKER_THRESHOLD=2", *FAST)
+    assert result.returncode == 1
+    assert "TLS handshake with 127.0.0.1" in result.stderr and "--ciphers" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_arguments_are_refused_before_crawling(tmp_path):
+    bad_ua = crawl("--user-agent", "python-requests/2.31", "--cache", str(tmp_path / "c.sqlite"))
+    assert bad_ua.returncode == 1 and "Python" in bad_ua.stderr
+    not_db = tmp_path / "x.sqlite"
+    not_db.write_text("not a database, really")
+    bad_cache = crawl("--status", "--cache", str(not_db))
+    assert bad_cache.returncode == 1 and "not an SQLite database" in bad_cache.stderr
+    missing = crawl("--status", "--cache", str(tmp_path / "none.sqlite"))
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+
+
+def test_ctrl_c_stops_cleanly(tmp_path):
+    path = tmp_path / "c.sqlite"
+    with FakeProcess("--synthetic", "300") as fake:
+        proc = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache", str(path),
+                                 "--delay", str(DELAY), *FAST], env=env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: done_count(path) >= 5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        log = fake.log()
+    assert proc.returncode == 130, err
+    assert "interrupted (Ctrl-C)" in err and "Traceback" not in err
+    db = cache.open_cache(path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    st = cache.cache_stats(db)
+    assert 5 <= st["words"]["done"] < st["words"]["queued"] == len(SITEMAP_WORDS) + 300
+    answered = {r["path"] for r in log if r["path"].startswith("/gts") and r["status"] == 200}
+    assert st["words"]["done"] == len(answered)  # every answered reply was stored
+
+
+def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
+    whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
+    args = ["--delay", "0.02", *FAST]
+    with FakeProcess("--synthetic", "60") as fake:
+        assert crawl("--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
+        proc = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+                                 str(killed), *args], env=env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: done_count(killed) >= 15)
+        proc.kill()
+        proc.wait(10)
+        done_at_kill = set(cache.fresh_queries(cache.open_cache(killed)))
+        fake.clear_log()
+        rerun = crawl("--base-url", fake.url, "--cache", str(killed), *args)
+        assert rerun.returncode == 0, rerun.stderr
+        refetched = set(gts_queries(fake.log()))
+    assert len(done_at_kill) >= 15 and not refetched & done_at_kill
+    a, b = cache.open_cache(whole), cache.open_cache(killed)
+    assert list(cache.iter_entries(a)) == list(cache.iter_entries(b))
+    pick = "SELECT query, outcome, sha256 FROM replies ORDER BY query"
+    assert a.execute(pick).fetchall() == b.execute(pick).fetchall()
+    assert cache.cache_stats(b)["words"]["pending"] == 1  # only the robots-disallowed word
