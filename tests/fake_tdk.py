@@ -365,7 +365,8 @@ def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: i
 def serve_in_thread(**kwargs) -> ThreadingHTTPServer:
     """Start the fake in a daemon thread (for in-process tests); `.fake.base` is its URL."""
     server = make_server(**kwargs)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
     return server
 
 
