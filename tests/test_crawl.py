@@ -248,3 +248,22 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     pick = "SELECT query, outcome, sha256 FROM replies ORDER BY query"
     assert a.execute(pick).fetchall() == b.execute(pick).fetchall()
     assert cache.cache_stats(b)["words"]["pending"] == 1  # only the robots-disallowed word
+
+
+def test_crawl_then_build_then_check(faulty, tmp_path):
+    """The maintainer's loop: crawl → `kelime build --cache` → `kelime check`."""
+    import json
+
+    _, path, _, _ = faulty
+    data = tmp_path / "data"
+    built = subprocess.run([*KELIME, "build", "--cache", str(path), "--out", str(data)],
+                           capture_output=True, text=True, env=env())
+    assert built.returncode == 0, built.stderr
+    words = ["abdal", "Abdal", "adet", "âdet", "inek", "deyyus", "dulda tutmak", "e-posta",
+             "İstanbul", "massa"]
+    checked = subprocess.run([*KELIME, "check", "--data", str(data), "--json", *words],
+                             capture_output=True, text=True, env=env())
+    reasons = {r["word"]: r["reason"] for r in json.loads(checked.stdout)["results"]}
+    assert reasons == {"abdal": None, "Abdal": None, "adet": None, "âdet": None, "inek": None,
+                       "deyyus": "obscene", "dulda tutmak": "phrase", "e-posta": "invalid_chars",
+                       "İstanbul": "proper_name", "massa": "not_in_dictionary"}
