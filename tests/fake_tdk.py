@@ -235,6 +235,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "nginx"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16  # headers and body leave in one segment (no Nagle/delayed-ACK stall)
 
     def log_message(self, *args):  # quiet
         pass

@@ -1,0 +1,123 @@
+"""Crawl pipeline and cache-build speed, each against a baseline measured in the same run.
+
+    .venv/bin/python benchmarks/crawl.py [--pages 2000] [--entries 100000]
+
+1. pages/s of the whole crawl pipeline (Scrapy + classification + one SQLite transaction
+   per reply) against the fake TDK on loopback, politeness OFF (delay 0, no AutoThrottle,
+   no robots.txt, 8 in flight), versus a bare sequential httpx loop over the same URLs
+   (what the fake and loopback allow). Target ≥ 200 pages/s.
+2. `kelime build --cache` over a 100k-entry cache written through kelime.cache's save
+   functions, versus `kelime build --wordlist` of the same headwords. Target ≤ 15 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kelime import cache  # noqa: E402
+from tests.fake_tdk import FakeProcess, entry, sense, synthetic_words  # noqa: E402
+
+KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
+IMPOLITE = ["--delay", "0", "-s", "AUTOTHROTTLE_ENABLED=false", "-s", "ROBOTSTXT_OBEY=false",
+            "-s", "CONCURRENT_REQUESTS=8", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+            "-s", "KELIME_PROGRESS_INTERVAL=60"]
+
+
+def bench_crawl(pages: int, tmp: Path) -> dict:
+    import httpx
+
+    words = synthetic_words(pages)
+    (tmp / "words.txt").write_text("\n".join(words), encoding="utf-8")
+    with FakeProcess("--synthetic", str(pages)) as fake:
+        t0 = time.perf_counter()
+        with httpx.Client() as client:
+            for w in words:
+                client.get(f"{fake.url}/gts", params={"ara": w}).raise_for_status()
+        baseline = pages / (time.perf_counter() - t0)
+        fake.clear_log()
+        t0 = time.perf_counter()
+        run = subprocess.run([*KELIME, "crawl", "--base-url", fake.url, "--words",
+                              str(tmp / "words.txt"), "--cache", str(tmp / "crawl.sqlite"),
+                              *IMPOLITE], capture_output=True, text=True)
+        whole = time.perf_counter() - t0
+        log = [r for r in fake.log() if r["path"].startswith("/gts")]
+    assert run.returncode == 0, run.stderr
+    st = cache.cache_stats(cache.open_cache(tmp / "crawl.sqlite"))
+    assert st["replies"]["ok"] == pages and len({unquote(r["path"]) for r in log}) == pages
+    window = max(r["end"] for r in log) - min(r["start"] for r in log)
+    return {"pages": pages, "baseline_httpx_sequential_pps": round(baseline, 1),
+            "pipeline_pps_first_to_last_request": round(pages / window, 1),
+            "pipeline_pps_including_startup": round(pages / whole, 1),
+            "ratio_to_baseline": round(pages / window / baseline, 2)}
+
+
+def synthetic_cache(path: Path, n: int) -> list[str]:
+    """n realistic entries: 1–3 senses, ~30% phrases, ~2% proper names, ~0.3% vulgar senses."""
+    words = synthetic_words(17000) + [a + b for a in synthetic_words(60)
+                                      for b in synthetic_words(1800)]
+    db = cache.open_cache(path, create=True)
+    heads = []
+    for start in range(0, n, 2000):
+        batch = []
+        for i in range(start, min(n, start + 2000)):
+            word = words[i]
+            if i % 10 < 3:
+                word = f"{word} {words[i + 1][:5]}mak"
+            proper = i % 50 == 7
+            if proper:
+                word = word[0].upper() + word[1:]
+            tags = ("19", "36") if i % 300 == 11 else ("19",)
+            senses = [sense(f"{word} anlamı", tags, [(f"{word} örneği.", "Sait Faik")]
+                            if i % 4 == 0 else ())] + [sense("İkinci anlam", ("20", "32"))
+                                                       for _ in range(i % 3)]
+            batch.append(entry(100_000 + i, word, senses, ozel_mi="1" if proper else "0"))
+            heads.append(word)
+        cache.save_entries(db, batch, query=None)
+    db.close()
+    return heads
+
+
+def bench_build(n: int, tmp: Path) -> dict:
+    t0 = time.perf_counter()
+    heads = synthetic_cache(tmp / "big.sqlite", n)
+    generate = time.perf_counter() - t0
+    (tmp / "heads.txt").write_text("\n".join(heads), encoding="utf-8")
+    timings = {}
+    for label, source in (("wordlist", ["--wordlist", str(tmp / "heads.txt"), "--name", "tr"]),
+                          ("cache", ["--cache", str(tmp / "big.sqlite")])):
+        t0 = time.perf_counter()
+        run = subprocess.run([*KELIME, "build", *source, "--out", str(tmp / label)],
+                             capture_output=True, text=True)
+        timings[label] = time.perf_counter() - t0
+        assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp / "cache" / "tr" / "manifest.json").read_text())
+    return {"entries": n, "generate_cache_s": round(generate, 1),
+            "cache_mb": round((tmp / "big.sqlite").stat().st_size / 1e6, 1),
+            "baseline_build_wordlist_s": round(timings["wordlist"], 2),
+            "build_cache_s": round(timings["cache"], 2),
+            "ratio_to_baseline": round(timings["cache"] / timings["wordlist"], 2),
+            "manifest_words": manifest.get("words", manifest.get("counts"))}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--pages", type=int, default=2000)
+    p.add_argument("--entries", type=int, default=100_000)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps({"crawl": bench_crawl(args.pages, Path(tmp))}, indent=2), flush=True)
+        print(json.dumps({"build": bench_build(args.entries, Path(tmp))}, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
