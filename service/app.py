@@ -33,12 +33,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan,
                   description="Turkish word-game dictionary: is this word valid, and why not.")
-    for module in (validate, words, catalog, health):
-        app.include_router(module.router)
+    routers = [module.router for module in (validate, words, catalog, health)]
+    for router in routers:
+        app.include_router(router)
+    app.state.allow = allow_table(routers)
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
+
+
+def allow_table(routers) -> dict[str, str]:
+    """Path → "GET, POST": the methods each path answers, for the Allow header of a 405."""
+    table: dict[str, set[str]] = {}
+    for router in routers:
+        for route in router.routes:
+            table.setdefault(route.path, set()).update(route.methods)
+    return {path: ", ".join(sorted(methods)) for path, methods in table.items()}
 
 
 def create_app_from_env() -> FastAPI:

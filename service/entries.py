@@ -25,17 +25,16 @@ def read_entries(path: Path, normalized: str) -> tuple[list[dict], dict | None]:
     """Open the cache, read the word's raw TDK entries, close it (one connection per thread)."""
     if not path.is_file():
         return [], None
-    try:
-        from kelime import cache as tdk_cache
-    except ImportError as e:
-        raise Unavailable("cache_unavailable", f"this kelime cannot read TDK caches ({e})") from None
+    from kelime import cache as tdk_cache  # sqlite-utils is only needed when a cache is set
     try:
         db = tdk_cache.open_cache(path)
         try:
             entries = tdk_cache.entries_for_word(db, normalized)
         finally:
             db.close()
+    except tdk_cache.CacheError as e:
+        raise Unavailable("cache_unavailable", f"the TDK cache cannot be read: {e}") from None
     except sqlite3.Error as e:
         raise Unavailable("cache_unavailable", f"the TDK cache {path.name} could not be read "
-                          f"({e}); rebuild it with `kelime crawl`") from None
+                          f"({e}); move it aside and recrawl with `kelime crawl`") from None
     return entries, {"name": path.name, "entries": len(entries)}

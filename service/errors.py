@@ -70,7 +70,10 @@ def describe(exc: Exception, request: Request) -> tuple[int, dict, dict | None]:
     if isinstance(exc, RequestValidationError):
         return 422, *_validation(exc)
     if isinstance(exc, HTTPException):
-        return exc.status_code, _http(exc, request), exc.headers
+        headers = exc.headers
+        if exc.status_code == 405:
+            headers = {**(headers or {}), "Allow": allowed_methods(request, exc)}
+        return exc.status_code, _http(exc, request, headers), headers
     if isinstance(exc, ClientDisconnect):
         return 400, error_body("client_disconnected", "the client closed the connection"), None
     return 500, error_body("internal_error", "unexpected server error; it has been logged"), None
@@ -84,12 +87,19 @@ def _validation(exc: RequestValidationError) -> tuple[dict, None]:
     return error_body("invalid_request", f"{where}: {first['msg']}".strip(": "), errors), None
 
 
-def _http(exc: HTTPException, request: Request) -> dict:
+def allowed_methods(request: Request, exc: HTTPException) -> str:
+    """Every method the path answers (Starlette's Allow names only the first route's)."""
+    table = getattr(request.app.state, "allow", {}) if "app" in request.scope else {}
+    path = getattr(request.scope.get("route"), "path", None)
+    return table.get(path) or (exc.headers or {}).get("Allow", "")
+
+
+def _http(exc: HTTPException, request: Request, headers: dict | None) -> dict:
     where = f"{request.method} {request.url.path}"
     if exc.status_code == 404:
         message = f"{where} matches no route; the API is listed at /docs"
     elif exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = (headers or {}).get("Allow", "")
         message = f"{where}: method not allowed here (allowed: {allowed})"
     else:
         message = f"{where}: {exc.detail}"

@@ -1,0 +1,83 @@
+"""Shared by the tests/test_service_*.py modules: two small real lexicons, the real app,
+and a real uvicorn server in a thread (like httpx's tests/conftest.py::serve_in_thread).
+
+Import the fixtures into a test module to use them:
+``from tests.service_helpers import client, data_dir  # noqa: F401``.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import warnings
+
+import pytest
+import uvicorn
+
+with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works the same here
+    warnings.filterwarnings("ignore", message=".*httpx2")
+    from fastapi.testclient import TestClient
+
+from kelime.build import Candidate, compile_words, write_lexicon
+from kelime.normalize import Alphabet
+from service.app import create_app
+from service.server import UVICORN_OPTIONS
+from service.settings import Settings
+
+KURDISH = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
+TR_WORDS = [
+    Candidate("kitap"), Candidate("ev"), Candidate("abdal"), Candidate("Abdal", "proper_name"),
+    Candidate("İstanbul", "proper_name"), Candidate("göt", "obscene"), Candidate("ılık"),
+    Candidate("ilik"), Candidate("iğne"), Candidate("katil"), Candidate("at"),
+    Candidate("dulda tutmak"),
+]
+KU_WORDS = [Candidate(w) for w in ("av", "nan", "mêr", "şîr", "xwe", "jin")]
+SOURCE = {"kind": "test", "name": "tests/service_helpers.py", "licence": "n/a"}
+
+
+def build_data(root: Path) -> Path:
+    """A data folder with lexicons `tr` (Turkish) and `ku` (Kurdish, its own alphabet)."""
+    write_lexicon(compile_words(TR_WORDS), root, "tr", SOURCE)
+    write_lexicon(compile_words(KU_WORDS, KURDISH), root, "ku", SOURCE, KURDISH)
+    return root
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return build_data(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="module")
+def client(data_dir):
+    with TestClient(create_app(Settings(data=data_dir))) as test_client:
+        yield test_client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve_in_thread(app, timeout: float = 20.0):
+    """Run `app` on a real uvicorn (kelime's options) on 127.0.0.1:<free port>; yield its URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **UVICORN_OPTIONS)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)

@@ -1,0 +1,83 @@
+"""service.errors: one JSON error shape for domain errors, FastAPI/Starlette errors and bugs."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+
+from service.app import create_app
+from service.errors import Invalid, NotFound, TooLarge, Unavailable, describe, error_body
+from service.settings import Settings
+from tests.service_helpers import TestClient, client, data_dir  # noqa: F401  (fixtures)
+
+
+def request(method="GET", path="/v1/x") -> Request:
+    return Request({"type": "http", "method": method, "path": path, "query_string": b"",
+                    "headers": [], "root_path": "", "scheme": "http", "server": ("t", 80)})
+
+
+@pytest.mark.parametrize("exc, status", [(Invalid("c", "m"), 422), (TooLarge("c", "m"), 413),
+                                         (NotFound("c", "m"), 404), (Unavailable("c", "m"), 503)])
+def test_domain_errors_carry_their_status(exc, status):
+    assert describe(exc, request()) == (status, {"error": {"code": "c", "message": "m"}}, None)
+
+
+def test_details_appear_only_when_given():
+    assert error_body("c", "m") == {"error": {"code": "c", "message": "m"}}
+    assert error_body("c", "m", {"index": 0}) == {"error": {"code": "c", "message": "m",
+                                                            "details": {"index": 0}}}
+
+
+def test_request_validation_errors_are_summarised():
+    exc = RequestValidationError([{"loc": ("query", "game"), "msg": "String should have at "
+                                   "most 64 characters", "type": "string_too_long", "ctx": {}}])
+    status, body, _ = describe(exc, request())
+    assert status == 422
+    assert body["error"]["message"] == "query game: String should have at most 64 characters"
+    assert body["error"]["details"] == [{"loc": ["query", "game"], "type": "string_too_long",
+                                         "msg": "String should have at most 64 characters"}]
+
+
+def test_http_errors_and_bugs():
+    assert describe(HTTPException(404), request())[1]["error"]["code"] == "not_found"
+    status, body, headers = describe(HTTPException(405, headers={"Allow": "POST"}),
+                                     request("PUT", "/v1/validate"))
+    assert (status, headers) == (405, {"Allow": "POST"})
+    assert body["error"]["message"] == "PUT /v1/validate: method not allowed here (allowed: POST)"
+    assert describe(HTTPException(418, "teapot"), request())[1]["error"]["code"] == "http_418"
+    assert describe(ClientDisconnect(), request())[0] == 400
+    status, body, _ = describe(RuntimeError("secret path /srv/x"), request())
+    assert status == 500 and body["error"]["code"] == "internal_error"
+    assert "secret" not in body["error"]["message"]
+
+
+def test_the_app_renders_404_405_and_422_in_the_one_shape(client):
+    missing = client.get("/v2/validate")
+    assert missing.status_code == 404
+    assert missing.json() == {"error": {"code": "not_found", "message": "GET /v2/validate "
+                                        "matches no route; the API is listed at /docs"}}
+    wrong = client.put("/v1/validate", json={"words": ["ev"]})
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, POST"
+    assert wrong.json()["error"]["code"] == "method_not_allowed"
+    long = client.get("/v1/words/ev", params={"game": "x" * 65})
+    assert long.status_code == 422
+    assert long.json()["error"]["code"] == "invalid_request"
+    assert long.json()["error"]["details"][0]["loc"] == ["query", "game"]
+
+
+def test_an_unexpected_exception_is_a_500_in_the_one_shape(data_dir):
+    app = create_app(Settings(data=data_dir))
+
+    @app.get("/boom")
+    async def boom():
+        raise RuntimeError("a bug with /secret/paths in it")
+
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        reply = test_client.get("/boom")
+        assert reply.status_code == 500
+        assert reply.json() == {"error": {"code": "internal_error",
+                                          "message": "unexpected server error; it has been logged"}}
+        metrics = test_client.get("/metrics").text
+    assert 'kelime_http_requests_total{method="GET",route="/boom",status="500"} 1.0' in metrics
