@@ -112,10 +112,11 @@ def serve(data, host, port, workers) -> None:
       curl -s 'localhost:8000/v1/validate?word=kitap&word=İstanbul'
     """
     from service.server import run
+    from service.settings import SettingsError
 
     try:
         run(data_dir(data), host=host, port=port, workers=workers)
-    except LexiconError as e:
+    except (LexiconError, SettingsError) as e:
         fail(str(e))
 
 
