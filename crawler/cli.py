@@ -90,6 +90,9 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
             fail(f"--user-agent {user_agent!r} {problem}")
         if not base_url.startswith(("http://", "https://")):
             fail(f"--base-url {base_url!r} must start with https:// (or http://)")
+        if "sozluk.gov.tr" in base_url and (delay < 1 or concurrency > 1):
+            _say(f"Warning: --delay {delay:g} / --concurrency {concurrency} against {base_url} "
+                 "risks an IP block (TDK-API.md §4); the defaults are 1 s and 1.")
         words = None
         if words_file:
             try:
