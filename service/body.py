@@ -12,9 +12,10 @@ from .errors import Invalid, TooLarge
 
 
 def too_large(size: int, limit: int, declared: bool) -> TooLarge:
-    said = "declares" if declared else "sent over"
-    return TooLarge("body_too_large", f"the request body {said} {size:,} bytes; the limit is "
-                    f"{limit:,}: send fewer words per request", {"size": size, "limit": limit})
+    said = (f"declares {size:,} bytes" if declared
+            else f"is over the limit ({size:,} bytes received)")
+    return TooLarge("body_too_large", f"the request body {said}; the limit is {limit:,} bytes: "
+                    "send fewer words per request", {"size": size, "limit": limit})
 
 
 def declared_length(request: Request) -> int | None:

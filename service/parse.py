@@ -12,7 +12,7 @@ Pure functions over bytes: no HTTP here, so every refusal is tested without a se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from urllib.parse import unquote_plus
 
 import orjson
 
@@ -141,14 +141,21 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
 
 
 def query_pairs(query: bytes, max_fields: int) -> list[tuple[str, str]]:
+    """Form-decoded (key, value) pairs, like parse_qsl(keep_blank_values=True) but strict UTF-8."""
+    count = query.count(b"&") + 1
+    if count > max_fields:
+        limit = max_fields - len(QUERY_FIELDS)
+        raise TooLarge("too_many_words", f"{count:,} query parameters; the limit is {limit:,} "
+                       "words: split the list or POST it", {"count": count, "limit": limit})
     try:
-        return parse_qsl(query.decode("utf-8"), keep_blank_values=True, encoding="utf-8",
-                         errors="strict", max_num_fields=max_fields)
+        return [(_unquote(key), _unquote(value)) for key, _, value in
+                (field.partition("=") for field in query.decode("utf-8").split("&") if field)]
     except UnicodeDecodeError:
         raise Invalid("invalid_encoding", "the query string is not valid UTF-8 once "
                       "percent-decoded: encode words as UTF-8 (%C4%B0 for İ)") from None
-    except ValueError:  # parse_qsl: "Max number of fields exceeded"
-        count = query.count(b"&") + 1
-        raise TooLarge("too_many_words", f"{count:,} query parameters; the limit is "
-                       f"{max_fields - len(QUERY_FIELDS):,} words: split the list or POST it",
-                       {"count": count, "limit": max_fields - len(QUERY_FIELDS)}) from None
+
+
+def _unquote(text: str) -> str:
+    if "%" in text or "+" in text:
+        return unquote_plus(text, encoding="utf-8", errors="strict")
+    return text

@@ -1,0 +1,362 @@
+"""How fast kelime validates words, each figure against a baseline measured in the same run.
+
+    .venv/bin/python benchmarks/validate.py            # ~4 minutes
+    .venv/bin/python benchmarks/validate.py --quick    # ~40 seconds
+
+1. In process: words/s of `Lexicon.check` in a loop and of `Lexicon.validate`, against a
+   bare Python `set` lookup loop over the same words.
+2. Over HTTP on 127.0.0.1: requests/s and words/s of POST /v1/validate with batches of
+   1, 8 and 1,000 words (and GET with 8), against FastAPI's hello world served the same
+   way (service.server.serve: same uvicorn options), with 1 and 2 workers. The load comes
+   from `wrk` when installed (apt-get install wrk), else from a multi-process asyncio
+   client, which measures itself too (PERF-NOTES.md): the report says which one ran.
+
+Serves the lexicon under --data, or builds the offline bootstrap lexicon into a temporary
+folder. Every run is bounded in time; servers are stopped by their process id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+BATCHES = (1, 8, 1000)
+GOAL = 1.30  # the 8-word batch may cost at most 30% more time per request than hello world
+
+
+# --- the words ---------------------------------------------------------------------------
+
+def sample_words(lex, count: int, seed: int = 42) -> list[str]:
+    """What game servers send: mostly valid words, some capitalised, misspelt or refused."""
+    rng = random.Random(seed)
+    valid = list(lex.words.keys())
+    refused = list(lex.rejected.keys()) or valid
+    words = []
+    for _ in range(count):
+        roll, word = rng.random(), rng.choice(valid)
+        if roll < 0.15:
+            word = word.upper()
+        elif roll < 0.30:
+            word = word[::-1] + "q"
+        elif roll < 0.40:
+            word = rng.choice(refused)
+        words.append(word)
+    return words
+
+
+def in_process(lex, words: list[str], repeats: int) -> list[tuple[str, float]]:
+    """(name, words/s) for the set baseline, Lexicon.check and Lexicon.validate; medians."""
+    plain = set(lex.words.keys())
+
+    def set_loop():
+        for w in words:
+            w in plain  # noqa: B015
+
+    def check_loop():
+        for w in words:
+            lex.check(w, 2)
+
+    def validate():
+        lex.validate(words, 2)
+
+    rows = []
+    for name, fn in (("set lookup loop", set_loop), ("Lexicon.check loop", check_loop),
+                     ("Lexicon.validate", validate)):
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        rows.append((name, len(words) / statistics.median(times)))
+    return rows
+
+
+# --- servers -----------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    proc: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+def start(name: str, command: list[str], port: int, ready_path: str, log: Path) -> Server:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent)])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    server = Server(name, port, proc)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"{name} exited with {proc.returncode}; see {log}:\n{log.read_text()}")
+        try:
+            if http_get_status(port, ready_path) == 200:
+                return server
+        except OSError:
+            time.sleep(0.1)
+    server.stop()
+    raise SystemExit(f"{name} did not answer {ready_path} within 60 s; see {log}")
+
+
+def http_get_status(port: int, path: str) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        return int(s.recv(64)[9:12])
+
+
+def kelime_server(data: Path, workers: int, logs: Path) -> Server:
+    script = Path(sys.executable).parent / "kelime"
+    base = [str(script)] if script.exists() else [sys.executable, "-c",
+                                                  "from kelime.cli import main; main()"]
+    port = free_port()
+    return start(f"kelime x{workers}", [*base, "serve", "--data", str(data), "--port", str(port),
+                                        "--workers", str(workers)], port, "/readyz",
+                 logs / f"kelime-{workers}.log")
+
+
+def hello_server(workers: int, logs: Path) -> Server:
+    port = free_port()
+    code = ("from service.server import serve; "
+            f"serve('hello:create_app', host='127.0.0.1', port={port}, workers={workers})")
+    return start(f"hello x{workers}", [sys.executable, "-c", code], port, "/hello",
+                 logs / f"hello-{workers}.log")
+
+
+# --- the requests ------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    name: str
+    words: int                  # words per request (0: not a validation)
+    method: str
+    paths: list[str]            # one per request variant
+    bodies: list[bytes]         # same length as paths (b"" for GET)
+    baseline: bool = False
+
+
+def cases(words: list[str], variants: int) -> list[Case]:
+    rng = random.Random(7)
+    out = [Case("hello world (FastAPI)", 0, "GET", ["/hello"], [b""], baseline=True),
+           Case("kelime GET /healthz", 0, "GET", ["/healthz"], [b""])]
+    for size in BATCHES:
+        batches = [rng.sample(words, size) for _ in range(variants)]
+        out.append(Case(f"POST /v1/validate x{size}", size, "POST", ["/v1/validate"] * variants,
+                        [orjson.dumps({"words": b}) for b in batches]))
+        if size == 8:
+            paths = ["/v1/validate?" + "&".join("word=" + quote(w) for w in b) for b in batches]
+            out.append(Case("GET /v1/validate x8", 8, "GET", paths, [b""] * variants))
+    return out
+
+
+def lua_script(case: Case, folder: Path) -> Path:
+    """A wrk script that cycles through the case's requests."""
+    reqs = ",\n".join(
+        f'wrk.format("{case.method}", [==[{p}]==], {{["Content-Type"] = "application/json"}}, '
+        f"[==[{b.decode()}]==])" if case.method == "POST" else f'wrk.format("GET", [==[{p}]==])'
+        for p, b in zip(case.paths, case.bodies))
+    path = folder / f"case-{abs(hash(case.name))}.lua"
+    path.write_text(f"local reqs = {{\n{reqs}\n}}\nlocal i = 0\n"
+                    "request = function()\n  i = i % #reqs + 1\n  return reqs[i]\nend\n",
+                    encoding="utf-8")
+    return path
+
+
+def run_wrk(port: int, case: Case, seconds: float, connections: int, threads: int,
+            folder: Path) -> tuple[float, int]:
+    """(requests/s, non-2xx responses) from one wrk run."""
+    script = lua_script(case, folder)
+    out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "-s",
+                          str(script), f"http://127.0.0.1:{port}"],
+                         capture_output=True, text=True, timeout=seconds + 30).stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    if not rate:
+        raise SystemExit(f"could not read wrk's output:\n{out}")
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return float(rate.group(1)), int(bad.group(1)) if bad else 0
+
+
+def raw_request(case: Case, i: int) -> bytes:
+    path, body = case.paths[i], case.bodies[i]
+    head = f"{case.method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    if case.method == "POST":
+        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    return head.encode() + b"\r\n" + body
+
+
+async def _load(port: int, reqs: list[bytes], connections: int, seconds: float) -> tuple[int, int]:
+    end = time.monotonic() + seconds
+
+    async def one(k: int) -> tuple[int, int]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        done = bad = 0
+        while time.monotonic() < end:
+            writer.write(reqs[k % len(reqs)])
+            k += 1
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = re.search(rb"(?i)content-length:\s*(\d+)", head)
+            await reader.readexactly(int(length.group(1)) if length else 0)
+            done, bad = done + 1, bad + (head[9:10] != b"2")
+        writer.close()
+        return done, bad
+
+    results = await asyncio.gather(*(one(k) for k in range(connections)))
+    return sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+def _load_process(args) -> tuple[int, int]:
+    try:
+        import uvloop
+        return uvloop.run(_load(*args))
+    except ImportError:
+        return asyncio.run(_load(*args))
+
+
+def run_python(port: int, case: Case, seconds: float, connections: int,
+               processes: int) -> tuple[float, int]:
+    """(requests/s, non-2xx) from `processes` asyncio clients sharing `connections`."""
+    reqs = [raw_request(case, i) for i in range(len(case.paths))]
+    share = max(1, connections // processes)
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        results = pool.map(_load_process, [(port, reqs, share, seconds)] * processes)
+    return sum(r[0] for r in results) / seconds, sum(r[1] for r in results)
+
+
+# --- the report --------------------------------------------------------------------------
+
+def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    print(f"\n{title}")
+    line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                        for i, (c, w) in enumerate(zip(row, widths))))
+
+
+def lexicon_folder(data: Path | None, keep: Path) -> Path:
+    if data is not None:
+        return data
+    from kelime.build import compile_words, write_lexicon
+    from kelime.sources import bootstrap_candidates, bootstrap_source
+
+    print(f"no --data: building the offline bootstrap lexicon into {keep} ...", flush=True)
+    write_lexicon(compile_words(bootstrap_candidates()), keep, "tr", bootstrap_source())
+    return keep
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
+    parser.add_argument("--lexicon", default="tr")
+    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--seconds", type=float, help="seconds per HTTP run [5, quick 2]")
+    parser.add_argument("--rounds", type=int, help="HTTP rounds, median kept [3, quick 1]")
+    args = parser.parse_args(argv)
+    seconds = args.seconds or (2 if args.quick else 5)
+    rounds = args.rounds or (1 if args.quick else 3)
+    client = args.client
+    if client == "auto":
+        client = "wrk" if shutil.which("wrk") else "python"
+        if client == "python":
+            print("wrk is not installed (apt-get install wrk): falling back to the Python "
+                  "asyncio client, which competes with the server for the CPU.")
+    elif client == "wrk" and not shutil.which("wrk"):
+        raise SystemExit("--client wrk: wrk is not installed (apt-get install wrk)")
+
+    from kelime.store import load_lexicon
+
+    with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
+        tmp = Path(tmp)
+        data = lexicon_folder(args.data, tmp / "data")
+        lex = load_lexicon(data, args.lexicon)
+        print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words, from {data}")
+        print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+        words = sample_words(lex, 5_000 if args.quick else 20_000)
+
+        rows = in_process(lex, words, 3 if args.quick else 7)
+        base = rows[0][1]
+        print_table(f"In process: {len(words):,} words (60% valid as stored, 15% upper-case, "
+                    "15% misspelt, 10% refused), median of runs",
+                    ["what", "words/s", "ns/word", "vs set"],
+                    [[n, f"{r:,.0f}", f"{1e9 / r:,.0f}", f"{r / base:.3f}x"] for n, r in rows])
+
+        print(f"\nHTTP: {client}, {seconds:g} s a run, median of {rounds} round(s); 1 worker: "
+              "16 connections, 2 workers: 64 connections", flush=True)
+        for workers in (1, 2):
+            http_report(data, workers, words, client, seconds, rounds, tmp)
+
+
+def http_report(data: Path, workers: int, words: list[str], client: str, seconds: float,
+                rounds: int, tmp: Path) -> None:
+    connections, threads = (16, 1) if workers == 1 else (64, 2)
+    all_cases = cases(words, variants=50)
+    servers = [hello_server(workers, tmp), kelime_server(data, workers, tmp)]
+    rates: dict[str, list[float]] = {c.name: [] for c in all_cases}
+    errors = 0
+    try:
+        for round_ in range(rounds + 1):  # round 0 warms the servers up, unrecorded
+            for case in all_cases:
+                port = servers[0].port if case.baseline else servers[1].port
+                run_for = min(1.0, seconds) if round_ == 0 else seconds
+                if client == "wrk":
+                    rate, bad = run_wrk(port, case, run_for, connections, threads, tmp)
+                else:
+                    rate, bad = run_python(port, case, run_for, connections, threads)
+                if round_:
+                    rates[case.name].append(rate)
+                    errors += bad
+    finally:
+        for server in servers:
+            server.stop()
+    hello = statistics.median(rates[all_cases[0].name])
+    rows = []
+    for case in all_cases:
+        rps = statistics.median(rates[case.name])
+        rows.append([case.name, f"{rps:,.0f}", f"{rps * case.words:,.0f}" if case.words else "",
+                     f"{rps / hello:.2f}", f"{hello / rps:.2f}x"])
+    print_table(f"{workers} worker(s)", ["request", "req/s", "words/s", "req/s vs hello",
+                                         "time/req vs hello"], rows)
+    eight = statistics.median(rates["POST /v1/validate x8"])
+    verdict = "met" if hello / eight <= GOAL else "missed"
+    print(f"goal: an 8-word POST costs at most {GOAL:.2f}x hello world's time per request: "
+          f"{hello / eight:.2f}x, {verdict}")
+    if errors:
+        print(f"WARNING: {errors} responses were not 2xx: the figures above are not valid")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""service.server and `kelime serve`: a real uvicorn in a thread, and the real command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from kelime.cli import cli
+from kelime.lexicon import LexiconError
+from service.app import create_app
+from service.server import check_data
+from service.settings import Settings
+from tests.service_helpers import build_data, data_dir, free_port, serve_in_thread  # noqa: F401
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def server(data_dir):
+    with serve_in_thread(create_app(Settings(data=data_dir))) as url:
+        with httpx.Client(base_url=url, timeout=20) as http:
+            yield http
+
+
+def test_real_server_validates_and_keeps_the_connection(server):
+    for _ in range(3):
+        reply = server.get("/v1/validate", params={"word": ["kitap", "İstanbul", "evler"]})
+        assert [r["reason"] for r in reply.json()["results"]] == [
+            None, "proper_name", "not_in_dictionary"]
+    tag = reply.headers["etag"]
+    again = server.get("/v1/validate", params={"word": ["kitap", "İstanbul", "evler"]},
+                       headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.content == b""
+    posted = server.post("/v1/validate", json={"words": ["ev"] * 1000, "game": "kelimatik"})
+    assert posted.status_code == 200 and len(posted.json()["results"]) == 1000
+    assert "server" not in posted.headers
+
+
+def test_real_server_refuses_a_chunked_20_mb_upload(server):
+    def chunks():
+        yield b'{"words": ["'
+        for _ in range(20):
+            yield b"k" * MIB
+        yield b'"]}'
+
+    reply = server.post("/v1/validate", content=chunks())
+    assert reply.status_code == 413
+    error = reply.json()["error"]
+    assert error["code"] == "body_too_large" and 4 * MIB < error["details"]["size"] < 6 * MIB
+    assert server.get("/healthz").status_code == 200
+
+
+def test_real_server_refuses_a_declared_20_mb_body(server):
+    reply = server.post("/v1/validate", content=b"k" * (20 * MIB))
+    assert reply.status_code == 413 and "declares 20,971,520 bytes" in reply.text
+
+
+def test_check_data_refuses_a_folder_without_lexicons(tmp_path):
+    with pytest.raises(LexiconError, match="kelime build --bootstrap"):
+        check_data(Settings(data=tmp_path))
+
+
+def test_check_data_refuses_a_corrupt_lexicon(tmp_path):
+    build_data(tmp_path)
+    with open(tmp_path / "tr" / "words.marisa", "ab") as f:
+        f.write(b"\0")
+    with pytest.raises(LexiconError, match="does not match its manifest"):
+        check_data(Settings(data=tmp_path))
+
+
+def test_kelime_serve_says_how_to_build_a_lexicon(tmp_path):
+    run = CliRunner().invoke(cli, ["serve", "--data", str(tmp_path / "none"), "--port", "1"])
+    assert run.exit_code == 1
+    assert "Error: no lexicon in" in run.output and "kelime build --bootstrap" in run.output
+    assert "Traceback" not in run.output
+
+
+def test_kelime_serve_refuses_a_bad_setting(data_dir):
+    run = CliRunner(env={"KELIME_MAX_WORDS": "many"}).invoke(cli, ["serve", "--data", str(data_dir)])
+    assert run.exit_code == 1
+    assert "Error: KELIME_MAX_WORDS='many' is not a whole number" in run.output
+
+
+def kelime_command() -> list[str]:
+    script = Path(sys.executable).parent / "kelime"
+    return [str(script)] if script.exists() else [sys.executable, "-c",
+                                                   "from kelime.cli import main; main()"]
+
+
+def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"kelime serve exited {proc.returncode}: {proc.stderr.read()}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("kelime serve was not ready in time")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_kelime_serve_end_to_end(data_dir, workers):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data_dir), "--port",
+                             str(port), "--workers", str(workers)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_ready(url, proc)
+        reply = httpx.get(f"{url}/v1/validate?word=kitap&word=%C4%B0stanbul&word=evler", timeout=10)
+        assert reply.status_code == 200
+        assert [(r["valid"], r["reason"]) for r in reply.json()["results"]] == [
+            (True, None), (False, "proper_name"), (False, "not_in_dictionary")]
+        assert httpx.get(f"{url}/readyz", timeout=10).json()["lexicons"] == ["ku", "tr"]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
