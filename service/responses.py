@@ -26,7 +26,7 @@ def json_response(obj, etag_value: str | None = None, headers: dict | None = Non
 
 
 def etag(sha256: str, request_key=None) -> str:
-    """A strong ETag: the lexicon's sha256, plus a digest of the question when it shapes the reply."""
+    """A strong ETag: the lexicon's sha256, plus a digest of whatever else shapes the reply."""
     tag = sha256[:32]
     if request_key is not None:
         tag += "-" + hashlib.blake2b(orjson.dumps(request_key), digest_size=10).hexdigest()

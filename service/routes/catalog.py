@@ -22,9 +22,10 @@ def summary(lex: Lexicon) -> dict:
     return {**lex.info, **{key: lex.manifest.get(key) for key in SUMMARY}}
 
 
-def catalog_etag(kelime: Kelime) -> str:
+def catalog_etag(kelime: Kelime, reply: dict) -> str:
+    """Derived from every loaded lexicon's sha256 and the reply (manifests and games can change)."""
     shas = "".join(lex.info["sha256"] for _, lex in sorted(kelime.lexicons.items()))
-    return etag(hashlib.sha256(shas.encode()).hexdigest())
+    return etag(hashlib.sha256(shas.encode()).hexdigest(), reply)
 
 
 @router.get("/lexicons")
@@ -32,7 +33,7 @@ async def lexicons(kelime: KelimeDep) -> Response:
     """Every loaded lexicon (name, version, sha256, words, alphabet, counts, source)."""
     reply = {"lexicon": kelime.default_info(), "default": kelime.settings.default_lexicon,
              "lexicons": [summary(lex) for _, lex in sorted(kelime.lexicons.items())]}
-    return json_response(reply, catalog_etag(kelime))
+    return json_response(reply, catalog_etag(kelime, reply))
 
 
 @router.get("/games")
@@ -40,4 +41,4 @@ async def games(kelime: KelimeDep) -> Response:
     """The game profiles: minimum word length, rack size, bingo bonus, letter values."""
     reply = {"lexicon": kelime.default_info(), "default": DEFAULT_GAME,
              "games": [g.as_dict() for g in GAMES.values()]}
-    return json_response(reply, catalog_etag(kelime))
+    return json_response(reply, catalog_etag(kelime, reply))

@@ -13,15 +13,16 @@ from ..responses import etag, json_response
 from ..state import KelimeDep, game
 
 router = APIRouter(prefix="/v1", tags=["words"])
-Name = Annotated[str | None, Query(max_length=64)]
+LexiconName = Annotated[str | None, Query(max_length=64)]
+GameName = Annotated[str | None, Query(alias="game", max_length=64)]
 
 
 @router.get("/words/{word:path}")
-async def word_info(word: str, kelime: KelimeDep, lexicon: Name = None, game_name: Annotated[
-        str | None, Query(alias="game", max_length=64)] = None) -> Response:
-    """Normalised form, verdict with reason, and TDK entries (`entries: []`, `cache: null` without a cache)."""
+async def word_info(word: str, kelime: KelimeDep, lexicon: LexiconName = None,
+                    game_name: GameName = None) -> Response:
+    """Normalised form, verdict with reason, and TDK entries (`[]` and `cache: null` without a cache)."""
     lex, min_length = kelime.lexicon(lexicon), game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
     reply = {"lexicon": lex.info, **verdict, "entries": entries, "cache": cache}
-    return json_response(reply, etag(lex.info["sha256"], [word, min_length]))
+    return json_response(reply, etag(lex.info["sha256"], [word, min_length, entries]))
