@@ -44,12 +44,18 @@ def json_type(value) -> str:
     return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
 
 
+def a_json(value) -> str:
+    """"a string", "an array", "null": the type with its article, for messages."""
+    name = json_type(value)
+    return name if name == "null" else ("an " if name[0] in "aeiou" else "a ") + name
+
+
 def parse_body(body: bytes, limits: Settings) -> Ask:
     """The question in a POST /v1/validate body."""
     data = load_json(body)
     if type(data) is not dict:
         raise Invalid("invalid_request", f"the body must be a JSON object like {EXAMPLE}, "
-                      f"not a JSON {json_type(data)}")
+                      f"not {a_json(data)}")
     unknown = [key for key in data if key not in FIELDS]
     if unknown:
         raise Invalid("invalid_request", f"unknown field(s) {', '.join(map(repr, unknown))}; "
@@ -58,8 +64,8 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
         raise Invalid("invalid_request", f"the body has no 'words': send {EXAMPLE}")
     words = data["words"]
     if type(words) is not list:
-        raise Invalid("invalid_request", f"'words' must be an array of strings, not a "
-                      f"{json_type(words)}: send {EXAMPLE}")
+        raise Invalid("invalid_request", f"'words' must be an array of strings, not "
+                      f"{a_json(words)}: send {EXAMPLE}")
     return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"))
 
 
@@ -90,7 +96,7 @@ def name_field(data: dict, key: str) -> str | None:
     if value is None or type(value) is str:
         return value
     raise Invalid("invalid_request", f"'{key}' must be a string (a {key} name) or null, "
-                  f"not a {json_type(value)}", {"field": key, "type": json_type(value)})
+                  f"not {a_json(value)}", {"field": key, "type": json_type(value)})
 
 
 def check_words(words: list, limits: Settings) -> list[str]:
@@ -106,7 +112,7 @@ def check_words(words: list, limits: Settings) -> list[str]:
         return words
     for i, w in enumerate(words):
         if type(w) is not str:
-            raise Invalid("invalid_request", f"words[{i}] is a {json_type(w)}, not a string: "
+            raise Invalid("invalid_request", f"words[{i}] is {a_json(w)}, not a string: "
                           "every word must be a JSON string", {"index": i, "type": json_type(w)})
         if len(w) > longest:
             raise TooLarge("word_too_long", f"words[{i}] has {len(w)} characters; the limit is "

@@ -155,15 +155,15 @@ def raw_post(client, body: bytes):
     (b'{"words": ["ki\xfftap"]}', "invalid_encoding", "byte 0xff at offset 14"),
     (b'{"words": ["\\ud800"]}', "invalid_json", "surrogate"),
     (b'["kitap"]', "invalid_request", "JSON object"),
-    (b'"kitap"', "invalid_request", "not a JSON string"),
+    (b'"kitap"', "invalid_request", "not a string"),
     (b"{}", "invalid_request", "no 'words'"),
     (b'{"words": "kitap"}', "invalid_request", "array of strings, not a string"),
-    (b'{"words": null}', "invalid_request", "not a null"),
-    (b'{"words": {"0": "kitap"}}', "invalid_request", "not a object"),
+    (b'{"words": null}', "invalid_request", "not null"),
+    (b'{"words": {"0": "kitap"}}', "invalid_request", "not an object"),
     (b'{"words": []}', "invalid_request", "empty"),
     (b'{"words": ["a"], "wrods": ["b"]}', "invalid_request", "unknown field(s) 'wrods'"),
     (b'{"words": ["a"], "lexicon": 5}', "invalid_request", "'lexicon' must be a string"),
-    (b'{"words": ["a"], "lexicon": ["tr"]}', "invalid_request", "not a array"),
+    (b'{"words": ["a"], "lexicon": ["tr"]}', "invalid_request", "not an array"),
     (b'{"words": ["a"], "game": true}', "invalid_request", "'game' must be a string"),
 ])
 def test_malformed_bodies_are_422_with_an_actionable_message(client, body, code, says):
@@ -174,15 +174,17 @@ def test_malformed_bodies_are_422_with_an_actionable_message(client, body, code,
     assert says in error["message"]
 
 
-@pytest.mark.parametrize("element, json_type", [
-    (None, "null"), (3, "number"), (2.5, "number"), (True, "boolean"), ({"w": "ev"}, "object"),
-    (["ev"], "array")])
-def test_a_word_that_is_not_a_string_names_its_index(client, element, json_type):
+@pytest.mark.parametrize("element, json_type, said", [
+    (None, "null", "null"), (3, "number", "a number"), (2.5, "number", "a number"),
+    (True, "boolean", "a boolean"), ({"w": "ev"}, "object", "an object"),
+    (["ev"], "array", "an array")])
+def test_a_word_that_is_not_a_string_names_its_index(client, element, json_type, said):
     reply = raw_post(client, orjson.dumps({"words": ["ev", "kitap", element, "ev"]}))
     assert reply.status_code == 422
     error = reply.json()["error"]
     assert error["details"] == {"index": 2, "type": json_type}
-    assert f"words[2] is a {json_type}" in error["message"]
+    assert error["message"] == (f"words[2] is {said}, not a string: every word must be a "
+                                "JSON string")
 
 
 def test_null_lexicon_and_game_mean_the_defaults(client):
