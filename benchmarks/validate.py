@@ -314,8 +314,10 @@ def main(argv: list[str] | None = None) -> None:
                     ["what", "words/s", "ns/word", "vs set"],
                     [[n, f"{r:,.0f}", f"{1e9 / r:,.0f}", f"{r / base:.3f}x"] for n, r in rows])
 
-        print(f"\nHTTP: {client}, {seconds:g} s a run, median of {rounds} round(s); 1 worker: "
-              "16 connections, 2 workers: 64 connections", flush=True)
+        load = ("wrk (1 thread for 1 worker, 2 threads for 2)" if client == "wrk" else
+                "the Python asyncio client (1 process for 1 worker, 2 for 2), not wrk")
+        print(f"\nHTTP on 127.0.0.1, load from {load}; {seconds:g} s a run, median of {rounds} "
+              "round(s); 1 worker: 16 connections, 2 workers: 64 connections", flush=True)
         for workers in (1, 2):
             http_report(data, workers, words, client, seconds, rounds, tmp)
 
