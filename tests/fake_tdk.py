@@ -315,8 +315,9 @@ class Handler(BaseHTTPRequestHandler):
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
+            # No flush here: the handler logs the request, then BaseHTTPRequestHandler
+            # flushes, so a client that has its reply always finds it in the log.
             self.wfile.write(body)
-            self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout)
         return status
