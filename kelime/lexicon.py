@@ -90,6 +90,7 @@ class Lexicon:
         self.manifest = manifest
         self.name: str = manifest["name"]
         self.alphabet = Alphabet(manifest.get("alphabet") or Alphabet().letters)
+        self._settled = self.alphabet.settled
         self.info = {"name": self.name, "version": manifest["version"],
                      "sha256": manifest["sha256"], "words": manifest["counts"]["words"]}
 
@@ -124,20 +125,30 @@ class Lexicon:
         found = self.rejected.get(normalized)
         return found[0].decode("ascii") if found else "not_in_dictionary"
 
-    def check(self, word: str, min_length: int = 2) -> Verdict:
-        """The verdict on one word as a player typed it."""
-        norm = normalize(word, self.alphabet)
-        problem = letters_problem(norm, self.alphabet) if norm else "too_short"
+    def judge(self, word: str, min_length: int = 2) -> tuple[str, str | None]:
+        """(normalised word, reason it is refused or None when valid): the one verdict rule."""
+        if word and self._settled.issuperset(word):  # already normal, only letters
+            norm, problem = word, None
+        else:
+            norm = normalize(word, self.alphabet)
+            problem = letters_problem(norm, self.alphabet) if norm else "too_short"
         if problem is None and len(norm) < min_length:
             problem = "too_short"
-        if problem is None:
-            if norm in self.words:
-                return Verdict(word, norm, True, None)
+        if problem is None and norm not in self.words:
             problem = self.reason_for(norm)
-        return Verdict(word, norm, False, problem)
+        return norm, problem
+
+    def check(self, word: str, min_length: int = 2) -> Verdict:
+        """The verdict on one word as a player typed it."""
+        norm, problem = self.judge(word, min_length)
+        return Verdict(word, norm, problem is None, problem)
 
     def validate(self, words: list[str], min_length: int = 2) -> dict:
         """The reply of POST /v1/validate (and `kelime check --json`) for these words."""
-        results = [self.check(w, min_length).as_dict() for w in words]
+        results = []
+        for word in words:
+            norm, problem = self.judge(word, min_length)
+            results.append({"word": word, "normalized": norm, "valid": problem is None,
+                            "reason": problem})
         return {"lexicon": self.info, "all_valid": all(r["valid"] for r in results),
                 "results": results}

@@ -36,6 +36,12 @@ class Alphabet:
         return frozenset(self.letters)
 
     @cached_property
+    def settled(self) -> frozenset[str]:
+        """Letters that normalisation leaves alone: a word of only these is already normal."""
+        return frozenset(ch for ch in self.letters if ch.islower() and ch not in _CIRCUMFLEX
+                         and unicodedata.is_normalized("NFC", ch) and ch.strip() == ch)
+
+    @cached_property
     def _upper(self) -> dict[int, str]:
         return str.maketrans({"I": "ı" if "ı" in self.letter_set else "i", "İ": "i"})
 
@@ -73,6 +79,8 @@ def normalize(text: str, alphabet: Alphabet = TURKISH) -> str:
     which composes to ``î`` and folds to ``i``; ``â`` + U+0308 folds to ``a`` + U+0308 = ``ä``.
     Ordinary words settle in one or two rounds.
     """
+    if alphabet.settled.issuperset(text):  # the common case: already a plain game word
+        return text
     text = unicodedata.normalize("NFC", text).strip()
     for _ in range(8):
         step = unicodedata.normalize("NFC", fold_circumflex(turkish_lower(text, alphabet), alphabet))
