@@ -33,23 +33,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan,
                   description="Turkish word-game dictionary: is this word valid, and why not.")
-    routers = [module.router for module in (validate, words, catalog, health)]
+    for route in validate.routes:  # plain Starlette routes: the hot path (see validate.py)
+        app.router.routes.append(route)
+    routers = [module.router for module in (words, catalog, health)]
     for router in routers:
         app.include_router(router)
-    app.state.allow = allow_table(routers)
+    app.state.allow = allow_table([validate.routes, *(r.routes for r in routers)])
+    document(app, validate.OPENAPI)
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
 
 
-def allow_table(routers) -> dict[str, str]:
+def allow_table(route_lists) -> dict[str, str]:
     """Path → "GET, POST": the methods each path answers, for the Allow header of a 405."""
     table: dict[str, set[str]] = {}
-    for router in routers:
-        for route in router.routes:
+    for routes in route_lists:
+        for route in routes:
             table.setdefault(route.path, set()).update(route.methods)
     return {path: ", ".join(sorted(methods)) for path, methods in table.items()}
+
+
+def document(app: FastAPI, paths: dict) -> None:
+    """Add hand-written OpenAPI paths (for the plain Starlette routes) to the generated schema."""
+    generate = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            generate()["paths"].update(paths)
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 def create_app_from_env() -> FastAPI:

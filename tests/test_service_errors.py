@@ -59,7 +59,7 @@ def test_the_app_renders_404_405_and_422_in_the_one_shape(client):
     assert missing.json() == {"error": {"code": "not_found", "message": "GET /v2/validate "
                                         "matches no route; the API is listed at /docs"}}
     wrong = client.put("/v1/validate", json={"words": ["ev"]})
-    assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, POST"
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, HEAD, POST"
     assert wrong.json()["error"]["code"] == "method_not_allowed"
     long = client.get("/v1/words/ev", params={"game": "x" * 65})
     assert long.status_code == 422
