@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 #: Bumped whenever `normalize` changes; stored in every lexicon manifest.
-NORMALIZATION_VERSION = 1
+NORMALIZATION_VERSION = 2
 
 ALPHABET = "abcçdefgğhıijklmnoöprsştuüvyz"
 _CIRCUMFLEX = {"â": "a", "î": "i", "û": "u"}
@@ -58,10 +58,17 @@ TURKISH = Alphabet()
 
 
 def turkish_lower(text: str, alphabet: Alphabet = TURKISH) -> str:
-    """Lower-case with Turkish rules: I → ı and İ → i, then the usual rules."""
+    """Lower-case with Turkish rules: I → ı and İ → i, then the usual rules.
+
+    An ``i`` followed by a combining dot above (what ``"İ".lower()`` gives outside Turkish
+    rules) is the same letter ``i``: the dot is the i's own, not a stray mark.
+    """
     if "I" in text or "İ" in text:  # translate() costs ~0.5 µs even when nothing matches
         text = text.translate(alphabet._upper)
-    return text.lower()
+    text = text.lower()
+    if "\u0307" in text:  # "i̇": İ lower-cased by the wrong rules (str.lower, JS toLowerCase)
+        text = text.replace("i\u0307", "i")
+    return text
 
 
 def fold_circumflex(text: str, alphabet: Alphabet = TURKISH) -> str:

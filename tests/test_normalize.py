@@ -15,6 +15,9 @@ from kelime.normalize import (ALPHABET, TURKISH, Alphabet, invalid_chars, is_gam
     # The four i's, alone and in words.
     ("I", "ı"), ("ı", "ı"), ("İ", "i"), ("i", "i"),
     ("I\u0307", "i"),  # I + combining dot above is İ after NFC
+    ("i\u0307", "i"),  # "İ".lower() outside Turkish rules: the dot is the i's own
+    ("\u0130LİK".lower(), "ilik"),
+    ("a\u0307", "\u0227"),  # a dot above anything else stays (NFC: ȧ, then invalid_chars)
     ("IŞIK", "ışık"), ("İKİ", "iki"), ("ıIiİ", "ııii"), ("IĞDIR", "ığdır"),
     ("İstanbul", "istanbul"), ("ISPARTA", "ısparta"), ("Iğdır", "ığdır"),
     # Other Turkish capitals.
