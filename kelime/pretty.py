@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 REASON_TEXT = {
     "not_in_dictionary": "not in the dictionary",
@@ -23,14 +23,21 @@ def console(err: bool = False) -> Console:
 
 def print_verdicts(report: dict) -> None:
     """One line a word: ✓/✗, the word as sent, its normal form and the reason."""
-    table = Table.grid(padding=(0, 2))
-    for r in report["results"]:
-        mark = "[green]✓[/]" if r["valid"] else "[red]✗[/]"
-        shown = r["normalized"] if r["normalized"] != r["word"] else ""
-        reason = REASON_TEXT.get(r["reason"], r["reason"] or "")
-        table.add_row(mark, r["word"], f"[dim]{shown}[/]", f"[yellow]{reason}[/]")
+    results = report["results"]
+    shown = [r["normalized"] if r["normalized"] != r["word"] else "" for r in results]
+    w_word = max(len(r["word"]) for r in results)
+    w_norm = max(map(len, shown))
     out = console()
-    out.print(table)
+    for r, norm in zip(results, shown):
+        mark = "[green]✓[/]" if r["valid"] else "[red]✗[/]"
+        reason = REASON_TEXT.get(r["reason"], r["reason"] or "")
+        cells = [r["word"].ljust(w_word), norm.ljust(w_norm), reason]
+        while cells and not cells[-1].strip():
+            cells.pop()
+        cells[-1] = cells[-1].rstrip()
+        styled = [escape(c) if i == 0 else f"[{('dim', 'yellow')[i - 1]}]{escape(c)}[/]"
+                  for i, c in enumerate(cells)]
+        out.print("  ".join([mark, *styled]))
     lex = report["lexicon"]
     out.print(f"[dim]lexicon {lex['name']} {lex['version']} ({lex['words']:,} words)[/]")
 
