@@ -28,8 +28,10 @@ $(STAMP): pyproject.toml
 lexicon: install
 	@test -f $(DATA)/tr/manifest.json || $(BIN)/kelime build --bootstrap --out $(DATA)
 
+# Speed, as ratios against baselines measured in the same run (a few minutes each).
 bench: install
 	$(BIN)/python benchmarks/validate.py
+	$(BIN)/python benchmarks/crawl.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
