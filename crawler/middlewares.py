@@ -11,6 +11,7 @@ from email.utils import parsedate_to_datetime
 
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
@@ -30,6 +31,9 @@ STOP_MESSAGES = {
             "Check {url} in a browser before rerunning (done words are kept).",
     "failed": "{n} words in a row failed ({error}). Stopped so as not to hammer a struggling "
               "site; rerun later: failed words are retried, done words are kept.",
+    "robots": "could not read {url} ({error}). Without it nothing may be fetched (RFC 9309: "
+              "an unreachable robots.txt means everything is disallowed). Rerun later "
+              "(done words are kept).",
 }
 
 
@@ -60,6 +64,32 @@ class RobotParser(ProtegoRobotParser):
     @property
     def sitemaps(self) -> list[str]:
         return list(self.rp.sitemaps)
+
+
+class StrictRobotsTxt(RobotsTxtMiddleware):
+    """Scrapy's robots.txt middleware, strict where RFC 9309 is. Scrapy allows everything
+    when robots.txt cannot be read; here a 5xx (after Backoff's retries) or no answer at all
+    means "everything disallowed": the crawl stops and says why. A 4xx still means no rules."""
+
+    async def _parse_robots(self, response, netloc, request):
+        if response.status >= 500:
+            return self._refuse(netloc, response.url, f"HTTP {response.status}")
+        await super()._parse_robots(response, netloc, request)
+
+    def _robots_error(self, exc, netloc):
+        url = f"//{netloc}/robots.txt"
+        self._refuse(netloc, url.lstrip("/"), describe(failure_kind(exc), exc, url))
+
+    def _refuse(self, netloc: str, url: str, error: str) -> None:
+        stats = self.crawler.stats
+        if not stats.get_value("kelime/stop_message"):
+            stats.set_value("kelime/stop_message", STOP_MESSAGES["robots"].format(
+                url=url, error=error))
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="robots_unreadable"))
+        waiting = self._parsers[netloc]
+        self._parsers[netloc] = parser = RobotParser.from_crawler(
+            self.crawler, b"User-agent: *\nDisallow: /\n")
+        waiting.callback(parser)
 
 
 class PoliteHTTPHandler(HTTP11DownloadHandler):

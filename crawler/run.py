@@ -65,7 +65,8 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     s = snapshot(stats, elapsed)
     reason = stats.get("finish_reason", "finished")
     head = {"finished": "Crawl finished", "shutdown": "Crawl interrupted (Ctrl-C)",
-            "circuit_breaker": "Crawl STOPPED by the circuit breaker"}.get(reason,
+            "circuit_breaker": "Crawl STOPPED by the circuit breaker",
+            "robots_unreadable": "Crawl STOPPED: robots.txt could not be read"}.get(reason,
                                                                            f"Crawl ended ({reason})")
     say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "
         f"not_found {s['not_found']}, failed {s['failed']}; {s['retried']} retries, "
@@ -75,7 +76,7 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     say(status_text(cache_path))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
-    if reason == "circuit_breaker":
+    if reason in ("circuit_breaker", "robots_unreadable"):
         return EXIT_STOPPED
     return EXIT_INTERRUPTED if reason == "shutdown" else EXIT_OK
 

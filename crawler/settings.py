@@ -39,7 +39,10 @@ POLITE = {
     "RETRY_ENABLED": False,              # replaced by crawler.middlewares.Backoff
     "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers; TDK-API.md §1 (2026-04)
     "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
-    "DOWNLOADER_MIDDLEWARES": {"crawler.middlewares.Backoff": 550},
+    "DOWNLOADER_MIDDLEWARES": {  # robots.txt unreadable = disallow all (RFC 9309), not allow
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "crawler.middlewares.StrictRobotsTxt": 100,
+        "crawler.middlewares.Backoff": 550},
     "EXTENSIONS": {"crawler.middlewares.CrawlDelay": 10, "crawler.progress.Progress": 20},
     "ITEM_PIPELINES": {"crawler.pipelines.CachePipeline": 300},
     "DOWNLOAD_HANDLERS": {"http": "crawler.middlewares.PoliteHTTPHandler",

@@ -267,6 +267,10 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self, url, record) -> int | None:
         fake = self.fake
         if url.path == "/robots.txt":
+            fault = fake.take_fault("/robots.txt")  # e.g. --fault /robots.txt=503
+            if fault:
+                record["fault"] = fault["kind"]
+                return self._fault(fault, "", record)
             return self._send(200, fake.robots(), "text/plain; charset=utf-8")
         if url.path == "/sitemap.xml":
             return self._send(200, fake.sitemap_index(), "application/xml")

@@ -267,3 +267,30 @@ def test_crawl_then_build_then_check(faulty, tmp_path):
     assert reasons == {"abdal": None, "Abdal": None, "adet": None, "âdet": None, "inek": None,
                        "deyyus": "obscene", "dulda tutmak": "phrase", "e-posta": "invalid_chars",
                        "İstanbul": "proper_name", "massa": "not_in_dictionary"}
+
+
+@pytest.mark.parametrize("kind", ["503", "close"])
+def test_unreadable_robots_txt_fetches_nothing(tmp_path, kind):
+    """RFC 9309: robots.txt that cannot be read (5xx, no answer) disallows everything."""
+    words = tmp_path / "words.txt"
+    words.write_text("kitap\ninek\n")
+    with FakeProcess("--fault", f"/robots.txt={kind}") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--words", str(words), "--delay", "0", *FAST)
+        log = fake.log()
+    assert result.returncode == 1, result.stderr
+    assert "robots.txt could not be read" in result.stderr and "RFC 9309" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert gts_queries(log) == [] and {r["path"] for r in log} == {"/robots.txt"}
+
+
+def test_missing_robots_txt_means_no_rules(tmp_path):
+    """A 4xx robots.txt is "no rules" (RFC 9309): the crawl goes on."""
+    words = tmp_path / "words.txt"
+    words.write_text("kitap\n")
+    with FakeProcess("--fault", "/robots.txt=403:-1") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--words", str(words), "--delay", "0", *FAST)
+        log = fake.log()
+    assert result.returncode == 0, result.stderr
+    assert gts_queries(log) == ["kitap"]
