@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +20,11 @@ NORMALIZATION_VERSION = 2
 
 ALPHABET = "abcçdefgğhıijklmnoöprsştuüvyz"
 _CIRCUMFLEX = {"â": "a", "î": "i", "û": "u"}
+#: Unicode White_Space. Not str.isspace(), which also counts the separators U+001C–U+001F:
+#: those are control characters, to be refused, never silently trimmed.
+WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+              "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_SPACES = re.compile(f"[{WHITESPACE}]+")
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,7 @@ def normalize(text: str, alphabet: Alphabet = TURKISH) -> str:
     """
     if alphabet.settled.issuperset(text):  # the common case: already a plain game word
         return text
-    text = unicodedata.normalize("NFC", text).strip()
+    text = unicodedata.normalize("NFC", text).strip(WHITESPACE)
     for _ in range(8):
         step = unicodedata.normalize("NFC", fold_circumflex(turkish_lower(text, alphabet), alphabet))
         if step == text:
@@ -110,7 +116,7 @@ def letters_problem(word: str, alphabet: Alphabet = TURKISH) -> str | None:
     """
     if is_game_word(word, alphabet):
         return None
-    parts = word.split()
+    parts = _SPACES.split(word)
     if len(parts) > 1 and all(is_game_word(p, alphabet) for p in parts):
         return "phrase"
     return "invalid_chars"

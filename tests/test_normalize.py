@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kelime.normalize import (ALPHABET, TURKISH, Alphabet, invalid_chars, is_game_word,
+from kelime.normalize import (ALPHABET, TURKISH, WHITESPACE, Alphabet, invalid_chars, is_game_word,
                               letters_problem, normalize, sort_key, turkish_lower,
                               turkish_sorted)
 
@@ -108,7 +108,7 @@ def test_normalize_is_idempotent_and_nfc(text):
     once = normalize(text)
     assert normalize(once) == once
     assert unicodedata.is_normalized("NFC", once)
-    assert once == once.strip()
+    assert once == once.strip(WHITESPACE)
     assert "I" not in once and "İ" not in once and not set("âîû") & set(once)
 
 
@@ -129,3 +129,16 @@ def test_turkish_sorted_follows_the_alphabet(words):
     assert sorted(ordered) == sorted(words)
     as_indexes = [[ALPHABET.index(ch) for ch in w] for w in ordered]
     assert as_indexes == sorted(as_indexes)
+
+
+@pytest.mark.parametrize("raw", ["kitap\x1f", "\x1ckitap", "dulda\x1etutmak", "ev\x1d"])
+def test_control_separators_are_refused_not_trimmed(raw):
+    """str.strip() would trim U+001C–U+001F (str.isspace says yes); Unicode says they are not
+    white space, so they stay and the word is refused."""
+    norm = normalize(raw)
+    assert norm == raw and letters_problem(norm) == "invalid_chars"
+
+
+def test_unicode_white_space_is_trimmed_and_separates_phrases():
+    assert normalize("\u3000 kitap\xa0\t") == "kitap"
+    assert letters_problem("dulda\u00a0tutmak") == "phrase"
