@@ -112,12 +112,19 @@ def diff_words(old: Iterable[str], new: Iterable[str], alphabet: Alphabet = TURK
             "added_sample": added[:SAMPLE_SIZE], "removed_sample": removed[:SAMPLE_SIZE]}
 
 
-def _created() -> str:
-    """Build time in UTC; SOURCE_DATE_EPOCH pins it for reproducible builds."""
+def _created(source: dict) -> str:
+    """The manifest's `created`: SOURCE_DATE_EPOCH when set, else the source's own date
+    (a word list's mtime, a crawl's newest fetch), else now. Tying it to the source, as
+    reproducible builds do, makes the same input give byte-identical files."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    when = (dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch
-            else dt.datetime.now(dt.timezone.utc).replace(microsecond=0))
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if epoch:
+        when = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
+    elif source.get("date"):
+        when = dt.datetime.fromisoformat(source["date"].replace("Z", "+00:00"))
+        when = when.astimezone(dt.timezone.utc) if when.tzinfo else when
+    else:
+        when = dt.datetime.now(dt.timezone.utc)
+    return when.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -176,6 +183,27 @@ def _swap_link(out: Path, name: str, target: Path) -> None:
     _fsync_dir(out)
 
 
+def _clear_stale(out: Path, name: str) -> None:
+    """Remove what builds of `name` killed mid-way left: temp folders and links of dead pids."""
+    for path in [*(out / BUILDS_DIR).glob(f".tmp-{name}-*"), *out.glob(f".{name}.link-*")]:
+        pid = path.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            if path.is_symlink() or path.is_file():
+                path.unlink(missing_ok=True)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _prune(builds: Path, name: str, keep: Path) -> None:
     old = sorted((p for p in builds.glob(f"{name}-*") if p.is_dir() and p != keep),
                  key=lambda p: p.stat().st_mtime, reverse=True)
@@ -200,6 +228,7 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict,
     tmp = None
     try:
         builds.mkdir(parents=True, exist_ok=True)
+        _clear_stale(out, name)
         tmp = builds / f".tmp-{name}-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
@@ -212,14 +241,15 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict,
             return BuildResult(out / name, prev_manifest, diff_words([], []), unchanged=True)
         changes = {"previous_version": prev_manifest and prev_manifest["version"],
                    "version": version, **diff_words(prev_words, compiled.words, alphabet)}
+        _write_bytes(tmp / CHANGES_FILE, _json_bytes(changes))
+        files[CHANGES_FILE] = sha256_file(tmp / CHANGES_FILE)  # checked on load, not versioned
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "name": name,
-            "version": version, "created": _created(),
+            "version": version, "created": _created(source),
             "normalization_version": NORMALIZATION_VERSION, "alphabet": alphabet.letters,
             "source": source, "counts": compiled.counts(),
             "files": files, "sha256": digest,
         }
-        _write_bytes(tmp / CHANGES_FILE, _json_bytes(changes))
         _write_bytes(tmp / MANIFEST_FILE, _json_bytes(manifest))
         _fsync_dir(tmp)
         final = builds / f"{name}-{version}"

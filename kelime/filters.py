@@ -201,4 +201,4 @@ def cache_source(path: str | Path) -> dict:
                          f"{path}` first")
     crawled = (stats["newest_fetch"] or "unknown date")[:10]
     return {"kind": "tdk-cache", "name": f"{SOURCE_NAME}, crawled {crawled}",
-            "licence": SOURCE_LICENCE, "entries": stats["entries"]}
+            "licence": SOURCE_LICENCE, "entries": stats["entries"], "date": stats["newest_fetch"]}

@@ -7,7 +7,9 @@ Format (``format_version`` 1), one folder per lexicon, e.g. ``data/tr/``:
   reason code in ASCII (``proper_name``, ``obscene``, ``phrase``, ...), one value per key.
 - ``manifest.json``: ``{"format": "kelime-lexicon", "format_version": 1, "name", "version",
   "created", "normalization_version", "alphabet", "source": {...}, "counts": {...},
-  "files": {file: sha256}, "sha256"}``; ``sha256`` hashes the data files' hashes.
+  "files": {file: sha256}, "sha256"}``. ``files`` covers every other file (all checked on
+  load); ``sha256`` hashes the two tries' hashes and ``version`` is its first 12 digits.
+  ``created`` is SOURCE_DATE_EPOCH, else the source's own date, else the build time.
 - ``changes.json``: what this build added and removed against the previous one.
 
 Worked example: built from the list ``kitap``, ``Kitap``, ``İstanbul`` (proper name),

@@ -5,6 +5,7 @@ The TDK cache source lives in `kelime.filters` (it needs the policy).
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 from pathlib import Path
 from typing import Iterator
@@ -32,10 +33,21 @@ def read_wordlist(path: str | Path) -> Iterator[Candidate]:
     except UnicodeDecodeError as e:
         raise BuildError(f"word list {path} is not UTF-8 (byte {e.start}): convert it "
                          "with `iconv -t UTF-8`") from None
+    except OSError as e:  # a folder, no permission, an I/O error
+        raise BuildError(f"cannot read word list {path}: {e.strerror or e}") from None
 
 
 def wordlist_source(path: str | Path) -> dict:
-    return {"kind": "wordlist", "name": Path(path).name, "licence": "as given by the list's author"}
+    """The manifest's `source` for a word list; `date` (its mtime) pins the build's `created`."""
+    try:
+        stamp = Path(path).stat().st_mtime
+    except FileNotFoundError:
+        raise BuildError(f"word list {path} does not exist") from None
+    except OSError as e:
+        raise BuildError(f"cannot read word list {path}: {e.strerror or e}") from None
+    mtime = dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)
+    return {"kind": "wordlist", "name": Path(path).name, "licence": "as given by the list's author",
+            "date": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
 def bootstrap_dir() -> Path:

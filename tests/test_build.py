@@ -244,3 +244,21 @@ def test_a_foreign_or_future_manifest_is_refused(tmp_path, edit, message):
     path.write_text("{ not json")
     with pytest.raises(LexiconError, match="unreadable"):
         Lexicon.load(out / "tr")
+
+
+def test_leftovers_of_killed_builds_are_cleared(tmp_path):
+    """A build killed mid-way leaves .tmp-<name>-<pid>; the next build removes those of dead
+    pids (and never touches a live one's)."""
+    out = tmp_path / "data"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = out / ".builds" / f".tmp-tr-{dead}"
+    stale.mkdir(parents=True)
+    (stale / "words.marisa").write_bytes(b"half a trie")
+    (out / f".tr.link-{dead}").symlink_to("nowhere")
+    live = out / ".builds" / f".tmp-tr-{os.getppid()}"
+    live.mkdir()
+    write_lexicon(compile_words([Candidate("kitap")]), out, "tr", {"name": "t", "licence": "-"})
+    assert not stale.exists() and not (out / f".tr.link-{dead}").is_symlink()
+    assert live.exists()
+    assert Lexicon.load(out / "tr").check("kitap").valid

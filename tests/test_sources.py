@@ -1,6 +1,7 @@
 """kelime.sources: word lists, the offline bootstrap list, and how well it agrees with TDK."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -28,8 +29,10 @@ def test_wordlist_comments_blanks_and_spaces(tmp_path):
                     encoding="utf-8")
     assert list(read_wordlist(path)) == [Candidate("kitap"), Candidate("Kalem"),
                                          Candidate("âdet"), Candidate("dulda tutmak")]
+    os.utime(path, (1767225600, 1767225600))
     assert wordlist_source(path) == {"kind": "wordlist", "name": "words.txt",
-                                     "licence": "as given by the list's author"}
+                                     "licence": "as given by the list's author",
+                                     "date": "2026-01-01T00:00:00Z"}
 
 
 def test_wordlist_errors(tmp_path):
@@ -39,6 +42,36 @@ def test_wordlist_errors(tmp_path):
     latin5.write_bytes("kitap\nışık\n".encode("iso8859-9"))
     with pytest.raises(BuildError, match=r"not UTF-8 \(byte 6\).*iconv"):
         list(read_wordlist(latin5))
+    with pytest.raises(BuildError, match="cannot read word list .*[Dd]irectory"):
+        list(read_wordlist(tmp_path))
+    with pytest.raises(BuildError, match="does not exist"):
+        wordlist_source(tmp_path / "missing.txt")
+
+
+def test_a_folder_as_word_list_is_an_error_line(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "--wordlist", str(tmp_path), "--out",
+                                      str(tmp_path / "data")])
+    assert result.exit_code == 1 and "Error: cannot read word list" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_word_list_builds_are_byte_identical_without_source_date_epoch(tmp_path, monkeypatch):
+    """`created` comes from the list's mtime, so two builds anywhere give the same bytes."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    path = tmp_path / "words.txt"
+    path.write_text("kitap\nkalem\nİstanbul\n", encoding="utf-8")
+    os.utime(path, (1767225600, 1767225600))
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        result = CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out)])
+        assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in (outs[0] / "words").iterdir())
+    assert files == ["changes.json", "manifest.json", "rejected.marisa", "words.marisa"]
+    for name in files:
+        assert (outs[0] / "words" / name).read_bytes() == (outs[1] / "words" / name).read_bytes()
+    manifest = json.loads((outs[0] / "words" / "manifest.json").read_text())
+    assert manifest["created"] == "2026-01-01T00:00:00Z"
+    assert set(manifest["files"]) == {"changes.json", "rejected.marisa", "words.marisa"}
 
 
 def test_kurdish_list_with_its_own_alphabet(tmp_path):
