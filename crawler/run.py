@@ -15,6 +15,13 @@ from kelime import cache
 from .progress import snapshot
 
 EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
+#: Scrapy finish reasons → the summary's first words; STOPPED ones exit 1 (EXIT_STOPPED).
+HEADS = {"finished": "Crawl finished", "shutdown": "Crawl interrupted (Ctrl-C)",
+         "circuit_breaker": "Crawl STOPPED by the circuit breaker",
+         "robots_unreadable": "Crawl STOPPED: robots.txt could not be read",
+         "sitemap_unreadable": "Crawl STOPPED: a sitemap could not be read",
+         "no_words": "Crawl STOPPED: the site's word list gave no words"}
+STOPPED = frozenset({"circuit_breaker", "robots_unreadable", "sitemap_unreadable", "no_words"})
 
 
 def read_words(path: Path) -> list[str]:
@@ -64,10 +71,7 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     """Print what happened and what the cache now holds; return the exit code."""
     s = snapshot(stats, elapsed)
     reason = stats.get("finish_reason", "finished")
-    head = {"finished": "Crawl finished", "shutdown": "Crawl interrupted (Ctrl-C)",
-            "circuit_breaker": "Crawl STOPPED by the circuit breaker",
-            "robots_unreadable": "Crawl STOPPED: robots.txt could not be read"}.get(reason,
-                                                                           f"Crawl ended ({reason})")
+    head = HEADS.get(reason, f"Crawl ended ({reason})")
     say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "
         f"not_found {s['not_found']}, failed {s['failed']}; {s['retried']} retries, "
         f"{stats.get('kelime/skipped', 0)} skipped (robots.txt or stopping).")
@@ -76,7 +80,7 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     say(status_text(cache_path))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
-    if reason in ("circuit_breaker", "robots_unreadable"):
+    if reason in STOPPED:
         return EXIT_STOPPED
     return EXIT_INTERRUPTED if reason == "shutdown" else EXIT_OK
 

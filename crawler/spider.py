@@ -1,16 +1,19 @@
 """The TDK spider: only parses. Enumerates words (autocomplete.json when it still answers
 JSON, else robots.txt's sitemaps of /kelime/<slug> pages), asks /gts?ara= once per word,
-and yields `WordsFound` and `Reply` items; crawler.pipelines stores them."""
+and yields `WordsFound` and `Reply` items; crawler.pipelines stores them. Enumerating stops the
+crawl (exit 1, with the way out) when a sitemap is not one or no word is found."""
 
 from __future__ import annotations
 
 import json
 import logging
+import struct
 from urllib.parse import unquote, urljoin, urlsplit
 
 import scrapy
+from lxml import etree
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import CloseSpider, IgnoreRequest
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 
@@ -20,15 +23,19 @@ from .items import Reply, WordsFound
 
 logger = logging.getLogger(__name__)
 XML = {"Accept": "application/xml, text/xml;q=0.9, */*;q=0.1"}
+NOT_A_SITEMAP = "not a sitemap"
+NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words yourself with "
+                "`kelime crawl --words FILE` (one a line), or rerun later (done words are kept).")
 
 
 def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
-    """('sitemapindex', child sitemap URLs) or ('urlset', headwords of /kelime/<slug> URLs)."""
-    if body[:2] == b"\x1f\x8b":
-        body = gunzip(body)
-    sitemap = Sitemap(body)
-    locs = [d["loc"] for d in sitemap if d.get("loc")]
-    if sitemap.type == "sitemapindex":
+    """('sitemapindex', child sitemap URLs), ('urlset', headwords of /kelime/<slug> URLs), or
+    (NOT_A_SITEMAP, []) for anything else: HTML, empty, broken XML or gzip."""
+    parsed = _sitemap_locs(body)
+    if parsed is None:
+        return NOT_A_SITEMAP, []
+    kind, locs = parsed
+    if kind == "sitemapindex":
         return "sitemapindex", locs
     words = []
     for loc in locs:
@@ -36,6 +43,28 @@ def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
         if path.startswith("/kelime/") and len(path) > len("/kelime/"):
             words.append(unquote(path[len("/kelime/"):]))
     return "urlset", words
+
+
+def _sitemap_locs(body: bytes) -> tuple[str, list[str]] | None:
+    """(root tag, <loc> values) of a sitemap or sitemap index, gzipped or not; else None."""
+    try:
+        if body[:2] == b"\x1f\x8b":
+            body = gunzip(body)
+        sitemap = Sitemap(body)  # StopIteration when lxml finds no element at all (HTML)
+        if sitemap.type not in ("sitemapindex", "urlset"):
+            return None
+        return sitemap.type, [d["loc"] for d in sitemap if d.get("loc")]
+    except (StopIteration, OSError, EOFError, struct.error, etree.LxmlError):
+        return None
+
+
+def what_came_back(status: int, content_type: str, body: bytes) -> str:
+    """A reply in a few words for an error message: status, type and how the body begins."""
+    text = f"HTTP {status}" + (f" ({content_type})" if content_type else "")
+    start = body[:60].decode("utf-8", errors="replace").strip()
+    if not start:
+        return text + " with an empty body"
+    return text + f" beginning {start + ('…' if len(body) > 60 else '')!r}"
 
 
 def words_from_autocomplete(body: bytes) -> list[str] | None:
@@ -61,11 +90,13 @@ class TdkSpider(scrapy.Spider):
         self.enumerate_words, self.limit = enumerate_words, limit
         self.seen: set[str] = set()
         self.sitemaps: list[str] = []
+        self.enumeration: list[str] = []  # where words were looked for, and what came back
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         return spider
 
     def _robots_parsed(self, robotparser, request):
@@ -96,26 +127,69 @@ class TdkSpider(scrapy.Spider):
         if words is None:
             logger.info("autocomplete.json answered HTML, not JSON (2026 redesign): skipped")
             self.crawler.stats.set_value("kelime/autocomplete", "html, skipped")
+            self.enumeration.append(f"{response.url} answered HTML, not JSON")
         else:
             self.crawler.stats.set_value("kelime/autocomplete", len(words))
+            self.enumeration.append(f"{response.url} listed {len(words)} word(s)")
             yield from self._found(words, "autocomplete.json")
         yield from self._sitemap_requests()
 
     def autocomplete_failed(self, failure):
         logger.info("autocomplete.json: %s", failure.value)
+        self.enumeration.append(f"{failure.request.url} failed ({failure.value})")
         yield from self._sitemap_requests()
 
     def _sitemap_requests(self):
         for url in self.sitemaps or [f"{self.base_url}/sitemap.xml"]:
-            yield scrapy.Request(url, self.parse_sitemap, headers=XML)
+            yield self._sitemap_request(url)
+
+    def _sitemap_request(self, url):
+        return scrapy.Request(url, self.parse_sitemap, headers=XML, errback=self.sitemap_failed,
+                              meta={"handle_httpstatus_all": True})
 
     def parse_sitemap(self, response):
-        kind, items = words_from_sitemap(response.body)
+        ok = 200 <= response.status < 300  # every status comes here (handle_httpstatus_all)
+        kind, items = words_from_sitemap(response.body) if ok else (NOT_A_SITEMAP, [])
+        if kind == NOT_A_SITEMAP:
+            self._not_a_sitemap(response)
         if kind == "sitemapindex":
+            self.enumeration.append(f"{response.url} listed {len(items)} sitemap(s)")
             for url in items:
-                yield scrapy.Request(urljoin(response.url, url), self.parse_sitemap, headers=XML)
+                yield self._sitemap_request(urljoin(response.url, url))
         else:
+            self.enumeration.append(f"{response.url} listed {len(items)} word page(s)")
             yield from self._found(items, f"sitemap {urlsplit(response.url).path}")
+
+    def _not_a_sitemap(self, response):
+        ctype = response.headers.get("Content-Type", b"").decode("latin-1")
+        what = what_came_back(response.status, ctype, response.body)
+        self._stop("sitemap_unreadable", f"could not read the sitemap {response.url}: it "
+                   f"answered {what}, not a sitemap (XML <urlset> or <sitemapindex>).")
+
+    def sitemap_failed(self, failure):
+        if isinstance(failure.value, IgnoreRequest):  # the crawl is stopping, or robots.txt
+            if self.crawler.crawling and not self.crawler.stats.get_value("kelime/stop_message"):
+                self._stop("sitemap_unreadable", f"robots.txt disallows the sitemap "
+                           f"{failure.request.url}.")
+            return
+        kind = failure_kind(failure.value)
+        self._stop("sitemap_unreadable", f"could not read the sitemap {failure.request.url}: "
+                   f"{describe(kind, failure.value, failure.request.url)}")
+
+    def _idle(self):
+        """Enumeration is over (nothing left to do): no word found means nothing was crawled."""
+        stats = self.crawler.stats
+        if (self.enumerate_words and not stats.get_value("kelime/enumerated")
+                and not stats.get_value("kelime/stop_message")):
+            tried = "; ".join(self.enumeration) or "nothing could be asked"
+            self._stop("no_words", f"enumerating the site found no words ({tried}).")
+
+    def _stop(self, reason: str, message: str):
+        """End the crawl now with `message` (and the way out) for the summary: exit 1."""
+        stats = self.crawler.stats
+        if not stats.get_value("kelime/stop_message"):
+            stats.set_value("kelime/stop_message", f"{message} {NO_WORD_LIST}")
+        raise CloseSpider(reason)
 
     def _found(self, words, source):
         queries = [q for q in dict.fromkeys(query_for(w) for w in words) if q]

@@ -14,9 +14,10 @@ strings or null, empty lists absent, matching case- and circumflex-insensitively
 naive ``str.lower()`` (so ``IĞDIR`` is not found, as on the real site).
 
 Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`` = every
-query; TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``slow``
+query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
+TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
 (ARG = seconds), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
-``empty``, ``unexpected`` (JSON of another shape).
+``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap).
 Every request except ``/_fake/*`` is logged with start and end times: ``GET /_fake/log``.
 The data set is synthetic (written here), never copied from TDK.
 """
@@ -35,6 +36,7 @@ SPA_HTML = ('<!doctype html><html lang="tr"><head><meta charset="UTF-8"><title>T
             'Kurumu Sözlükleri</title><script type="module" src="/assets/index-f4k3.js">'
             '</script></head><body><div id="root"></div></body></html>')
 DISALLOWED_WORD = "gizli"
+FAULTABLE_PATHS = ("/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml")
 
 # --- the data set: synthetic entries in TDK's exact shape ------------------------------------
 
@@ -190,9 +192,10 @@ class FakeTDK:
             self.faults.setdefault(word, []).append({"kind": kind, "times": times, "arg": arg})
 
     def take_fault(self, query: str) -> dict | None:
-        """The first active fault for this query (or for every query), used up once."""
+        """The first active fault for this query (or for every query; a path: its own only),
+        used up once."""
         with self.lock:
-            for key in (query, "*"):
+            for key in (query,) if query.startswith("/") else (query, "*"):
                 for f in self.faults.get(key, []):
                     if f["times"] != 0:
                         f["times"] -= 1 if f["times"] > 0 else 0
@@ -266,11 +269,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def _route(self, url, record) -> int | None:
         fake = self.fake
-        if url.path == "/robots.txt":
-            fault = fake.take_fault("/robots.txt")  # e.g. --fault /robots.txt=503
+        if url.path in FAULTABLE_PATHS:  # e.g. --fault /robots.txt=503, /sitemap.xml=html
+            fault = fake.take_fault(url.path)
             if fault:
                 record["fault"] = fault["kind"]
                 return self._fault(fault, "", record)
+        if url.path == "/robots.txt":
             return self._send(200, fake.robots(), "text/plain; charset=utf-8")
         if url.path == "/sitemap.xml":
             return self._send(200, fake.sitemap_index(), "application/xml")
@@ -292,7 +296,7 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "429":
             return self._send(429, b'{"error":"Too Many Requests"}', "application/json",
                               {"Retry-After": str(int(arg if arg is not None else 1))})
-        if kind in ("503", "403"):
+        if kind in ("503", "403", "404"):
             return self._send(int(kind), f"<html><body>{kind}</body></html>".encode(), html)
         if kind == "slow":
             time.sleep(arg or 2.0)
@@ -309,6 +313,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, b"", html)
         if kind == "unexpected":
             return self._send(200, b'{"durum":"bakim"}', html)
+        if kind == "no_words":  # a well-formed sitemap listing no page
+            return self._send(200, b'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http:'
+                              b'//www.sitemaps.org/schemas/sitemap/0.9"></urlset>',
+                              "application/xml")
         raise ValueError(f"unknown fault {kind}")
 
     def _send(self, status: int, body: bytes, ctype: str, headers: dict | None = None) -> int:

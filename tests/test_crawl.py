@@ -294,3 +294,34 @@ def test_missing_robots_txt_means_no_rules(tmp_path):
         log = fake.log()
     assert result.returncode == 0, result.stderr
     assert gts_queries(log) == ["kitap"]
+
+
+@pytest.mark.parametrize("fault, came_back", [
+    ("html", "answered HTTP 200 (text/html; charset=utf-8) beginning '<!doctype html>"),
+    ("404", "answered HTTP 404"),
+])
+def test_unreadable_sitemap_stops_the_crawl(tmp_path, fault, came_back):
+    """Since TDK's 2026 redesign unknown paths answer the SPA's HTML: a sitemap that is not
+    one stops an enumerating crawl with the URL, what came back and the way out (--words)."""
+    with FakeProcess("--fault", f"/sitemap.xml={fault}") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0", *FAST)
+        log = fake.log()
+    assert result.returncode == 1, result.stderr
+    assert "Crawl STOPPED: a sitemap could not be read" in result.stderr
+    assert f"could not read the sitemap {fake.url}/sitemap.xml: it {came_back}" in result.stderr
+    assert "--words FILE" in result.stderr and "Traceback" not in result.stderr
+    assert [r["path"] for r in log] == ["/robots.txt", "/autocomplete.json", "/sitemap.xml"]
+
+
+def test_enumeration_finding_no_words_stops_the_crawl(tmp_path):
+    with FakeProcess("--fault", "/sitemap.xml=no_words") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0", *FAST)
+        log = fake.log()
+    assert result.returncode == 1, result.stderr
+    assert "Crawl STOPPED: the site's word list gave no words" in result.stderr
+    assert (f"found no words ({fake.url}/autocomplete.json answered HTML, not JSON; "
+            f"{fake.url}/sitemap.xml listed 0 word page(s))") in result.stderr
+    assert "--words FILE" in result.stderr and "Traceback" not in result.stderr
+    assert gts_queries(log) == []

@@ -13,7 +13,8 @@ from crawler.classify import classify, gts_url, query_for
 from crawler.errors import describe, failure_kind
 from crawler.middlewares import backoff, retry_after
 from crawler.settings import POLITE, USER_AGENT, check_user_agent, crawl_settings
-from crawler.spider import words_from_autocomplete, words_from_sitemap
+from crawler.spider import (NOT_A_SITEMAP, what_came_back, words_from_autocomplete,
+                            words_from_sitemap)
 
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
 
@@ -99,6 +100,20 @@ def test_sitemap_index_and_urlset():
     words = words_from_sitemap(fake.sitemap(1))[1] + words_from_sitemap(fake.sitemap(2))[1]
     assert words == fake.words  # slugs decoded, the non-word page skipped
     assert "dulda tutmak" in words and "âdet" in words
+
+
+@pytest.mark.parametrize("body", [SPA_HTML.encode(), b"", b"   ", b"<?xml version='1.0'?>",
+                                  b'{"durum":"bakim"}', b"<rss><channel/></rss>",
+                                  b"\x1f\x8b\x08\x00cut gzip"])
+def test_what_is_not_a_sitemap_says_so(body):
+    assert words_from_sitemap(body) == (NOT_A_SITEMAP, [])
+
+
+def test_what_came_back_is_short():
+    assert what_came_back(404, "", b"") == "HTTP 404 with an empty body"
+    text = what_came_back(200, "text/html", SPA_HTML.encode())
+    assert text.startswith("HTTP 200 (text/html) beginning '<!doctype html>") and "…" in text
+    assert len(text) < 120
 
 
 def test_autocomplete_json_or_html():
