@@ -22,6 +22,13 @@ KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
 FAST = ["-s", "KELIME_BACKOFF_BASE=0.05", "-s", "DOWNLOAD_TIMEOUT=1",
         "-s", "KELIME_PROGRESS_INTERVAL=0.5"]
 CRAWL_DELAY, DELAY = 0.12, 0.05
+#: How much closer than CRAWL_DELAY two request starts may look IN THE FAKE'S LOG. Scrapy spaces
+#: requests start-to-start in its download slot (robots.txt included: slot.lastseen is set when
+#: a request leaves the slot's queue), but the fake stamps a request when it has read its
+#: headers: after a new connection's TCP handshake and thread start, ~2 ms on a kept-alive
+#: one. Under CPU load the two lags differ by up to ~20 ms (robots.txt, the first request, is
+#: the usual victim). Ignoring Crawl-delay would show DELAY (50 ms) gaps; a burst, ~0 ms.
+LOG_SLACK = 0.03
 FAULTS = {  # word → (kind, times, arg): each survived by retrying
     "kitap": ("429", 1, 1), "inek": ("503", 2, None), "abdal": ("close", 1, None),
     "e-posta": ("html", 1, None), "istanbul": ("broken", 1, None), "dulda": ("empty", 1, None),
@@ -113,7 +120,7 @@ def test_crawl_is_polite(faulty):
                    for r in log)
     for before, after in zip(log, log[1:]):
         assert after["start"] >= before["end"], ("two requests at once", before, after)
-        assert after["start"] - before["start"] >= CRAWL_DELAY - 0.01, (before, after)
+        assert after["start"] - before["start"] >= CRAWL_DELAY - LOG_SLACK, (before, after)
     for i, r in enumerate(log[:-1]):
         if r["status"] == 429:  # Retry-After: 1
             assert log[i + 1]["start"] - r["end"] >= 1.0
