@@ -22,6 +22,8 @@ from .settings import Settings
 FIELDS = ("words", "lexicon", "game")
 QUERY_FIELDS = ("word", "lexicon", "game")
 EXAMPLE = '{"words": ["kitap", "ev"]}'
+SPLIT = "split the list into several requests"
+POST_IT = "use POST /v1/validate for big batches"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +101,16 @@ def name_field(data: dict, key: str) -> str | None:
                   f"not {a_json(value)}", {"field": key, "type": json_type(value)})
 
 
-def check_words(words: list, limits: Settings) -> list[str]:
-    """`words` itself when it is 1..max_words strings of at most max_word_chars each."""
+def check_words(words: list, limits: Settings, most: int | None = None,
+                advice: str = SPLIT) -> list[str]:
+    """`words` itself when it is 1..most (default max_words) strings of at most
+    max_word_chars each."""
     if not words:
         raise Invalid("invalid_request", f"'words' is empty: send at least one word, like {EXAMPLE}")
-    if len(words) > limits.max_words:
+    most = limits.max_words if most is None else most
+    if len(words) > most:
         raise TooLarge("too_many_words", f"{len(words):,} words in one request; the limit is "
-                       f"{limits.max_words:,}: split the list into several requests",
-                       {"count": len(words), "limit": limits.max_words})
+                       f"{most:,}: {advice}", {"count": len(words), "limit": most})
     longest = limits.max_word_chars
     if all(type(w) is str and len(w) <= longest for w in words):
         return words
@@ -128,9 +132,22 @@ def check_word(word: str, limits: Settings) -> str:
     return word
 
 
+def get_limit(limits: Settings) -> tuple[int, str]:
+    """GET's word limit, and what to do over it (POST, when it takes more)."""
+    if limits.max_get_words < limits.max_words:
+        return limits.max_get_words, f"{POST_IT} (up to {limits.max_words:,} words)"
+    return limits.max_words, SPLIT
+
+
 def parse_query(query: bytes, limits: Settings) -> Ask:
-    """The question in GET /v1/validate?word=a&word=b[&lexicon=..][&game=..]."""
-    pairs = query_pairs(query, limits.max_words + len(QUERY_FIELDS))
+    """The question in GET /v1/validate?word=a&word=b[&lexicon=..][&game=..]; GET has its own
+    limits (max_get_words, max_query_bytes), under the HTTP server's own URL limit."""
+    if len(query) > limits.max_query_bytes:
+        raise TooLarge("query_too_large", f"the query string has {len(query):,} bytes; the "
+                       f"limit for GET is {limits.max_query_bytes:,}: {POST_IT}",
+                       {"size": len(query), "limit": limits.max_query_bytes})
+    most, advice = get_limit(limits)
+    pairs = query_pairs(query, most + len(QUERY_FIELDS), advice)
     words, names = [], {}
     for key, value in pairs:
         if key == "word":
@@ -143,16 +160,16 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
                           "are word (repeat it), lexicon and game", {what: key})
     if not words:
         raise Invalid("invalid_request", "no word to check: ask /v1/validate?word=kitap&word=ev")
-    return Ask(check_words(words, limits), names.get("lexicon"), names.get("game"))
+    return Ask(check_words(words, limits, most, advice), names.get("lexicon"), names.get("game"))
 
 
-def query_pairs(query: bytes, max_fields: int) -> list[tuple[str, str]]:
+def query_pairs(query: bytes, max_fields: int, advice: str = SPLIT) -> list[tuple[str, str]]:
     """Form-decoded (key, value) pairs, like parse_qsl(keep_blank_values=True) but strict UTF-8."""
     count = query.count(b"&") + 1
     if count > max_fields:
         limit = max_fields - len(QUERY_FIELDS)
         raise TooLarge("too_many_words", f"{count:,} query parameters; the limit is {limit:,} "
-                       "words: split the list or POST it", {"count": count, "limit": limit})
+                       f"words: {advice}", {"count": count, "limit": limit})
     try:
         return [(_unquote(key), _unquote(value)) for key, _, value in
                 (field.partition("=") for field in query.decode("utf-8").split("&") if field)]

@@ -22,8 +22,17 @@ ENV = {
     "KELIME_MAX_WORDS": "max_words",
     "KELIME_MAX_WORD_CHARS": "max_word_chars",
     "KELIME_MAX_BODY_BYTES": "max_body_bytes",
+    "KELIME_MAX_GET_WORDS": "max_get_words",
+    "KELIME_MAX_QUERY_BYTES": "max_query_bytes",
     "KELIME_CACHE_MAX_AGE": "cache_max_age",
 }
+
+
+#: uvicorn's httptools parser refuses a request target (path + query) over 65,535 bytes with
+#: a bare `400 Invalid HTTP request received.` before the app sees it; GET's own query limit
+#: stays well under it so that a client growing its batch meets our JSON 413 first.
+SERVER_URL_LIMIT = 65_535
+MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024}
 
 
 class SettingsError(ValueError):
@@ -38,6 +47,8 @@ class Settings:
     max_words: int = 10_000
     max_word_chars: int = 64
     max_body_bytes: int = 4 * 1024 * 1024
+    max_get_words: int = 1_000           # GET /v1/validate: bigger batches are POSTed
+    max_query_bytes: int = 32 * 1024     # GET /v1/validate's query string; see SERVER_URL_LIMIT
     cache_max_age: int = 300
 
     @classmethod
@@ -74,6 +85,9 @@ def _convert(var: str, raw: str, kind: str):
         least = 0 if var == "KELIME_CACHE_MAX_AGE" else 1
         if value < least:
             raise SettingsError(f"{var}={raw!r} must be {least} or more")
+        if value > MOST.get(var, value):
+            raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less (the HTTP server "
+                                f"refuses URLs over {SERVER_URL_LIMIT} bytes)")
         return value
     if "Path" in kind:
         return Path(raw)

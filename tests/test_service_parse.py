@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.errors import Invalid, ServiceError, TooLarge
-from service.parse import Ask, json_type, parse_body, parse_query
+from service.parse import Ask, get_limit, json_type, parse_body, parse_query
 from service.settings import Settings
 
 LIMITS = Settings()
@@ -37,10 +37,25 @@ def test_limits_come_from_the_settings():
 
 
 def test_a_huge_query_is_refused_without_parsing_it_all():
+    query = b"&".join([b"word=ev"] * 50_000)
     with pytest.raises(TooLarge) as refused:
-        parse_query(b"&".join([b"word=ev"] * 50_000), LIMITS)
-    assert refused.value.code == "too_many_words"
-    assert refused.value.details == {"count": 50_000, "limit": 10_000}
+        parse_query(query, LIMITS)
+    assert refused.value.code == "query_too_large"
+    assert refused.value.details == {"size": len(query), "limit": 32 * 1024}
+    assert "use POST /v1/validate for big batches" in refused.value.message
+    with pytest.raises(TooLarge) as many:  # under the byte limit, over GET's word limit
+        parse_query(b"&".join([b"word="] * 5_000), LIMITS)
+    assert many.value.code == "too_many_words"
+    assert many.value.details == {"count": 5_000, "limit": 1_000}
+
+
+def test_get_takes_fewer_words_than_post_and_says_so():
+    assert get_limit(LIMITS) == (1_000, "use POST /v1/validate for big batches (up to 10,000 "
+                                        "words)")
+    assert get_limit(SMALL) == (3, "split the list into several requests")  # POST: no more
+    with pytest.raises(TooLarge) as tight:
+        parse_query(b"word=ab&word=cd", Settings(max_query_bytes=10))
+    assert tight.value.details == {"size": 15, "limit": 10}
 
 
 def test_plus_and_percent_escapes_decode_like_a_form():

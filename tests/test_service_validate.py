@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import socket
 
+import httpx
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -12,7 +14,9 @@ from hypothesis import strategies as st
 
 from kelime.cli import cli
 from kelime.lexicon import Lexicon
-from tests.service_helpers import client, data_dir  # noqa: F401  (fixtures)
+from service.app import create_app
+from service.settings import SERVER_URL_LIMIT, Settings
+from tests.service_helpers import client, data_dir, serve_in_thread  # noqa: F401  (fixtures)
 
 MIXED = ["kitap", "İstanbul", "evler", "göt", "a", "e-posta", "dulda tutmak", "KİTAP"]
 
@@ -257,14 +261,53 @@ def test_empty_word_parameter_is_too_short_not_an_error(client):
     assert verdicts(client.get("/v1/validate?word=")) == [("", "", False, "too_short")]
 
 
+def words_query(count: int, length: int) -> str:
+    return "&".join(["word=" + "a" * length] * count)
+
+
 def test_get_word_parameter_limit(client):
-    # Empty words keep the URL under httpx's 64 KiB limit; parse_query is tested with more.
-    ok = client.get("/v1/validate?" + "&".join(["word="] * 10_000))
-    assert ok.status_code == 200 and len(ok.json()["results"]) == 10_000
-    reply = client.get("/v1/validate?" + "&".join(["word="] * 10_001))
+    ok = client.get("/v1/validate?" + words_query(1_000, 2))
+    assert ok.status_code == 200 and len(ok.json()["results"]) == 1_000
+    reply = client.get("/v1/validate?" + words_query(1_001, 2))
     assert reply.status_code == 413
-    assert reply.json()["error"]["code"] == "too_many_words"
-    assert reply.json()["error"]["details"] == {"count": 10_001, "limit": 10_000}
+    error = reply.json()["error"]
+    assert error["code"] == "too_many_words" and error["details"] == {"count": 1_001, "limit": 1_000}
+    assert "use POST /v1/validate for big batches (up to 10,000 words)" in error["message"]
+
+
+def test_get_limits_answer_json_before_the_http_servers_own(data_dir):
+    """A REAL uvicorn (httptools) refuses request targets over 65,535 bytes with a bare
+    text/plain 400 before the app sees them; GET's 32 KiB query limit answers JSON first."""
+    limit = Settings().max_query_bytes
+    assert limit + len("/v1/validate?") < SERVER_URL_LIMIT
+    at_limit = words_query(1_000, 26)  # 1,000 words of 26 letters: 31,999 bytes
+    over = words_query(1_000, 27)      # 32,999 bytes
+    assert len(at_limit) <= limit < len(over)
+    with serve_in_thread(create_app(Settings(data=data_dir))) as url:
+        ok = httpx.get(f"{url}/v1/validate?{at_limit}")
+        assert ok.status_code == 200 and len(ok.json()["results"]) == 1_000
+        for query in (over, words_query(1_900, 27)):  # just over ours; near the server's
+            reply = httpx.get(f"{url}/v1/validate?{query}")
+            assert reply.status_code == 413 and reply.headers["content-type"] == "application/json"
+            assert reply.json()["error"] == {
+                "code": "query_too_large", "details": {"size": len(query), "limit": limit},
+                "message": f"the query string has {len(query):,} bytes; the limit for GET is "
+                           f"{limit:,}: use POST /v1/validate for big batches"}
+        many = httpx.get(f"{url}/v1/validate?{words_query(1_001, 5)}")
+        assert many.status_code == 413 and many.json()["error"]["code"] == "too_many_words"
+        target = "/v1/validate?word=" + "a" * (SERVER_URL_LIMIT - 17)  # one byte too long
+        assert raw_get(url, target).startswith(b"HTTP/1.1 400 ")  # (httpx refuses to send it)
+
+
+def raw_get(url: str, target: str) -> bytes:
+    """The status line and headers uvicorn answers to `GET target`, over a plain socket."""
+    server = httpx.URL(url)
+    with socket.create_connection((server.host, server.port)) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
 
 
 def test_get_is_cacheable_with_etag_and_304(client, data_dir):

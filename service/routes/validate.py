@@ -30,7 +30,8 @@ async def validate_post(request: Request) -> Response:
 
 
 async def validate_get(request: Request) -> Response:
-    """Check `?word=a&word=b[&lexicon=tr][&game=kelimelik]`; cacheable (ETag, If-None-Match → 304)."""
+    """Check `?word=a&word=b[&lexicon=tr][&game=kelimelik]`; cacheable (ETag, If-None-Match → 304).
+    At most 1,000 words and a 32 KiB query string: POST bigger batches."""
     kelime = request.app.state.kelime
     ask = parse_query(request.scope["query_string"], kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), game(ask.game).min_length
@@ -62,7 +63,8 @@ _NAMES = {
 }
 _REPLY = {"200": {"description": "`{lexicon, all_valid, results: [{word, normalized, valid, "
                                  "reason}]}`, one result per word in request order."},
-          "413": {"description": "Over a limit (words, characters a word, body size)."},
+          "413": {"description": "Over a limit (words, characters a word, body size; for GET "
+                                 "1,000 words and a 32 KiB query string: POST big batches)."},
           "422": {"description": "Malformed request; the message says what to send."}}
 OPENAPI = {PATH: {
     "post": {"tags": ["validate"], "summary": "Validate words (JSON body)",
@@ -76,6 +78,7 @@ OPENAPI = {PATH: {
     "get": {"tags": ["validate"], "summary": "Validate words (query string, cacheable)",
             "description": validate_get.__doc__, "responses": _REPLY,
             "parameters": [{"name": "word", "in": "query", "required": True, "explode": True,
-                            "schema": {"type": "array", "items": {"type": "string"}}},
+                            "schema": {"type": "array", "maxItems": 1000,
+                                       "items": {"type": "string", "maxLength": 64}}},
                            *({"name": k, "in": "query", "schema": v} for k, v in _NAMES.items())]},
 }}
