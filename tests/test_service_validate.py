@@ -328,11 +328,17 @@ def test_get_is_cacheable_with_etag_and_304(client, data_dir):
     assert tag not in others and len(others) == 3
 
 
-def test_post_etag_is_the_lexicons(client):
-    tr1, tr2 = post(client, ["ev"]), post(client, ["kitap", "ev"])
-    ku = post(client, ["ev"], lexicon="ku")
-    assert tr1.headers["etag"] == tr2.headers["etag"] != ku.headers["etag"]
-    assert tr1.headers["etag"].strip('"') == tr1.json()["lexicon"]["sha256"][:32]
+def test_post_etag_names_the_lexicon_and_the_question(client):
+    """One URL answers every POST: different replies need different strong ETags."""
+    kitap = post(client, ["kitap"])
+    assert post(client, ["kitap"]).headers["etag"] == kitap.headers["etag"]
+    assert kitap.headers["etag"].startswith('"' + kitap.json()["lexicon"]["sha256"][:32] + "-")
+    others = [post(client, ["evler"]), post(client, ["kitap", "ev"]),
+              post(client, ["kitap"], game="kelimatik"), post(client, ["kitap"], lexicon="ku")]
+    tags = {reply.headers["etag"] for reply in [kitap, *others]}
+    assert len(tags) == 5
+    get = client.get("/v1/validate?word=kitap")
+    assert get.headers["etag"] == kitap.headers["etag"] and get.json() == kitap.json()
 
 
 WORDS = st.lists(st.text(max_size=64), min_size=1, max_size=12)

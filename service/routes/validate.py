@@ -26,7 +26,8 @@ async def validate_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), game(ask.game).min_length
-    return json_response(kelime.validate(lex, ask.words, min_length), etag(lex.info["sha256"]))
+    return json_response(kelime.validate(lex, ask.words, min_length),
+                         answer_tag(lex, ask.words, min_length))
 
 
 async def validate_get(request: Request) -> Response:
@@ -35,11 +36,16 @@ async def validate_get(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_query(request.scope["query_string"], kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), game(ask.game).min_length
-    tag = etag(lex.info["sha256"], [ask.words, min_length])
+    tag = answer_tag(lex, ask.words, min_length)
     cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
     if matches(request.headers.get("if-none-match"), tag):
         return not_modified(tag, cache)
     return json_response(kelime.validate(lex, ask.words, min_length), tag, cache)
+
+
+def answer_tag(lex, words: list[str], min_length: int) -> str:
+    """The reply's strong ETag: the lexicon, and the question (one POST URL, many replies)."""
+    return etag(lex.info["sha256"], [lex.info["name"], words, min_length])
 
 
 class NamedRoute(Route):
