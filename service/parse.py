@@ -12,7 +12,7 @@ Pure functions over bytes: no HTTP here, so every refusal is tested without a se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, unquote_to_bytes
 
 import orjson
 
@@ -130,6 +130,20 @@ def check_word(word: str, limits: Settings) -> str:
         raise TooLarge("word_too_long", f"the word has {len(word)} characters; the limit is "
                        f"{limits.max_word_chars}", {"length": len(word), "limit": limits.max_word_chars})
     return word
+
+
+def check_raw_path(raw_path: bytes | None) -> None:
+    """A 422 when the path, percent-decoded, is not UTF-8: the server decodes it with U+FFFD
+    for each bad byte, and a verdict on "\ufffd" would answer a question nobody asked."""
+    if not raw_path or b"%" not in raw_path:
+        return
+    data = unquote_to_bytes(raw_path)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Invalid("invalid_encoding", f"the path is not valid UTF-8 once percent-decoded "
+                      f"(byte 0x{data[e.start]:02x}): encode the word as UTF-8 (%C4%B0 for İ)"
+                      ) from None
 
 
 def get_limit(limits: Settings) -> tuple[int, str]:

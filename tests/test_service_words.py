@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service.app import create_app
 from service.entries import read_entries
 from service.settings import Settings
@@ -61,3 +63,20 @@ def test_an_unreadable_cache_is_503_saying_why(data_dir, tmp_path):
     assert reply.status_code == 503
     error = reply.json()["error"]
     assert error["code"] == "cache_unavailable" and "not an SQLite database" in error["message"]
+
+
+
+@pytest.mark.parametrize("path, byte", [("/v1/words/%FF", "ff"), ("/v1/words/ki%C4tap", "c4"),
+                                        ("/v1/words/%C4%B0%FF?lexicon=tr", "ff")])
+def test_a_path_that_is_not_utf8_is_422_like_the_query(client, path, byte):
+    """The server decodes %FF to U+FFFD; a verdict on "\ufffd" would answer the wrong word."""
+    reply = client.get(path)
+    assert reply.status_code == 422
+    assert reply.json()["error"] == {
+        "code": "invalid_encoding", "message": f"the path is not valid UTF-8 once percent-decoded "
+        f"(byte 0x{byte}): encode the word as UTF-8 (%C4%B0 for İ)"}
+    assert client.get("/v1/validate?word=%FF").json()["error"]["code"] == "invalid_encoding"
+
+
+def test_u_fffd_sent_as_utf8_is_just_a_word(client):
+    assert client.get("/v1/words/%EF%BF%BD").json()["word"] == "\ufffd"

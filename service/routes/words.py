@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from ..entries import tdk_entries
-from ..parse import check_word
+from ..parse import check_raw_path, check_word
 from ..responses import etag, json_response
 from ..state import KelimeDep, game
 
@@ -18,9 +18,10 @@ GameName = Annotated[str | None, Query(alias="game", max_length=64)]
 
 
 @router.get("/words/{word:path}")
-async def word_info(word: str, kelime: KelimeDep, lexicon: LexiconName = None,
+async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: LexiconName = None,
                     game_name: GameName = None) -> Response:
     """Normalised form, verdict with reason, and TDK entries (`[]` and `cache: null` without a cache)."""
+    check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
     lex, min_length = kelime.lexicon(lexicon), game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
