@@ -58,6 +58,16 @@ def retry_after(value: bytes | str | None, now: float | None = None) -> float:
         return 0.0
 
 
+def stop_crawl(crawler, reason: str, message: str) -> None:
+    """End the crawl from a middleware: `message` is what the summary says (the first stop's
+    message wins), `reason` the finish reason crawler.run maps to exit 1."""
+    if crawler.stats.get_value("kelime/stop_message"):
+        return
+    crawler.stats.set_value("kelime/stop_message", message)
+    logger.info("stopping (%s): %s", reason, message)
+    deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
+
+
 class RobotParser(ProtegoRobotParser):
     """Scrapy's Protego parser, also exposing the Sitemap lines."""
 
@@ -81,11 +91,8 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
         self._refuse(netloc, url.lstrip("/"), describe(failure_kind(exc), exc, url))
 
     def _refuse(self, netloc: str, url: str, error: str) -> None:
-        stats = self.crawler.stats
-        if not stats.get_value("kelime/stop_message"):
-            stats.set_value("kelime/stop_message", STOP_MESSAGES["robots"].format(
-                url=url, error=error))
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason="robots_unreadable"))
+        stop_crawl(self.crawler, "robots_unreadable",
+                   STOP_MESSAGES["robots"].format(url=url, error=error))
         waiting = self._parsers[netloc]
         self._parsers[netloc] = parser = RobotParser.from_crawler(
             self.crawler, b"User-agent: *\nDisallow: /\n")
@@ -221,6 +228,4 @@ class Backoff:
         if self.stopping:
             return
         self.stopping = True
-        self.stats.set_value("kelime/stop_message", message)
-        logger.info("circuit breaker: %s", message)
-        deferred_from_coro(self.crawler.engine.close_spider_async(reason="circuit_breaker"))
+        stop_crawl(self.crawler, "circuit_breaker", message)

@@ -8,15 +8,11 @@ from pathlib import Path
 import click
 
 from .build import BuildError, apply_overrides, compile_words, write_lexicon
+from .cli import fail
 from .normalize import TURKISH, Alphabet
 from .sources import bootstrap_candidates, bootstrap_source, read_wordlist, wordlist_source
 
 DEFAULT_POLICY = Path(__file__).resolve().parent.parent / "data" / "policy.toml"
-
-
-def _fail(message: str) -> None:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(1)
 
 
 def _say(message: str) -> None:
@@ -49,7 +45,7 @@ def run_build(*, bootstrap: bool, wordlist: Path | None, cache: Path | None, nam
         _say(f"Writing {out / name} …")
         result = write_lexicon(compiled, out, name, source, alpha, force=force)
     except BuildError as e:
-        _fail(str(e))
+        fail(str(e))
     if as_json:
         import json
 
