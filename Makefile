@@ -24,9 +24,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $@
 
-# The offline bootstrap lexicon, built once when data/ has no `tr` yet.
+# The offline bootstrap lexicon, built when data/ has no usable `tr` (none yet, or one an
+# older kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used.
 lexicon: install
-	@test -f $(DATA)/tr/manifest.json || $(BIN)/kelime build --bootstrap --out $(DATA)
+	@$(BIN)/kelime check --data $(DATA) kitap >/dev/null 2>&1; test $$? -ne 2 || \
+		$(BIN)/kelime build --bootstrap --out $(DATA)
 
 # Speed, as ratios against baselines measured in the same run (a few minutes each).
 bench: install

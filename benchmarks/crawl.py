@@ -6,7 +6,7 @@
    per reply) against the fake TDK on loopback, politeness OFF (delay 0, no AutoThrottle,
    no robots.txt, 8 in flight), versus a bare sequential httpx loop over the same URLs
    (what the fake and loopback allow). Target ≥ 200 pages/s.
-2. `kelime build --cache` over a 100k-entry cache written through kelime.cache's save
+2. `kelime build --cache` over a 100k-entry cache written through the crawl store's save
    functions, versus `kelime build --wordlist` of the same headwords. Target ≤ 15 s.
 """
 

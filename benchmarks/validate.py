@@ -9,7 +9,7 @@
    1, 8 and 1,000 words (and GET with 8), against FastAPI's hello world served the same
    way (service.server.serve: same uvicorn options), with 1 and 2 workers. The load comes
    from `wrk` when installed (apt-get install wrk), else from a multi-process asyncio
-   client, which measures itself too (PERF-NOTES.md): the report says which one ran.
+   client, which measures itself too: the report says which one ran.
 
 Serves the lexicon under --data, or builds the offline bootstrap lexicon into a temporary
 folder. Every run is bounded in time; servers are stopped by their process id.
@@ -269,11 +269,13 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
 def lexicon_folder(data: Path | None, keep: Path) -> Path:
     if data is not None:
         return data
-    from kelime.build import compile_words, write_lexicon
+    from kelime.lexicon import compile_words, write_lexicon
     from kelime.sources import bootstrap_candidates, bootstrap_source
 
     print(f"no --data: building the offline bootstrap lexicon into {keep} ...", flush=True)
-    write_lexicon(compile_words(bootstrap_candidates()), keep, "tr", bootstrap_source())
+    source = bootstrap_source()
+    write_lexicon(compile_words(bootstrap_candidates()), keep, "tr", source,
+                  created=source.get("date", "2026-01-01T00:00:00Z"))
     return keep
 
 
@@ -297,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     elif client == "wrk" and not shutil.which("wrk"):
         raise SystemExit("--client wrk: wrk is not installed (apt-get install wrk)")
 
-    from kelime.store import load_lexicon
+    from kelime.lexicon import load_lexicon
 
     with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
         tmp = Path(tmp)

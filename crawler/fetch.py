@@ -1,28 +1,29 @@
 """Single look-ups for `kelime define`: httpx + tenacity, same headers and classification
 as the crawl, the reply stored in the cache.
 
-Retry policy is data: `fetch` retries transient replies (429/503/HTML/broken JSON…),
-timeouts and dropped connections with exponential backoff (at least Retry-After), four
-tries in all, and re-raises the last error (never a bare RetryError). Tests call
-``fetch.retry_with(wait=wait_none())`` instead of sleeping.
+Retry policy is data, the crawl's own (`crawler.failures.RETRY`): `fetch` retries transient
+replies (429/503/HTML/broken JSON…), timeouts and dropped connections with exponential
+backoff (at least Retry-After), four tries in all, and re-raises the last error (never a
+bare RetryError). Tests call ``fetch.retry_with(wait=wait_none())`` instead of sleeping.
+Imports no Scrapy: `kelime define` stays quick to start.
 """
 
 from __future__ import annotations
 
 import ssl
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import retry, retry_if_exception, stop_after_attempt
 
-from kelime import cache
+from kelime.errors import FetchError
 from kelime.normalize import normalize
+from kelime.tdk import store as cache
+from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
-from .classify import Classified, classify, gts_url, query_for
-from .middlewares import retry_after
+from .failures import RETRY, RETRYABLE, describe, failure_kind, retry_after
 from .settings import USER_AGENT
-
-_expo = wait_random_exponential(multiplier=1, max=60)
 
 
 class TransientReply(Exception):
@@ -34,26 +35,20 @@ class TransientReply(Exception):
         self.retry_after = retry_after(response.headers.get("Retry-After"))
 
 
-class FetchError(Exception):
-    """A look-up that failed for good, in words the user can act on."""
-
-
 def _wait(retry_state) -> float:
-    """Exponential backoff with jitter, but never less than the server's Retry-After."""
+    """The crawl's backoff, never less than the server's Retry-After."""
     exc = retry_state.outcome.exception()
-    return max(_expo(retry_state), getattr(exc, "retry_after", 0.0))
+    return RETRY.wait(retry_state.attempt_number, getattr(exc, "retry_after", 0.0))
 
 
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, TransientReply):
         return True
-    if isinstance(exc, httpx.ConnectError):
-        return False  # refused, DNS, TLS: asking again will not help
-    return isinstance(exc, (httpx.TimeoutException, httpx.RemoteProtocolError,
-                            httpx.ReadError, httpx.WriteError))
+    # refused, DNS, TLS: asking again will not help (the crawl's breaker counts those)
+    return isinstance(exc, httpx.TransportError) and failure_kind(exc) in RETRYABLE
 
 
-@retry(stop=stop_after_attempt(4), wait=_wait, retry=retry_if_exception(_retryable),
+@retry(stop=stop_after_attempt(RETRY.tries), wait=_wait, retry=retry_if_exception(_retryable),
        reraise=True)
 def fetch(client: httpx.Client, base_url: str, query: str) -> tuple[httpx.Response, Classified]:
     """GET /gts?ara=<query> and classify the body; transient answers raise TransientReply."""
@@ -82,58 +77,75 @@ def make_client(user_agent: str = USER_AGENT, ciphers: str | None = None,
 
 def explain(exc: BaseException, url: str) -> str:
     """An httpx error (or a transient reply that never got better) as an actionable sentence."""
-    host = urlsplit(url).netloc
     if isinstance(exc, TransientReply):
-        return f"{host} kept answering badly: {exc.classified.error} (HTTP {exc.response.status_code})"
-    text = str(exc)
-    if isinstance(exc, httpx.ConnectError) and ("SSL" in text or "TLS" in text):
-        return (f"TLS handshake with {host} failed ({text}): try --ciphers "
-                "ECDHE-RSA-AES256-GCM-SHA384, or check that --base-url speaks HTTPS")
-    if isinstance(exc, httpx.ConnectError):
-        return f"cannot connect to {host} ({text}): check --base-url and the network"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"{host} did not answer in time ({type(exc).__name__}); try again later"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return (f"{host} closed the connection without a reply ({text}); TDK does this to "
-                "user agents it blocks: check --user-agent")
-    return f"request to {host} failed: {type(exc).__name__}: {text}"
+        return (f"{urlsplit(url).netloc} kept answering badly: {exc.classified.error} "
+                f"(HTTP {exc.response.status_code})")
+    return describe(failure_kind(exc), exc, url)
 
 
-def lookup(db, word: str, *, base_url: str, client: httpx.Client | None = None,
+def cached(db, word: str) -> dict | None:
+    """The word's answer from an open cache, or None when it has no good reply for it."""
+    query, norm = query_for(word), normalize(word)
+    entries, reply = cache.entries_for_word(db, norm), cache.get_reply(db, query)
+    if not entries and (reply is None or reply["outcome"] == "failed"):
+        return None
+    return {"query": query, "normalized": norm, "outcome": "ok" if entries else reply["outcome"],
+            "source": "cache", "entries": entries}
+
+
+def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client | None = None,
            refresh: bool = False, fetcher=fetch) -> dict:
     """The word's entries from the cache, fetched live (and stored) when absent or `refresh`.
 
     Returns {query, normalized, outcome, source: cache|live, entries}; raises FetchError
-    (after storing the failure) when TDK cannot be asked or keeps answering badly.
+    when TDK cannot be asked or keeps answering badly. The failure is recorded in an
+    existing cache (its attempts count); a look-up that fails creates no cache file.
     """
-    query, norm = query_for(word), normalize(word)
-    entries, reply = cache.entries_for_word(db, norm), cache.get_reply(db, query)
-    cached = reply is not None and reply["outcome"] != "failed"
-    if (entries or cached) and not refresh:
-        return {"query": query, "normalized": norm, "outcome": "ok" if entries else
-                reply["outcome"], "source": "cache", "entries": entries}
+    cache_path = Path(cache_path)
+    if cache_path.exists() and not refresh:
+        db = cache.open_readonly(cache_path)
+        try:
+            hit = cached(db, word)
+        finally:
+            db.close()
+        if hit is not None:
+            return hit
+    query = query_for(word)
     url = gts_url(base_url, query)
-    own = client is None
-    client = client or make_client()
     row = {"query": query, "url": url, "outcome": "failed"}
     try:
-        response, c = fetcher(client, base_url, query)
+        response, c = _ask(client, fetcher, base_url, query)
     except (httpx.HTTPError, TransientReply) as e:
         response = getattr(e, "response", None)
         row.update(error=explain(e, url), attempts=_attempts(fetcher),
                    status=getattr(response, "status_code", None))
-        cache.save_reply(db, row)
+        if cache_path.exists():
+            _store(cache_path, row, []).close()
         raise FetchError(row["error"]) from None
-    finally:
-        if own:
-            client.close()
     row.update(outcome=c.outcome, error=c.error, status=response.status_code,
                body=response.text or None, attempts=_attempts(fetcher))
-    cache.save_reply(db, row, c.entries)
-    if c.outcome == "failed":
-        raise FetchError(f"{urlsplit(url).netloc}: {c.error}")
-    return {"query": query, "normalized": norm, "outcome": c.outcome, "source": "live",
-            "entries": cache.entries_for_word(db, norm) or c.entries}
+    db = _store(cache_path, row, c.entries)
+    try:
+        if c.outcome == "failed":
+            raise FetchError(f"{urlsplit(url).netloc}: {c.error}")
+        return {"query": query, "normalized": normalize(word), "outcome": c.outcome,
+                "source": "live", "entries": cache.entries_for_word(db, normalize(word))
+                or c.entries}
+    finally:
+        db.close()
+
+
+def _ask(client, fetcher, base_url: str, query: str):
+    if client is not None:
+        return fetcher(client, base_url, query)
+    with make_client() as own:
+        return fetcher(own, base_url, query)
+
+
+def _store(cache_path: Path, row: dict, entries: list[dict]):
+    db = cache.open_cache(cache_path, create=True)
+    cache.save_reply(db, row, entries)
+    return db
 
 
 def _attempts(fetcher) -> int:

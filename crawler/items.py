@@ -27,7 +27,7 @@ class Reply:
     entries: list[dict] = field(default_factory=list)
 
     def row(self) -> dict:
-        """The `replies` row for kelime.cache.save_reply."""
+        """The `replies` row for kelime.tdk.store.save_reply."""
         return {"query": self.query, "url": self.url, "status": self.status,
                 "outcome": self.outcome, "body": self.body, "error": self.error,
                 "attempts": self.attempts}

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
-from email.utils import parsedate_to_datetime
 
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
@@ -16,8 +14,9 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
 
-from .classify import TRANSIENT_STATUSES, classify
-from .errors import BREAKER, describe, failure_kind
+from kelime.tdk.replies import TRANSIENT_STATUSES, classify
+
+from .failures import BREAKER, RetryPolicy, describe, failure_kind, retry_after
 from .items import Reply
 
 logger = logging.getLogger(__name__)
@@ -27,7 +26,7 @@ STOP_MESSAGES = {
                  "Wait a few hours, check --user-agent, raise --delay, then rerun "
                  "(done words are kept).",
     "html": "TDK answered its web page (HTML) instead of JSON {n} times in a row: the /gts "
-            "route may have moved (TDK-API.md: the 2026 redesign) or TDK is refusing us. "
+            "route may have moved (as in the site's 2026 redesign) or TDK is refusing us. "
             "Check {url} in a browser before rerunning (done words are kept).",
     "failed": "{n} words in a row failed ({error}). Stopped so as not to hammer a struggling "
               "site; rerun later: failed words are retried, done words are kept.",
@@ -35,27 +34,6 @@ STOP_MESSAGES = {
               "an unreachable robots.txt means everything is disallowed). Rerun later "
               "(done words are kept).",
 }
-
-
-def backoff(attempt: int, base: float, cap: float, rng=random.random) -> float:
-    """Exponential backoff with jitter: base·2^(attempt-1), plus up to 50%, at most `cap`."""
-    delay = base * 2 ** (attempt - 1)
-    return min(cap, delay * (1 + 0.5 * rng()))
-
-
-def retry_after(value: bytes | str | None, now: float | None = None) -> float:
-    """Seconds asked by a Retry-After header (delta-seconds or HTTP-date); 0 when absent/bad."""
-    if not value:
-        return 0.0
-    text = value.decode("latin-1") if isinstance(value, bytes) else value
-    try:
-        return max(0.0, float(text.strip()))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(text).timestamp() - (now or time.time()))
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def stop_crawl(crawler, reason: str, message: str) -> None:
@@ -148,7 +126,8 @@ class Backoff:
         s = crawler.settings
         self.crawler, self.stats = crawler, crawler.stats
         self.retries = s.getint("KELIME_RETRY_TIMES")
-        self.base, self.cap = s.getfloat("KELIME_BACKOFF_BASE"), s.getfloat("KELIME_BACKOFF_MAX")
+        self.policy = RetryPolicy(tries=self.retries + 1, base=s.getfloat("KELIME_BACKOFF_BASE"),
+                                  cap=s.getfloat("KELIME_BACKOFF_MAX"))
         self.threshold = s.getint("KELIME_BREAKER_THRESHOLD")
         self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
         self.paused_until, self.stopping = 0.0, False
@@ -192,9 +171,8 @@ class Backoff:
         if attempt > self.retries or self.stopping:
             self.stats.inc_value("kelime/gave_up")
             return None
-        wait = backoff(attempt, self.base, self.cap)
-        if response is not None:
-            wait = max(wait, retry_after(response.headers.get("Retry-After")))
+        asked = retry_after(response.headers.get("Retry-After")) if response is not None else 0.0
+        wait = self.policy.wait(attempt, asked)
         self.paused_until = max(self.paused_until, time.monotonic() + wait)
         self.stats.inc_value("kelime/retried")
         logger.info("retry %d of %s in %.1f s: %s", attempt, request.url, wait, reason)

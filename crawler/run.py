@@ -8,20 +8,41 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from kelime import cache
+from kelime.tdk import store as cache
+from kelime.tdk.replies import query_for
 
 from .progress import snapshot
 
 EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
-#: Scrapy finish reasons → the summary's first words; STOPPED ones exit 1 (EXIT_STOPPED).
-HEADS = {"finished": "Crawl finished", "shutdown": "Crawl interrupted (Ctrl-C)",
-         "circuit_breaker": "Crawl STOPPED by the circuit breaker",
-         "robots_unreadable": "Crawl STOPPED: robots.txt could not be read",
-         "sitemap_unreadable": "Crawl STOPPED: a sitemap could not be read",
-         "no_words": "Crawl STOPPED: the site's word list gave no words"}
-STOPPED = frozenset({"circuit_breaker", "robots_unreadable", "sitemap_unreadable", "no_words"})
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a crawl that finished for one Scrapy finish reason is summarised and exits."""
+
+    head: str
+    code: int
+
+
+#: Every way a crawl ends: the summary's first words and the exit status, in one table.
+ENDINGS = {
+    "finished": Ending("Crawl finished", EXIT_OK),
+    "shutdown": Ending("Crawl interrupted (Ctrl-C)", EXIT_INTERRUPTED),
+    "circuit_breaker": Ending("Crawl STOPPED by the circuit breaker", EXIT_STOPPED),
+    "robots_unreadable": Ending("Crawl STOPPED: robots.txt could not be read", EXIT_STOPPED),
+    "sitemap_unreadable": Ending("Crawl STOPPED: a sitemap could not be read", EXIT_STOPPED),
+    "no_words": Ending("Crawl STOPPED: the site's word list gave no words", EXIT_STOPPED),
+    "cache_unwritable": Ending("Crawl STOPPED: a reply could not be stored", EXIT_STOPPED),
+}
+STOPPED = frozenset(r for r, e in ENDINGS.items() if e.code == EXIT_STOPPED)
+
+
+def ending(reason: str) -> Ending:
+    """The Ending of a finish reason; one kelime does not know stops the run (exit 1)."""
+    return ENDINGS.get(reason, Ending(f"Crawl ended ({reason})", EXIT_STOPPED))
 
 
 def read_words(path: Path) -> list[str]:
@@ -45,7 +66,6 @@ def run_crawl(*, base_url: str, cache_path: Path, words: list[str] | None, max_a
     """Run the crawl; return the process exit code. `words` None means enumerate the site."""
     from scrapy.crawler import CrawlerProcess
 
-    from .classify import query_for
     from .spider import TdkSpider
 
     db = cache.open_cache(cache_path, create=True)
@@ -71,7 +91,7 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     """Print what happened and what the cache now holds; return the exit code."""
     s = snapshot(stats, elapsed)
     reason = stats.get("finish_reason", "finished")
-    head = HEADS.get(reason, f"Crawl ended ({reason})")
+    head = ending(reason).head
     say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "
         f"not_found {s['not_found']}, failed {s['failed']}; {s['retried']} retries, "
         f"{stats.get('kelime/skipped', 0)} skipped (robots.txt or stopping).")
@@ -80,14 +100,12 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     say(status_text(cache_path))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
-    if reason in STOPPED:
-        return EXIT_STOPPED
-    return EXIT_INTERRUPTED if reason == "shutdown" else EXIT_OK
+    return ending(reason).code
 
 
 def status_text(cache_path: Path) -> str:
-    """`kelime crawl --status`: the cache's state in three lines."""
-    db = cache.open_cache(cache_path)
+    """`kelime crawl --status`: the cache's state in three lines (read-only)."""
+    db = cache.open_readonly(cache_path)
     st = cache.cache_stats(db)
     db.close()
     r, w = st["replies"], st["words"]

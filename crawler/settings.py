@@ -1,14 +1,17 @@
 """Politeness, in ONE reviewable place. Every run starts from these; flags change a few.
 
 TDK has blocked Python user agents, bursts over ~16 parallel requests and clients that
-ignore rate limits (TDK-API.md §4, §7). So: one request at a time, at least a second
-apart, AutoThrottle on top (it only ever slows down below DOWNLOAD_DELAY), robots.txt
+ignore rate limits. So: one request at a time, at least a second apart, AutoThrottle on top (it only ever slows down below DOWNLOAD_DELAY), robots.txt
 obeyed (Disallow and Crawl-delay), backoff with jitter and Retry-After on 429/503,
 timeouts and closed connections, and a circuit breaker that stops the run when TDK
 starts refusing us (403s, HTML instead of JSON, TLS failures).
 """
 
 from __future__ import annotations
+
+from .failures import RETRY
+
+PACKAGE = __package__  # kelime.crawler once installed: Scrapy loads these by dotted name
 
 #: Honest: names the project and a contact URL. Never a search-engine bot's, never "Python".
 USER_AGENT = "Mozilla/5.0 (compatible; kelime/0.1; +https://github.com/kelime-tr/kelime)"
@@ -22,7 +25,7 @@ POLITE = {
     "USER_AGENT": USER_AGENT,
     "ROBOTSTXT_OBEY": True,
     "ROBOTSTXT_USER_AGENT": "kelime",
-    "ROBOTSTXT_PARSER": "crawler.middlewares.RobotParser",
+    "ROBOTSTXT_PARSER": f"{PACKAGE}.middlewares.RobotParser",
     "CONCURRENT_REQUESTS": DEFAULT_CONCURRENCY,
     "CONCURRENT_REQUESTS_PER_DOMAIN": DEFAULT_CONCURRENCY,
     "DOWNLOAD_DELAY": DEFAULT_DELAY,
@@ -36,26 +39,27 @@ POLITE = {
                                 "Accept-Language": "tr-TR,tr;q=0.9"},
     "COOKIES_ENABLED": False,
     "TELNETCONSOLE_ENABLED": False,
-    "RETRY_ENABLED": False,              # replaced by crawler.middlewares.Backoff
-    "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers; TDK-API.md §1 (2026-04)
+    "RETRY_ENABLED": False,              # replaced by middlewares.Backoff
+    "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers: TDK's server has refused some
     "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
     "DOWNLOADER_MIDDLEWARES": {  # robots.txt unreadable = disallow all (RFC 9309), not allow
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-        "crawler.middlewares.StrictRobotsTxt": 100,
-        "crawler.middlewares.Backoff": 550},
-    "EXTENSIONS": {"crawler.middlewares.CrawlDelay": 10, "crawler.progress.Progress": 20},
-    "ITEM_PIPELINES": {"crawler.pipelines.CachePipeline": 300},
-    "DOWNLOAD_HANDLERS": {"http": "crawler.middlewares.PoliteHTTPHandler",
-                          "https": "crawler.middlewares.PoliteHTTPHandler"},
+        f"{PACKAGE}.middlewares.StrictRobotsTxt": 100,
+        f"{PACKAGE}.middlewares.Backoff": 550},
+    "EXTENSIONS": {f"{PACKAGE}.middlewares.CrawlDelay": 10, f"{PACKAGE}.progress.Progress": 20},
+    "ITEM_PIPELINES": {f"{PACKAGE}.pipelines.CachePipeline": 300},
+    "DOWNLOAD_HANDLERS": {"http": f"{PACKAGE}.middlewares.PoliteHTTPHandler",
+                          "https": f"{PACKAGE}.middlewares.PoliteHTTPHandler"},
     "LOG_LEVEL": "WARNING",
     "LOG_INSTALL_ROOT_HANDLER": True,
-    # kelime's own knobs (read by crawler.middlewares / crawler.progress)
-    "KELIME_RETRY_TIMES": 3,             # retries after the first try
-    "KELIME_BACKOFF_BASE": 2.0,          # seconds; doubles each retry, plus up to 50% jitter
-    "KELIME_BACKOFF_MAX": 300.0,
+    # kelime's own knobs (read by middlewares.py and progress.py)
+    "KELIME_RETRY_TIMES": RETRY.tries - 1,   # retries after the first try (as `kelime define`)
+    "KELIME_BACKOFF_BASE": RETRY.base,       # seconds; doubles each retry, plus up to 50% jitter
+    "KELIME_BACKOFF_MAX": RETRY.cap,
     "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / TLS-failure replies
     "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
+    "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
 }
 
 
@@ -76,7 +80,7 @@ def check_user_agent(user_agent: str) -> str | None:
     """Why a user agent would get us blocked or is dishonest, or None when it is fine."""
     lowered = user_agent.lower()
     if "python" in lowered:
-        return "contains 'Python': TDK closes such connections (TDK-API.md §7)"
+        return "contains 'Python': TDK closes such connections"
     if any(bot in lowered for bot in ("googlebot", "apis-google", "bingbot", "yandex")):
         return "impersonates a search engine's bot: name kelime and a contact URL instead"
     return None

@@ -17,8 +17,9 @@ from scrapy.exceptions import CloseSpider, IgnoreRequest
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 
-from .classify import classify, gts_url, query_for
-from .errors import describe, failure_kind
+from kelime.tdk.replies import classify, gts_url, query_for
+
+from .failures import describe, failure_kind
 from .items import Reply, WordsFound
 
 logger = logging.getLogger(__name__)

@@ -1,8 +1,10 @@
-"""Game profiles: what each game asks of the dictionary (../shared/games/GAMES.md)."""
+"""Game profiles: what each game asks of the dictionary."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .errors import KelimeError
 
 # kelimelik's letter values; sozce uses them too (its rules give none).
 KELIMELIK_VALUES = {
@@ -48,7 +50,7 @@ GAMES: dict[str, Game] = {
 DEFAULT_GAME = "kelimelik"
 
 
-class UnknownGame(ValueError):
+class UnknownGame(KelimeError, ValueError):
     """A game name that kelime has no profile for."""
 
 

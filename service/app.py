@@ -1,6 +1,6 @@
 """The FastAPI app: `create_app(settings)` loads every lexicon once, in the lifespan.
 
-    uvicorn --factory service.app:create_app_from_env     # settings from KELIME_* variables
+    uvicorn --factory kelime.service.app:create_app_from_env     # settings from KELIME_* variables
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
-from kelime.store import load_all
+from kelime.lexicon import load_all
 
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware

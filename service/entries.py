@@ -1,4 +1,4 @@
-"""TDK entries for a word from the crawl cache (`kelime.cache`), read off the event loop.
+"""TDK entries for a word from the crawl cache (`kelime.tdk.store`), read off the event loop.
 
 Without a configured cache, or when its file is absent, a word simply has no entries
 (`[]`) and the reply says `"cache": null`.
@@ -25,9 +25,9 @@ def read_entries(path: Path, normalized: str) -> tuple[list[dict], dict | None]:
     """Open the cache, read the word's raw TDK entries, close it (one connection per thread)."""
     if not path.is_file():
         return [], None
-    from kelime import cache as tdk_cache  # sqlite-utils is only needed when a cache is set
+    from kelime.tdk import store as tdk_cache  # sqlite-utils is only needed with a cache
     try:
-        db = tdk_cache.open_cache(path)
+        db = tdk_cache.open_readonly(path)
         try:
             entries = tdk_cache.entries_for_word(db, normalized)
         finally:

@@ -2,7 +2,7 @@
 
 Pure functions over bytes: no HTTP here, so every refusal is tested without a server.
 
-    >>> from service.settings import Settings
+    >>> from kelime.service.settings import Settings
     >>> parse_body(b'{"words": ["kitap", "ev"], "game": "kelimatik"}', Settings())
     Ask(words=['kitap', 'ev'], lexicon=None, game='kelimatik')
     >>> parse_query(b"word=kitap&word=%C4%B0stanbul", Settings()).words

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
+import socket
 
-from kelime.lexicon import LexiconError
-from kelime.store import lexicon_names, load_all
+from kelime.lexicon import LexiconError, lexicon_names, load_all
 
-from .settings import Settings
+from .settings import Settings, SettingsError
 
-APP_FACTORY = "service.app:create_app_from_env"
+APP_FACTORY = f"{__package__}.app:create_app_from_env"
 #: The one place uvicorn is configured (the benchmark serves its baseline with these too).
 UVICORN_OPTIONS = {"loop": "uvloop", "http": "httptools", "access_log": False,
                    "server_header": False, "timeout_keep_alive": 5}
@@ -37,12 +36,28 @@ def check_data(settings: Settings) -> list[str]:
     return names
 
 
-def run(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Serve every lexicon in `data_dir` until interrupted."""
-    settings = Settings.from_env().with_data(data_dir)
+def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
+    """Serve every lexicon in `settings.data` until interrupted."""
     check_data(settings)
+    check_port(host, port)
     os.environ.update(settings.as_env())
     serve(APP_FACTORY, host=host, port=port, workers=workers)
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port that is taken before uvicorn starts (it would only log a raw OSError)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as e:
+        raise SettingsError(f"--host {host!r} is not an address of this machine ({e})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
+                                f"server holds it; stop it or pass --port N") from None
 
 
 def serve(factory: str, *, host: str, port: int, workers: int = 1) -> None:

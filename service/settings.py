@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Mapping
 
+from kelime.errors import KelimeError
+
 #: Environment variable → Settings field, for the fields that can be set from outside.
 ENV = {
     "KELIME_DATA": "data",
@@ -35,7 +37,7 @@ SERVER_URL_LIMIT = 65_535
 MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024}
 
 
-class SettingsError(ValueError):
+class SettingsError(KelimeError, ValueError):
     """An environment variable with a value the service cannot use."""
 
 
@@ -65,6 +67,9 @@ class Settings:
 
     def with_data(self, data: str | Path) -> "Settings":
         return replace(self, data=Path(data))
+
+    def with_cache(self, cache: str | Path) -> "Settings":
+        return replace(self, cache=Path(cache))
 
     def as_env(self) -> dict[str, str]:
         """The environment that makes `from_env` rebuild these settings (for worker processes)."""

@@ -5,7 +5,7 @@ Run it as a subprocess; it prints its URL on the first line of stdout:
     $ python tests/fake_tdk.py --crawl-delay 0.2 --fault kitap=429:1:1
     http://127.0.0.1:38467
 
-Routes, shaped like the real site after its 2026 redesign (see TDK-API.md):
+Routes, shaped like the real site after its 2026 redesign :
 ``/robots.txt`` (a Disallow on ``/gts?ara=gizli`` and ``/yonetim/``, optional Crawl-delay,
 a Sitemap line) → ``/sitemap.xml`` (index) → ``/sitemap-1.xml``, ``/sitemap-2.xml``
 (``/kelime/<slug>`` URLs); ``/autocomplete.json`` and every unknown path answer the SPA's
@@ -40,7 +40,7 @@ FAULTABLE_PATHS = ("/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.
 
 # --- the data set: synthetic entries in TDK's exact shape ------------------------------------
 
-TAGS = {  # id: (tur, kisa_adi, tam_adi, ekno) — the public tag enum (TDK-API.md §4)
+TAGS = {  # id: (tur, kisa_adi, tam_adi, ekno) — the public tag enum
     "19": ("3", "a.", "isim", "30"), "20": ("3", "sf.", "sıfat", "31"),
     "22": ("3", "-i", "-i", "33"), "23": ("3", "nsz.", "nesnesiz", "34"),
     "30": ("4", "argo", "argo", "41"), "31": ("4", "esk.", "eskimiş", "42"),

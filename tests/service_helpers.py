@@ -1,9 +1,6 @@
-"""Shared by the tests/test_service_*.py modules: two small real lexicons, the real app,
-and a real uvicorn server in a thread (like httpx's tests/conftest.py::serve_in_thread).
-
-Import the fixtures into a test module to use them:
-``from tests.service_helpers import client, data_dir  # noqa: F401``.
-"""
+"""Helpers for the service tests: two small real lexicons and a real uvicorn server in a
+thread (like httpx's tests/conftest.py::serve_in_thread). The fixtures built from them
+(`data_dir`, `client`) live in tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -15,18 +12,17 @@ from pathlib import Path
 
 import warnings
 
-import pytest
 import uvicorn
 
 with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works the same here
     warnings.filterwarnings("ignore", message=".*httpx2")
     from fastapi.testclient import TestClient
 
-from kelime.build import Candidate, compile_words, write_lexicon
+from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.normalize import Alphabet
-from service.app import create_app
-from service.server import UVICORN_OPTIONS
-from service.settings import Settings
+from kelime.service.app import create_app
+from kelime.service.server import UVICORN_OPTIONS
+from kelime.service.settings import Settings
 
 KURDISH = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
 TR_WORDS = [
@@ -37,24 +33,15 @@ TR_WORDS = [
 ]
 KU_WORDS = [Candidate(w) for w in ("av", "nan", "mêr", "şîr", "xwe", "jin")]
 SOURCE = {"kind": "test", "name": "tests/service_helpers.py", "licence": "n/a"}
+CREATED = "2026-01-01T00:00:00Z"
 
 
 def build_data(root: Path) -> Path:
     """A data folder with lexicons `tr` (Turkish) and `ku` (Kurdish, its own alphabet)."""
-    write_lexicon(compile_words(TR_WORDS), root, "tr", SOURCE)
-    write_lexicon(compile_words(KU_WORDS, KURDISH), root, "ku", SOURCE, KURDISH)
+    write_lexicon(compile_words(TR_WORDS), root, "tr", SOURCE, created=CREATED)
+    write_lexicon(compile_words(KU_WORDS, KURDISH), root, "ku", SOURCE, created=CREATED,
+                  alphabet=KURDISH)
     return root
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory) -> Path:
-    return build_data(tmp_path_factory.mktemp("data"))
-
-
-@pytest.fixture(scope="module")
-def client(data_dir):
-    with TestClient(create_app(Settings(data=data_dir))) as test_client:
-        yield test_client
 
 
 def free_port() -> int:

@@ -2,7 +2,7 @@
 (every value a string or null, ids as strings, empty lists left out).
 
 No public sample carries a `kaba konuşmada` or `hakaret yollu` sense, so those are built
-here from the tag table in TDK-API.md §4 (ids 36 and 38, tur "4").
+here from TDK's public tag table (ids 36 and 38, tur "4").
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from kelime.cli import cli
+from kelime.policy import default_policy_path
 from kelime.games import GAMES
 from kelime.lexicon import Lexicon
 
@@ -29,11 +30,9 @@ def run(*args, cwd: Path, env: dict | None = None, exe=None) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
     """A real lexicon `tr` built by the real command from a five-word list + the policy."""
-    if not KELIME.exists():
-        pytest.skip(f"{KELIME} is not installed (pip install -e .)")
     root = tmp_path_factory.mktemp("cli")
     (root / "tr.txt").write_text(WORDS, encoding="utf-8")
-    done = run("build", "--wordlist", "tr.txt", "--policy", str(ROOT / "data" / "policy.toml"),
+    done = run("build", "--wordlist", "tr.txt", "--policy", str(default_policy_path()),
                "--out", "data", cwd=root)
     assert done.returncode == 0, done.stderr
     return root / "data"
@@ -106,8 +105,6 @@ def test_build_errors(data, args, message):
 
 
 def test_build_shrink_refusal_change_summary_and_force(tmp_path):
-    if not KELIME.exists():
-        pytest.skip(f"{KELIME} is not installed")
     words = [f"kelime{a}{b}" for a in "abcdefghij" for b in "klmnoprstu"]
     (tmp_path / "big.txt").write_text("\n".join(words), encoding="utf-8")
     (tmp_path / "small.txt").write_text("\n".join(words[:80] + ["çanta"]), encoding="utf-8")
@@ -133,8 +130,6 @@ def test_build_shrink_refusal_change_summary_and_force(tmp_path):
 
 
 def test_build_dict_py_is_kelime_build(tmp_path):
-    if not KELIME.exists():
-        pytest.skip(f"{KELIME} is not installed")
     (tmp_path / "w.txt").write_text(WORDS + "İstanbul\ne-posta\n", encoding="utf-8")
     script = [sys.executable, str(ROOT / "build_dict.py")]
     for args in (["--wordlist", "w.txt", "--name", "tr"], [], ["--bootstrap", "--cache", "x"]):

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from kelime import cache
+from kelime.tdk import store as cache
 
 from .fake_tdk import DISALLOWED_WORD, SITEMAP_WORDS, FakeProcess, builtin_entries
 
@@ -142,7 +142,7 @@ def test_rerun_fetches_only_the_failed_word_then_status(faulty):
     fake, path, _, _ = faulty
     fake.clear_faults()
     fake.clear_log()
-    result = crawl("--max-age", "30", *FAST,  # base URL and cache from the environment
+    result = crawl("--max-age", "30", "--delay", str(DELAY), *FAST,  # URL, cache from the env
                    environ=env(KELIME_TDK_BASE_URL=fake.url, KELIME_CACHE=str(path)))
     assert result.returncode == 0, result.stderr
     assert gts_queries(fake.log()) == ["kalem"]
@@ -204,7 +204,7 @@ def test_tls_failure_is_explained(tmp_path):
 
 def test_bad_arguments_are_refused_before_crawling(tmp_path):
     bad_ua = crawl("--user-agent", "python-requests/2.31", "--cache", str(tmp_path / "c.sqlite"))
-    assert bad_ua.returncode == 1 and "Python" in bad_ua.stderr
+    assert bad_ua.returncode == 2 and "Python" in bad_ua.stderr  # a usage error
     not_db = tmp_path / "x.sqlite"
     not_db.write_text("not a database, really")
     bad_cache = crawl("--status", "--cache", str(not_db))

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from crawler.classify import classify, gts_url, query_for
-from crawler.errors import describe, failure_kind
-from crawler.middlewares import backoff, retry_after
-from crawler.settings import POLITE, USER_AGENT, check_user_agent, crawl_settings
-from crawler.spider import (NOT_A_SITEMAP, what_came_back, words_from_autocomplete,
-                            words_from_sitemap)
+from kelime.crawler.failures import RETRY, RetryPolicy, describe, failure_kind, retry_after
+from kelime.crawler.settings import POLITE, USER_AGENT, check_user_agent, crawl_settings
+from kelime.crawler.spider import (NOT_A_SITEMAP, what_came_back, words_from_autocomplete,
+                                   words_from_sitemap)
+from kelime.tdk.replies import classify, gts_url, query_for
 
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
 
@@ -122,11 +121,21 @@ def test_autocomplete_json_or_html():
     assert words_from_autocomplete(SPA_HTML.encode()) is None
 
 
-@given(st.integers(1, 12), st.floats(0, 1))
-def test_backoff_grows_and_is_capped(attempt, r):
-    wait = backoff(attempt, 2.0, 300.0, rng=lambda: r)
+@given(st.integers(1, 12), st.floats(0, 1), st.floats(0, 1000))
+def test_backoff_grows_is_capped_and_honours_retry_after(attempt, r, asked):
+    policy = RetryPolicy(tries=4, base=2.0, cap=300.0)
+    wait = policy.wait(attempt, rng=lambda: r)
     assert min(300.0, 2.0 * 2 ** (attempt - 1)) <= wait <= 300.0
     assert wait <= 1.5 * 2.0 * 2 ** (attempt - 1)
+    assert policy.wait(attempt, asked, rng=lambda: r) == max(wait, asked)
+
+
+def test_the_crawl_and_define_share_one_retry_policy():
+    from kelime.crawler import fetch
+
+    s = crawl_settings(cache="c.sqlite")
+    assert s["KELIME_RETRY_TIMES"] + 1 == RETRY.tries == fetch.fetch.retry.stop.max_attempt_number
+    assert (s["KELIME_BACKOFF_BASE"], s["KELIME_BACKOFF_MAX"]) == (RETRY.base, RETRY.cap)
 
 
 def test_retry_after_seconds_and_dates():
@@ -161,10 +170,38 @@ def test_politeness_defaults():
     assert s["DEFAULT_REQUEST_HEADERS"]["Accept"] == "application/json"
     assert check_user_agent(USER_AGENT) is None and "kelime" in USER_AGENT
     assert "http" in USER_AGENT and "python" not in USER_AGENT.lower()
-    assert s == dict(POLITE, KELIME_CACHE="c.sqlite")
+    assert s["KELIME_CACHE"] == "c.sqlite" and s["USER_AGENT"] == USER_AGENT
+
+
+def test_flags_change_only_their_settings():
+    s = crawl_settings(cache="c.sqlite", delay=2.5, concurrency=2, user_agent="kelime-test/1",
+                       ciphers="ECDHE-RSA-AES256-GCM-SHA384", extra={"DOWNLOAD_TIMEOUT": 5})
+    changed = {k for k in s if s[k] != POLITE.get(k)}
+    assert changed == {"KELIME_CACHE", "DOWNLOAD_DELAY", "AUTOTHROTTLE_START_DELAY",
+                       "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS_PER_DOMAIN", "USER_AGENT",
+                       "DOWNLOADER_CLIENT_TLS_CIPHERS", "DOWNLOAD_TIMEOUT"}
+    assert (s["DOWNLOAD_DELAY"], s["CONCURRENT_REQUESTS_PER_DOMAIN"]) == (2.5, 2)
+    assert s["DOWNLOADER_CLIENT_TLS_CIPHERS"] == "ECDHE-RSA-AES256-GCM-SHA384"
 
 
 @pytest.mark.parametrize("ua", ["python-requests/2.31", "Mozilla/5.0 (compatible; Googlebot/2.1)",
                                 "APIs-Google (+https://developers.google.com)"])
 def test_dishonest_or_blocked_user_agents_are_refused(ua):
     assert check_user_agent(ua)
+
+
+def test_an_unclassified_failure_names_its_own_type():
+    text = describe("other", RuntimeError("boom"), "https://sozluk.gov.tr/gts?ara=kitap")
+    assert text == "request to sozluk.gov.tr failed: RuntimeError: boom"
+
+
+def test_httpx_failures_use_the_same_vocabulary():
+    import httpx
+
+    url = "https://sozluk.gov.tr/gts?ara=kitap"
+    assert failure_kind(httpx.ConnectError("[Errno 111] Connection refused")) == "refused"
+    assert failure_kind(httpx.ConnectError("[Errno -2] Name or service not known")) == "dns"
+    assert failure_kind(httpx.ReadTimeout("timed out")) == "timeout"
+    assert failure_kind(httpx.RemoteProtocolError("Server disconnected")) == "closed"
+    assert failure_kind(httpx.ConnectError("[SSL: WRONG_VERSION_NUMBER] wrong version")) == "tls"
+    assert "--user-agent" in describe("closed", httpx.RemoteProtocolError("x"), url)

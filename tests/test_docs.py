@@ -1,6 +1,8 @@
 """Every `kelime` command documents itself with an example (like sqlite-utils'
 tests/test_docs.py): walks the click group, so commands added later are checked too."""
 
+import json
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -36,3 +38,33 @@ def test_help_has_a_summary_and_an_example(path, command):
     example = text.lower().split("example", 1)[1]
     assert f"{path[0]} " in example or path[-1] in example, \
         f"`{' '.join(path)}`'s example does not show the command being used"
+
+
+def test_the_check_example_prints_what_check_prints(tmp_path):
+    import re
+
+    from kelime.lexicon import Candidate, compile_words, write_lexicon
+
+    words = [Candidate("kitap"), Candidate("İstanbul", "proper_name")]
+    write_lexicon(compile_words(words), tmp_path, "tr", {"kind": "test", "name": "t",
+                                                         "licence": "-"},
+                  created="2026-01-01T00:00:00Z")
+    text = cli.commands["check"].help.split("Example:", 1)[1]
+    command, *shown = [line.strip() for line in text.strip().splitlines()]
+    args = command.removeprefix("$ kelime ").split()
+    out = CliRunner().invoke(cli, [*args, "--data", str(tmp_path)]).output
+    printed = [line.rstrip() for line in out.strip().splitlines()]
+    version = re.compile(r"[0-9a-f]{12} \([\d,]+ words\)")
+    assert [version.sub("V", line) for line in printed] == [version.sub("V", s) for s in shown]
+
+
+def test_check_reads_words_from_standard_input(tmp_path):
+    from kelime.lexicon import Candidate, compile_words, write_lexicon
+
+    write_lexicon(compile_words([Candidate("kitap"), Candidate("kalem")]), tmp_path, "tr",
+                  {"kind": "test", "name": "t", "licence": "-"}, created="2026-01-01T00:00:00Z")
+    run = CliRunner().invoke(cli, ["check", "--data", str(tmp_path), "--json", "-", "evler"],
+                             input="kitap\n\nKALEM\n")
+    assert [r["word"] for r in json.loads(run.output)["results"]] == \
+        ["kitap", "KALEM", "evler"]
+    assert run.exit_code == 1

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 from tenacity import wait_none
 
-from crawler.fetch import FetchError, fetch, lookup, make_client
-from kelime import cache
 from kelime.cli import cli
+from kelime.crawler.fetch import fetch, lookup, make_client
+from kelime.errors import FetchError
+from kelime.tdk import store as cache
 
 from .fake_tdk import serve_in_thread
 
@@ -30,7 +31,12 @@ def fake():
 
 @pytest.fixture
 def db(tmp_path):
-    return cache.open_cache(tmp_path / "c.sqlite", create=True)
+    """The cache's path: `lookup` opens it itself (read-only first, a writer to store)."""
+    return tmp_path / "c.sqlite"
+
+
+def reply(path, query):
+    return cache.get_reply(cache.open_readonly(path), query)
 
 
 def gts(fake) -> list[str]:
@@ -45,7 +51,7 @@ def test_fetches_when_absent_then_answers_from_the_cache(fake, db):
     assert [e["madde"] for e in first["entries"]] == ["âdet", "adet"] == \
         [e["madde"] for e in again["entries"]]
     assert gts(fake) == ["âdet"]
-    assert cache.get_reply(db, "âdet")["outcome"] == "ok"
+    assert reply(db, "âdet")["outcome"] == "ok"
     r = fake.log[0]
     assert "kelime" in r["user_agent"] and r["accept"] == "application/json"
 
@@ -73,16 +79,23 @@ def test_transient_faults_are_retried(fake, db, kind, times):
         result = lookup(db, "kitap", base_url=fake.base, client=client, fetcher=NO_WAIT)
     assert result["outcome"] == "ok" and result["entries"][0]["madde"] == "kitap"
     assert len(gts(fake)) == times + 1
-    assert cache.get_reply(db, "kitap")["attempts"] == times + 1
+    assert reply(db, "kitap")["attempts"] == times + 1
 
 
 def test_a_fault_that_persists_is_recorded_failed_never_not_found(fake, db):
+    cache.open_cache(db, create=True).close()
     fake.add_fault("kalem", "html", -1)
     with make_client() as client, pytest.raises(FetchError, match="HTML instead of JSON"):
         lookup(db, "kalem", base_url=fake.base, client=client, fetcher=NO_WAIT)
     assert len(gts(fake)) == 4
-    row = cache.get_reply(db, "kalem")
+    row = reply(db, "kalem")
     assert row["outcome"] == "failed" and "HTML" in row["error"]
+
+
+def test_a_failed_look_up_leaves_no_new_cache_behind(db):
+    with make_client() as client, pytest.raises(FetchError, match="refused the connection"):
+        lookup(db, "kitap", base_url="http://127.0.0.1:1", client=client, fetcher=NO_WAIT)
+    assert not db.exists() and list(db.parent.iterdir()) == []
 
 
 def test_403_is_not_retried(fake, db):
@@ -109,7 +122,7 @@ def test_network_errors_read_as_actions(fake, db):
     https = fake.base.replace("http://", "https://")
     with make_client() as client, pytest.raises(FetchError, match="TLS handshake.*--ciphers"):
         lookup(db, "kitap", base_url=https, client=client, fetcher=NO_WAIT)
-    with make_client() as client, pytest.raises(FetchError, match="cannot connect"):
+    with make_client() as client, pytest.raises(FetchError, match="refused the connection"):
         lookup(db, "kitap", base_url="http://127.0.0.1:1", client=client, fetcher=NO_WAIT)
     with pytest.raises(FetchError, match="--ciphers 'NOPE'"):
         make_client(ciphers="NOPE")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import anyio
 import orjson
 
-from service.app import create_app
-from service.settings import Settings
-from tests.service_helpers import data_dir  # noqa: F401  (fixture)
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+
 
 MIB = 1024 * 1024
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from kelime.games import GAMES
 from kelime.lexicon import Lexicon
-from tests.service_helpers import client, data_dir  # noqa: F401  (fixtures)
 
 
 def test_lexicons_lists_every_loaded_lexicon(client, data_dir):
@@ -17,7 +16,7 @@ def test_lexicons_lists_every_loaded_lexicon(client, data_dir):
     first = body["lexicons"][0]
     assert {k: first[k] for k in tr.info} == ku.info
     assert first["alphabet"] == "abcçdeêfghiîjklmnopqrsştuûvwxyz"
-    assert first["counts"] == ku.manifest["counts"] and first["source"]["kind"] == "test"
+    assert first["counts"] == ku.manifest.counts and first["source"]["kind"] == "test"
     assert "files" not in first
     assert reply.headers["etag"]
 

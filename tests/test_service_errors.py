@@ -7,10 +7,10 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 
-from service.app import create_app
-from service.errors import Invalid, NotFound, TooLarge, Unavailable, describe, error_body
-from service.settings import Settings
-from tests.service_helpers import TestClient, client, data_dir  # noqa: F401  (fixtures)
+from kelime.service.app import create_app
+from kelime.service.errors import describe, error_body
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
 
 
 def request(method="GET", path="/v1/x") -> Request:
@@ -18,10 +18,22 @@ def request(method="GET", path="/v1/x") -> Request:
                     "headers": [], "root_path": "", "scheme": "http", "server": ("t", 80)})
 
 
-@pytest.mark.parametrize("exc, status", [(Invalid("c", "m"), 422), (TooLarge("c", "m"), 413),
-                                         (NotFound("c", "m"), 404), (Unavailable("c", "m"), 503)])
-def test_domain_errors_carry_their_status(exc, status):
-    assert describe(exc, request()) == (status, {"error": {"code": "c", "message": "m"}}, None)
+@pytest.mark.parametrize("ask, status, code", [
+    ({"words": ["kitap"], "game": "monopoly"}, 422, "unknown_game"),
+    ({"words": ["kitap"] * 10_001}, 413, "too_many_words"),
+    ({"words": ["kitap"], "lexicon": "xx"}, 404, "unknown_lexicon"),
+])
+def test_domain_errors_reach_the_client_with_their_status(client, ask, status, code):
+    reply = client.post("/v1/validate", json=ask)
+    assert reply.status_code == status
+    assert reply.json()["error"]["code"] == code and reply.json()["error"]["message"]
+
+
+def test_no_lexicon_is_a_503_in_the_one_shape(tmp_path):
+    with TestClient(create_app(Settings(data=tmp_path))) as empty:
+        reply = empty.post("/v1/validate", json={"words": ["kitap"]})
+    assert reply.status_code == 503 and reply.json()["error"]["code"] == "not_ready"
+    assert "kelime build" in reply.json()["error"]["message"]
 
 
 def test_details_appear_only_when_given():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from service.app import create_app
-from service.settings import Settings
-from tests.service_helpers import TestClient, data_dir  # noqa: F401  (fixture)
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
 
 
 def sample(metrics: str, name: str, **labels) -> float:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.errors import Invalid, ServiceError, TooLarge
-from service.parse import Ask, get_limit, json_type, parse_body, parse_query
-from service.settings import Settings
+from kelime.service.errors import Invalid, ServiceError, TooLarge
+from kelime.service.parse import Ask, get_limit, json_type, parse_body, parse_query
+from kelime.service.settings import Settings
 
 LIMITS = Settings()
 SMALL = Settings(max_words=3, max_word_chars=5)

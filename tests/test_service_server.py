@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -13,10 +14,10 @@ from click.testing import CliRunner
 
 from kelime.cli import cli
 from kelime.lexicon import LexiconError
-from service.app import create_app
-from service.server import check_data
-from service.settings import Settings
-from tests.service_helpers import build_data, data_dir, free_port, serve_in_thread  # noqa: F401
+from kelime.service.app import create_app
+from kelime.service.server import check_data
+from kelime.service.settings import Settings
+from tests.service_helpers import build_data, free_port, serve_in_thread
 
 MIB = 1024 * 1024
 
@@ -128,3 +129,44 @@ def test_kelime_serve_end_to_end(data_dir, workers):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def test_kelime_serve_refuses_a_port_out_of_range(data_dir):
+    run = CliRunner().invoke(cli, ["serve", "--data", str(data_dir), "--port", "70000"])
+    assert run.exit_code == 2 and "70000 is not in the range 1<=x<=65535" in run.output
+
+
+def test_kelime_serve_says_when_the_port_is_taken(data_dir):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([*kelime_command(), "serve", "--data", str(data_dir), "--port",
+                               str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"Error: cannot listen on 127.0.0.1:{port}")
+    assert "pass --port N" in done.stderr
+
+
+def test_kelime_serve_passes_its_cache_to_the_service(data_dir, tmp_path):
+    from kelime.tdk import store
+
+    cache = tmp_path / "tdk.sqlite"
+    db = store.open_cache(cache, create=True)
+    store.save_reply(db, {"query": "kitap", "url": "u", "status": 200, "outcome": "ok",
+                          "body": "[]", "error": None, "attempts": 1},
+                     [{"madde_id": "1", "madde": "kitap", "anlamlarListe": []}])
+    db.close()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data_dir), "--port",
+                             str(port), "--cache", str(cache)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_ready(url, proc)
+        reply = httpx.get(f"{url}/v1/words/kitap", timeout=10).json()
+        assert [e["madde"] for e in reply["entries"]] == ["kitap"]
+        assert reply["cache"]["name"] == "tdk.sqlite"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from service.settings import Settings, SettingsError
+from kelime.service.settings import Settings, SettingsError
 
 
 def test_defaults_when_nothing_is_set():
@@ -48,6 +48,9 @@ def test_as_env_round_trips_with_absolute_paths(tmp_path, monkeypatch):
     assert "KELIME_CACHE" not in Settings().as_env()
 
 
-def test_settings_are_frozen():
-    with pytest.raises(AttributeError):
-        Settings().max_words = 1  # type: ignore[misc]
+def test_flags_give_new_settings_and_leave_the_environment_ones_alone():
+    base = Settings.from_env({"KELIME_DATA": "/srv/a", "KELIME_MAX_WORDS": "5"})
+    changed = base.with_data("/srv/b").with_cache("/srv/tdk.sqlite")
+    assert (changed.data, changed.cache, changed.max_words) == \
+        (Path("/srv/b"), Path("/srv/tdk.sqlite"), 5)
+    assert (base.data, base.cache) == (Path("/srv/a"), None)

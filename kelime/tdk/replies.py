@@ -1,6 +1,6 @@
 """What a TDK `/gts?ara=` reply means, judged by its BODY (TDK sends JSON as text/html).
 
-Pure functions shared by the Scrapy crawl and `kelime define`:
+Pure functions shared by the Scrapy crawl and `kelime define` (no network here):
 
     >>> classify(200, b'[{"madde_id":"1","madde":"kitap"}]').outcome
     'ok'
@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from kelime.normalize import turkish_lower
+from ..normalize import turkish_lower
 
 NOT_FOUND_TEXT = "Sonuç bulunamadı"
 #: Statuses worth another try later (with backoff); everything else non-200 is final.

@@ -1,4 +1,5 @@
-"""kelime.filters: raw TDK entries → candidate game words with reasons, and the policy."""
+"""kelime.tdk.entries and kelime.policy: raw TDK entries → candidate game words with reasons,
+under the policy; and the TDK cache as a build source (kelime.sources.tdk)."""
 
 import json
 import random
@@ -9,18 +10,19 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kelime.build import BuildError, apply_overrides, compile_words
 from kelime.cli import cli
-from kelime.filters import Policy, cache_candidates, cache_source, classify_entries, load_policy
-from kelime.lexicon import Lexicon
+from kelime.errors import CacheError, KelimeError, PolicyError
+from kelime.lexicon import Lexicon, apply_overrides, compile_words
+from kelime.policy import Policy, default_policy_path, load_policy
+from kelime.sources import cache_candidates, cache_source
+from kelime.tdk.entries import classify_entries
 from kelime.normalize import normalize
 
 from .tdk_entries import (ARGO, HAKARET, ISIM, KABA, MECAZ, SIFAT, entry, ordinary, sense, tag,
                           vulgar)
 
-ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
-POLICY = ROOT / "data" / "policy.toml"
+POLICY = default_policy_path()
 
 
 def verdicts(entries, policy=None) -> dict[str, str | None]:
@@ -205,7 +207,7 @@ def test_curated_lists_are_clean():
     for reason in set(pol.blocked.values()):
         group = [w for w, r in pol.blocked.items() if r == reason]
         assert group == turkish_sorted(group), reason
-    lines = [ln.split("#")[0].split() for ln in (ROOT / "data" / "blocklist.txt").read_text(
+    lines = [ln.split("#")[0].split() for ln in (POLICY.parent / "blocklist.txt").read_text(
         encoding="utf-8").splitlines()]
     assert len([ln for ln in lines if ln]) == len(pol.blocked)  # no word listed twice
 
@@ -244,9 +246,9 @@ def test_bad_policy_files_say_why(tmp_path, toml, blocklist, message):
     (tmp_path / "p.toml").write_text(toml, encoding="utf-8")
     if blocklist:
         (tmp_path / "b.txt").write_text(blocklist, encoding="utf-8")
-    with pytest.raises(BuildError, match=message):
+    with pytest.raises(PolicyError, match=message):
         load_policy(tmp_path / "p.toml")
-    with pytest.raises(BuildError, match="does not exist"):
+    with pytest.raises(PolicyError, match="does not exist"):
         load_policy(tmp_path / "nope.toml")
 
 
@@ -299,7 +301,7 @@ def test_sample_with_a_vulgar_sense_added_stays_valid_until_every_sense_is_vulga
 # --- the crawl cache as a source ----------------------------------------------------------------
 
 def fill_cache(path: Path, replies: dict[str, list[dict]], when="2026-09-30T08:00:00+00:00"):
-    from kelime.cache import open_cache, save_reply
+    from kelime.tdk.store import open_cache, save_reply
 
     db = open_cache(path, create=True)
     for query, entries in replies.items():
@@ -322,7 +324,6 @@ CACHE_REPLIES = {
 
 
 def test_cache_source_and_candidates(tmp_path):
-    pytest.importorskip("kelime.cache")
     path = fill_cache(tmp_path / "tdk.sqlite", CACHE_REPLIES)
     source = cache_source(path)
     assert source["kind"] == "tdk-cache"
@@ -341,26 +342,24 @@ def test_cache_source_and_candidates(tmp_path):
                                  "ığdır": "proper_name", "zıkkımlanmak": "obscene"}
 
 
-def test_cache_errors_become_build_errors(tmp_path):
-    pytest.importorskip("kelime.cache")
-    with pytest.raises(BuildError, match="does not exist"):
+def test_cache_errors_say_what_to_do(tmp_path):
+    with pytest.raises(CacheError, match="does not exist"):
         cache_candidates(tmp_path / "missing.sqlite", Policy())
     (tmp_path / "junk.sqlite").write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(BuildError, match="not an SQLite database"):
+    with pytest.raises(CacheError, match="not an SQLite database"):
         cache_source(tmp_path / "junk.sqlite")
     fill_cache(tmp_path / "empty.sqlite", {})
-    with pytest.raises(BuildError, match="no TDK entries"):
+    with pytest.raises(CacheError, match="no TDK entries"):
         cache_source(tmp_path / "empty.sqlite")
 
 
 def test_build_from_cache_cli(tmp_path):
-    pytest.importorskip("kelime.cache")
     path = fill_cache(tmp_path / "tdk.sqlite", CACHE_REPLIES)
     out = tmp_path / "data"
     result = CliRunner().invoke(cli, ["build", "--cache", str(path), "--out", str(out)])
     assert result.exit_code == 0, result.output
     lex = Lexicon.load(out / "tr")
-    assert lex.manifest["source"]["kind"] == "tdk-cache"
+    assert lex.manifest.source["kind"] == "tdk-cache"
     got = {r["word"]: r["reason"] for r in lex.validate(
         ["abdal", "Iğdır", "inek", "zıkkımlanmak", "e-posta", "dulda tutmak", "âdet", "orospu",
          "kitap"])["results"]}
@@ -378,7 +377,6 @@ def test_build_from_cache_cli(tmp_path):
 
 
 def test_build_from_cache_shows_progress_only_on_a_terminal(tmp_path):
-    pytest.importorskip("kelime.cache")
     import os
     import pty
     import subprocess

@@ -1,0 +1,115 @@
+"""One vocabulary for network failures and one retry policy, shared by the Scrapy crawl and
+`kelime define` (httpx). Nothing here imports Scrapy, Twisted or httpx.
+
+`failure_kind(exc)` sorts an exception into tls | refused | dns | timeout | closed | other
+by walking its causes (Twisted wraps the real reason in `reasons` lists, httpx in
+`__cause__`); `describe(kind, exc, url)` turns it into a sentence with the next step;
+`RETRY` says how often and how long to wait before asking again.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from urllib.parse import urlsplit
+
+RETRYABLE = frozenset({"timeout", "closed", "other"})   # worth another try after a pause
+BREAKER = frozenset({"tls", "refused", "dns"})          # deterministic: count toward stopping
+
+_DNS = ("resolve", "name or service not known", "nodename nor servname",
+        "name resolution", "getaddrinfo")
+_CLOSED = ("connectionlost", "connectiondone", "responsenever", "responsefailed", "dataloss",
+           "remotedisconnected", "remoteprotocolerror", "readerror", "writeerror")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Tries in all, and exponential backoff with jitter: base·2^(n-1), plus up to `jitter`
+    of it, at most `cap` seconds; never less than what Retry-After asks."""
+
+    tries: int = 4
+    base: float = 2.0
+    cap: float = 300.0
+    jitter: float = 0.5
+
+    def wait(self, attempt: int, retry_after: float = 0.0, rng=random.random) -> float:
+        """Seconds to wait after failed try number `attempt` (1-based)."""
+        delay = self.base * 2 ** (attempt - 1)
+        return max(min(self.cap, delay * (1 + self.jitter * rng())), retry_after)
+
+
+RETRY = RetryPolicy()
+
+
+def retry_after(value: bytes | str | None, now: float | None = None) -> float:
+    """Seconds asked by a Retry-After header (delta-seconds or HTTP-date); 0 when absent/bad."""
+    if not value:
+        return 0.0
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    try:
+        return max(0.0, float(text.strip()))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(text).timestamp() - (now or time.time()))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _causes(exc: BaseException, depth: int = 0):
+    if exc is None or depth > 6:
+        return
+    yield exc
+    for reason in getattr(exc, "reasons", None) or []:
+        yield from _causes(getattr(reason, "value", reason), depth + 1)
+    yield from _causes(exc.__cause__ or exc.__context__, depth + 1)
+
+
+def failure_kind(exc: BaseException) -> str:
+    """tls | refused | dns | timeout | closed | other."""
+    for cause in _causes(exc):
+        name = f"{type(cause).__module__}.{type(cause).__name__}".lower()
+        text = str(cause).lower()
+        if "ssl" in name or "tls" in name or "handshake" in text or "ssl" in text:
+            return "tls"
+        if "refused" in name or "refused" in text:
+            return "refused"
+        if "dns" in name or any(k in name or k in text for k in _DNS):
+            return "dns"
+        if "timeout" in name or "took longer than" in text or "timed out" in text:
+            return "timeout"
+    for cause in _causes(exc):
+        if any(k in type(cause).__name__.lower() for k in _CLOSED):
+            return "closed"
+    return "other"
+
+
+def reason_text(exc: BaseException, kind: str) -> str:
+    """The innermost cause's message, without Twisted's Failure wrappers."""
+    causes = [c for c in _causes(exc) if not getattr(c, "reasons", None)] or [exc]
+    cause = next((c for c in causes if kind == "tls" and "ssl" in type(c).__module__.lower()),
+                 causes[-1])
+    args = cause.args[0] if cause.args else None
+    if isinstance(args, list) and args and isinstance(args[0], tuple):  # OpenSSL.SSL.Error
+        return "; ".join(str(t[-1]) for t in args if t and t[-1])
+    return str(cause) or type(cause).__name__
+
+
+def describe(kind: str, exc: BaseException, url: str) -> str:
+    """A failure of `kind` as a sentence a maintainer can act on."""
+    host = urlsplit(url).netloc
+    why = reason_text(exc, kind)
+    return {
+        "tls": f"TLS handshake with {host} failed ({why}). The server may reject this "
+               "client's cipher list: try --ciphers ECDHE-RSA-AES256-GCM-SHA384, or check "
+               "that --base-url speaks HTTPS.",
+        "refused": f"{host} refused the connection: is --base-url right and the site up?",
+        "dns": f"cannot resolve {host}: check --base-url and this machine's network/DNS.",
+        "timeout": f"{host} did not answer in time ({why}); it may be slow or pacing us. "
+                   "Retried with backoff; raise --delay (or the timeout) if it persists.",
+        "closed": f"{host} closed the connection without a reply ({why}). TDK does this to "
+                  "user agents it blocks (e.g. ones containing 'Python') and under load: "
+                  "check --user-agent and slow down with --delay.",
+    }.get(kind, f"request to {host} failed: {type(exc).__name__}: {why}")

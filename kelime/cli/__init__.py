@@ -1,0 +1,31 @@
+"""The `kelime` command: one verb per module, each a thin shell around the core (build,
+check, anagram) or around the other shells (serve → kelime.service, crawl and define →
+kelime.crawler). Heavy imports happen inside the commands, so `kelime check` starts fast.
+This package is the only part of `kelime` that imports click, rich, the crawler or the
+service."""
+
+from __future__ import annotations
+
+import click
+
+from . import build, check, crawl, serve
+from .common import CONTEXT, Group
+
+
+@click.group(cls=Group, context_settings=CONTEXT)
+@click.version_option(package_name="kelime")
+def cli() -> None:
+    """kelime: the Turkish word-game dictionary (TDK Güncel Türkçe Sözlük).
+
+    \b
+    Example:
+      kelime build --bootstrap && kelime check kitap İstanbul
+    """
+
+
+for command in (check.check, build.build, serve.serve, crawl.crawl, crawl.define):
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,58 @@
+"""`kelime check WORD...`: the verdict on each word, as POST /v1/validate gives it."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..games import get_game
+from ..lexicon import DEFAULT_LEXICON, load_lexicon
+from .common import data_dir, data_option, print_json
+
+
+def read_words(words: tuple[str, ...]) -> list[str]:
+    """The words to check: the arguments, with `-` standing for stdin's lines."""
+    out: list[str] = []
+    for word in words:
+        if word == "-":
+            out.extend(line.strip() for line in sys.stdin if line.strip())
+        else:
+            out.append(word)
+    if not out:
+        raise click.UsageError("no words to check (standard input was empty)")
+    return out
+
+
+@click.command()
+@click.argument("words", nargs=-1, required=True)
+@click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True, help="Lexicon name.")
+@click.option("--game", "-g", default=None, help="Game profile (sets the minimum length).")
+@data_option
+@click.option("--json", "as_json", is_flag=True, help="Print what POST /v1/validate answers.")
+def check(words, lexicon, game, data, as_json) -> None:
+    """Check WORDS; exit 0 when all are valid, 1 otherwise, 2 on an error.
+
+    A WORD of `-` reads words from standard input, one a line.
+
+    \b
+    Example:
+      $ kelime check kitap İstanbul evler
+      ✓  kitap
+      ✗  İstanbul  istanbul  proper name
+      ✗  evler               not in the dictionary
+      lexicon tr 8494156abf4c (26,499 words)
+    """
+    profile = get_game(game)
+    lex = load_lexicon(data_dir(data), lexicon)
+    report = lex.validate(read_words(words), profile.min_length)
+    if as_json:
+        print_json(report)
+    else:
+        from .pretty import print_verdicts
+
+        print_verdicts(report)
+    sys.exit(0 if report["all_valid"] else 1)
+
+
+check.error_exit_code = 2

@@ -1,0 +1,34 @@
+"""`kelime serve`: the HTTP API (kelime.service) on every lexicon in the data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import data_option, environment
+
+
+@click.command()
+@data_option
+@click.option("--cache", type=click.Path(path_type=Path), default=None,
+              help="TDK crawl cache for the entries in GET /v1/words [env KELIME_CACHE].")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+def serve(data, cache, host, port, workers) -> None:
+    """Serve the HTTP API (FastAPI + uvicorn) on every lexicon in DATA.
+
+    \b
+    Example:
+      kelime serve --port 8000 &
+      curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
+    """
+    from ..service.server import run
+
+    settings = environment()
+    if data:
+        settings = settings.with_data(data)
+    if cache:
+        settings = settings.with_cache(cache)
+    run(settings, host=host, port=port, workers=workers)

@@ -1,0 +1,57 @@
+"""The one exception tree of kelime. Every error a user can act on derives from KelimeError;
+its message says what happened and what to do. The CLI turns it into ``Error: …`` (exit 1)
+at one boundary, the HTTP service into the JSON error shape at another.
+
+    KelimeError
+    ├── LexiconError      a lexicon folder that cannot be used (missing, corrupt, too old)
+    │   └── OutdatedLexicon   built by another kelime (format or normalisation): rebuild
+    ├── BuildError        a build that did not happen (the previous lexicon is untouched)
+    │   └── PolicyError   the filter policy or one of its lists cannot be read
+    ├── SourceError       a word source that cannot be read (word list, bootstrap package)
+    ├── CacheError        the TDK crawl cache is missing, corrupt, busy or not ours
+    ├── FetchError        a TDK look-up that failed for good
+    └── QueryError        an anagram or split question that cannot be answered as asked
+"""
+
+from __future__ import annotations
+
+
+class KelimeError(Exception):
+    """Base of every error kelime expects; the message is meant for a person."""
+
+
+class LexiconError(KelimeError):
+    """A lexicon folder that cannot be used; the message says how to rebuild it."""
+
+
+class OutdatedLexicon(LexiconError):
+    """A lexicon written by a kelime with another format or normalisation: rebuild it."""
+
+
+class BuildError(KelimeError):
+    """A build that did not happen; the message says why and what to do."""
+
+
+class PolicyError(BuildError):
+    """The filter policy (TOML) or one of its word lists cannot be read or is malformed."""
+
+
+class SourceError(BuildError):
+    """A source of candidate words that cannot be read."""
+
+
+class CacheError(KelimeError):
+    """The cache file is missing, not SQLite, corrupt, busy, or not a kelime cache."""
+
+
+class FetchError(KelimeError):
+    """A TDK look-up that failed for good, in words the user can act on."""
+
+
+class QueryError(KelimeError):
+    """An anagram/split question that cannot be answered: `code` names the problem and
+    `over_limit` tells a limit (HTTP 413) from a malformed question (HTTP 422)."""
+
+    def __init__(self, code: str, message: str, over_limit: bool = False, details=None):
+        super().__init__(message)
+        self.code, self.message, self.over_limit, self.details = code, message, over_limit, details

@@ -1,0 +1,15 @@
+"""Lexicons: the format on disk (`format`), the pure compile (`compile`), the write
+(`write`, the only part that touches the disk), loading and verdicts (`reader`), and
+finding lexicons in a data folder (`folder`)."""
+
+from ..errors import BuildError, LexiconError
+from .compile import Candidate, Compiled, apply_overrides, compile_words, created_stamp, diff_words
+from .folder import DEFAULT_LEXICON, lexicon_names, load_all, load_lexicon
+from .format import DATA_FILES, FORMAT_VERSION, MANIFEST_FILE, REASONS, Manifest
+from .reader import Lexicon, Verdict
+from .write import BuildResult, write_lexicon
+
+__all__ = ["BuildError", "BuildResult", "Candidate", "Compiled", "DATA_FILES", "DEFAULT_LEXICON",
+           "FORMAT_VERSION", "Lexicon", "LexiconError", "MANIFEST_FILE", "Manifest", "REASONS",
+           "Verdict", "apply_overrides", "compile_words", "created_stamp", "diff_words",
+           "lexicon_names", "load_all", "load_lexicon", "write_lexicon"]

@@ -1,0 +1,214 @@
+"""The lexicon format: one folder per lexicon, described by its manifest. Written and read
+only through this module, so that adding a file is one entry in DATA_FILES.
+
+Format ``kelime-lexicon``, ``format_version`` 2. A folder such as ``data/tr/`` holds:
+
+- ``words.marisa``: a marisa ``Trie`` of the valid game words (normalised, deduplicated).
+- ``rejected.marisa``: a marisa ``BytesTrie`` from each refused normalised word to its
+  reason code in ASCII (one of REASONS), one value per key.
+- ``anagram.idx``: the anagram index over the valid words (`kelime.anagram.index`).
+  Optional: a lexicon built before it existed still validates, and anagram queries on it
+  say to rebuild.
+- ``changes.json``: what this build added and removed against the previous one.
+- ``manifest.json``: every claim about the other files::
+
+    {"format": "kelime-lexicon", "format_version": 2, "name": "tr", "version": "3f2a…",
+     "sha256": "3f2a…", "created": "2026-12-01T00:00:00Z", "normalization_version": 3,
+     "alphabet": "abcç…", "source": {"kind": …, "name": …, "licence": …},
+     "counts": {"words": N, "rejected": N, "rejected_by_reason": {…}},
+     "files": {"words.marisa": "<sha256>", …, "changes.json": "<sha256>"}}
+
+**Version rule**: ``sha256`` is the SHA-256 of the lines ``"<file> <sha256>\\n"`` of every
+data file in DATA_FILES order (changes.json is hashed in ``files`` but not versioned: the
+same words give the same version whatever came before); ``version`` is its first 12 hex
+digits. Loading checks every claim: required keys, each file's hash, ``sha256`` against the
+files, the word count against the trie, ``normalization_version`` against this kelime's.
+
+Worked example: built from the list ``kitap``, ``Kitap``, ``İstanbul`` (a proper name),
+``words.marisa`` holds ``kitap``, ``rejected.marisa`` holds ``istanbul → proper_name``,
+``counts`` is ``{"words": 1, "rejected": 1, "rejected_by_reason": {"proper_name": 1}}``,
+and ``kelime check İstanbul`` answers ``proper_name``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+import marisa_trie
+
+from ..errors import LexiconError, OutdatedLexicon
+from ..normalize import NORMALIZATION_VERSION, Alphabet
+
+FORMAT = "kelime-lexicon"
+FORMAT_VERSION = 2
+MANIFEST_FILE = "manifest.json"
+CHANGES_FILE = "changes.json"
+REBUILD = "rebuild it with `kelime build`"
+
+#: Every reason a word can be refused, most serious first (a word with several keeps the first).
+REASONS = ("obscene", "proper_name", "phrase", "invalid_chars", "too_short", "not_in_dictionary")
+
+
+def _encode_words(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:
+    return marisa_trie.Trie(words).tobytes()
+
+
+def _encode_rejected(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:
+    return marisa_trie.BytesTrie([(w, r.encode("ascii")) for w, r in rejected.items()]).tobytes()
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One versioned file of the format: its name, what it holds and how it is made."""
+
+    name: str
+    holds: str
+    encode: Callable[[list[str], dict[str, str], Alphabet], bytes]
+    required: bool = True
+
+
+DATA_FILES = (
+    DataFile("words.marisa", "valid words (marisa Trie)", _encode_words),
+    DataFile("rejected.marisa", "refused words → reason (marisa BytesTrie)", _encode_rejected),
+)
+WORDS_FILE, REJECTED_FILE = (f.name for f in DATA_FILES)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def encode(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> dict[str, bytes]:
+    """The bytes of every data file, by name (pure: the same words give the same bytes)."""
+    return {f.name: f.encode(words, rejected, alphabet) for f in DATA_FILES}
+
+
+def digest(files: dict[str, str]) -> str:
+    """The version rule: SHA-256 of ``"<file> <sha256>\\n"`` for each data file present."""
+    lines = "".join(f"{f.name} {files[f.name]}\n" for f in DATA_FILES if f.name in files)
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a lexicon folder claims about itself; see the module docstring."""
+
+    name: str
+    version: str
+    sha256: str
+    created: str
+    normalization_version: int
+    alphabet: str
+    source: dict
+    counts: dict
+    files: dict
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+
+    @classmethod
+    def make(cls, name: str, data: dict[str, bytes], *, created: str, alphabet: Alphabet,
+             source: dict, counts: dict) -> "Manifest":
+        """The manifest of freshly encoded data files (their hashes, the version they give)."""
+        files = {file: sha256_bytes(blob) for file, blob in data.items()}
+        sha = digest(files)
+        return cls(name=name, version=sha[:12], sha256=sha, created=created,
+                   normalization_version=NORMALIZATION_VERSION, alphabet=alphabet.letters,
+                   source=source, counts=counts, files=files)
+
+    def with_file(self, name: str, blob: bytes) -> "Manifest":
+        """The same manifest also vouching for an unversioned file (changes.json)."""
+        return replace(self, files={**self.files, name: sha256_bytes(blob)})
+
+    @property
+    def words(self) -> int:
+        return self.counts["words"]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def to_bytes(self) -> bytes:
+        return json_bytes(self.as_dict())
+
+    @classmethod
+    def from_dict(cls, raw, where: str = MANIFEST_FILE) -> "Manifest":
+        """Check a parsed manifest's shape; LexiconError names the first thing wrong."""
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise LexiconError(f"{where} is not a kelime lexicon manifest")
+        if raw.get("format_version") != FORMAT_VERSION:
+            raise OutdatedLexicon(f"{where} has format_version {raw.get('format_version')!r}; this "
+                               f"kelime reads {FORMAT_VERSION}: {REBUILD}")
+        for key, kind in _SHAPE.items():
+            if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
+                raise LexiconError(f"{where} lacks {key!r} (or it is not {_KIND[kind]}): "
+                                   f"the file is damaged; {REBUILD}")
+        words = raw["counts"].get("words")
+        if not isinstance(words, int) or isinstance(words, bool) or words < 0:
+            raise LexiconError(f"{where} lacks counts.words (or it is not a whole number): the "
+                               f"file is damaged; {REBUILD}")
+        if raw["normalization_version"] != NORMALIZATION_VERSION:
+            raise OutdatedLexicon(
+                f"{where} was built with normalisation version {raw['normalization_version']}; "
+                f"this kelime normalises words by version {NORMALIZATION_VERSION}, so its "
+                f"verdicts would differ: {REBUILD}")
+        return cls(**{key: raw[key] for key in _SHAPE}, format=FORMAT,
+                   format_version=FORMAT_VERSION)
+
+    @classmethod
+    def read(cls, folder: Path) -> "Manifest":
+        """The manifest of a lexicon folder; LexiconError when missing, unreadable or not ours."""
+        path = Path(folder) / MANIFEST_FILE
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise LexiconError(f"{folder} has no {MANIFEST_FILE}: build it with `kelime build`") \
+                from None
+        except (OSError, ValueError, RecursionError) as e:  # RecursionError: absurd nesting
+            raise LexiconError(f"{path} is unreadable ({e}): {REBUILD}") from None
+        return cls.from_dict(raw, str(path))
+
+    def verify(self, folder: Path) -> None:
+        """Every file the manifest lists exists and matches its hash, and `sha256` matches."""
+        for file in DATA_FILES:
+            if file.required and file.name not in self.files:
+                raise LexiconError(f"{folder}/{MANIFEST_FILE} lists no {file.name}: {REBUILD}")
+        for name, sha in self.files.items():
+            path = Path(folder) / name
+            if not path.is_file():
+                raise LexiconError(f"{path} is missing: {REBUILD}")
+            try:
+                actual = sha256_file(path)
+            except OSError as e:  # no permission, an I/O error: not a traceback
+                raise LexiconError(f"{path} cannot be read ({e.strerror or e}): fix its "
+                                   f"permissions or {REBUILD}") from None
+            if actual != sha:
+                raise LexiconError(f"{path} does not match its manifest (corrupt or edited): "
+                                   f"{REBUILD}")
+        if digest(self.files) != self.sha256:
+            raise LexiconError(f"{folder}/{MANIFEST_FILE} claims sha256 {self.sha256[:12]}… but "
+                               f"its files give {digest(self.files)[:12]}…: {REBUILD}")
+        if self.version != self.sha256[:12]:
+            raise LexiconError(f"{folder}/{MANIFEST_FILE} claims version {self.version!r} but "
+                               f"its sha256 gives {self.sha256[:12]!r}: {REBUILD}")
+
+
+_SHAPE = {"name": str, "version": str, "sha256": str, "created": str,
+          "normalization_version": int, "alphabet": str, "source": dict, "counts": dict,
+          "files": dict}
+_KIND = {str: "a string", int: "a whole number", dict: "an object"}
+
+
+def json_bytes(obj) -> bytes:
+    """The JSON of a manifest or change list: sorted keys, UTF-8, so builds are reproducible."""
+    return (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")

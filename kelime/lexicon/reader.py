@@ -1,0 +1,99 @@
+"""A loaded lexicon: membership, the reason a word is refused, and its identity.
+
+`Lexicon.load(folder)` verifies every claim of the manifest (see `kelime.lexicon.format`)
+before it maps the tries into memory; `judge` is the one verdict rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import marisa_trie
+
+from ..errors import LexiconError
+from ..normalize import Alphabet, letters_problem, normalize
+from .format import REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
+
+
+@dataclass(frozen=True)
+class Verdict:
+    word: str
+    normalized: str
+    valid: bool
+    reason: str | None
+
+    def as_dict(self) -> dict:
+        return {"word": self.word, "normalized": self.normalized, "valid": self.valid,
+                "reason": self.reason}
+
+
+def _mmap(kind, path: Path):
+    try:
+        return kind().mmap(str(path))
+    except Exception as e:  # marisa raises bare RuntimeError/ValueError on bad files
+        raise LexiconError(f"{path} is not a readable trie ({e}): {REBUILD}") from None
+
+
+class Lexicon:
+    """A loaded lexicon folder."""
+
+    def __init__(self, words: marisa_trie.Trie, rejected: marisa_trie.BytesTrie,
+                 manifest: Manifest, path: Path | None = None):
+        self.words, self.rejected, self.manifest, self.path = words, rejected, manifest, path
+        self.name: str = manifest.name
+        self.alphabet = Alphabet(manifest.alphabet)
+        self._settled = self.alphabet.settled
+        self.info = {"name": self.name, "version": manifest.version,
+                     "sha256": manifest.sha256, "words": manifest.words}
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "Lexicon":
+        """Map a lexicon folder into memory after checking every claim of its manifest."""
+        folder = Path(folder)
+        manifest = Manifest.read(folder)
+        manifest.verify(folder)
+        words = _mmap(marisa_trie.Trie, folder / WORDS_FILE)
+        if len(words) != manifest.words:
+            raise LexiconError(f"{folder / WORDS_FILE} holds {len(words):,} words but the "
+                               f"manifest says {manifest.words:,}: {REBUILD}")
+        return cls(words, _mmap(marisa_trie.BytesTrie, folder / REJECTED_FILE), manifest, folder)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.words
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def reason_for(self, normalized: str) -> str:
+        """Why a normalised word that is not valid is refused."""
+        found = self.rejected.get(normalized)
+        return found[0].decode("ascii") if found else "not_in_dictionary"
+
+    def judge(self, word: str, min_length: int = 2) -> tuple[str, str | None]:
+        """(normalised word, reason it is refused or None when valid): the one verdict rule."""
+        if word and self._settled.issuperset(word):  # already normal, only letters
+            norm, problem = word, None
+        else:
+            norm = normalize(word, self.alphabet)
+            problem = letters_problem(norm, self.alphabet) if norm else "too_short"
+        if problem is None and len(norm) < min_length:
+            problem = "too_short"
+        if problem is None and norm not in self.words:
+            problem = self.reason_for(norm)
+        return norm, problem
+
+    def check(self, word: str, min_length: int = 2) -> Verdict:
+        """The verdict on one word as a player typed it."""
+        norm, problem = self.judge(word, min_length)
+        return Verdict(word, norm, problem is None, problem)
+
+    def validate(self, words: list[str], min_length: int = 2) -> dict:
+        """The reply of POST /v1/validate (and `kelime check --json`) for these words."""
+        results = []
+        for word in words:
+            norm, problem = self.judge(word, min_length)
+            results.append({"word": word, "normalized": norm, "valid": problem is None,
+                            "reason": problem})
+        return {"lexicon": self.info, "all_valid": all(r["valid"] for r in results),
+                "results": results}

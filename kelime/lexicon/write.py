@@ -1,0 +1,213 @@
+"""Write a compiled lexicon to disk: the only step of a build that touches it.
+
+`write_lexicon` holds the data folder's build lock (a second build waits for the first),
+writes into a temporary folder, fsyncs it, renames it to ``<out>/.builds/<name>-<version>/``
+and atomically swaps the symlink ``<out>/<name>`` to it, so a reader sees the old lexicon or
+the new one, never half of one. The last KEEP_BUILDS builds of each name are kept.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import marisa_trie
+
+from ..errors import BuildError, LexiconError, OutdatedLexicon
+from ..normalize import TURKISH, Alphabet
+from .compile import Compiled, diff_words
+from .format import CHANGES_FILE, MANIFEST_FILE, WORDS_FILE, Manifest, encode, json_bytes
+from .reader import Lexicon
+
+BUILDS_DIR = ".builds"
+LOCK_FILE = ".build.lock"
+KEEP_BUILDS = 3
+SHRINK_LIMIT = 0.9
+
+
+@dataclass
+class BuildResult:
+    path: Path
+    manifest: Manifest
+    changes: dict
+    unchanged: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:  # a failed write names no file: name it
+        raise OSError(e.errno, e.strerror, str(path)) from e
+
+
+@contextmanager
+def build_lock(out: Path, timeout: float, waiting=lambda holder: None):
+    """Hold `out`'s build lock; wait up to `timeout` seconds for another build to finish,
+    calling `waiting(holder)` once with the holder's description."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / LOCK_FILE, "a+") as f:
+        deadline, told = time.monotonic() + timeout, False
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                if time.monotonic() >= deadline:
+                    raise BuildError(f"another build is writing to {out} ({holder}); wait for it "
+                                     "to finish and build again") from None
+                if not told:
+                    waiting(holder)
+                    told = True
+                time.sleep(0.05)
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def current(link: Path, force: bool) -> tuple[Manifest | None, list[str]]:
+    """The manifest and words of the lexicon now at `link` (None, [] when there is none).
+
+    An unreadable current lexicon refuses the build unless `force`: without it the shrink
+    guard cannot compare, and the change list would be "against nothing". Readable means
+    what it means to the service: `Lexicon.load` accepts it (every claim checked). One that
+    an older kelime wrote (OutdatedLexicon) is compared by its words alone, so that
+    rebuilding is how a lexicon is upgraded, without --force."""
+    if not link.exists() and not link.is_symlink():
+        return None, []
+    try:
+        try:
+            lexicon = Lexicon.load(link)
+            manifest, words = lexicon.manifest, list(lexicon.words.keys())
+        except OutdatedLexicon:
+            manifest, words = None, list(marisa_trie.Trie().mmap(str(link / WORDS_FILE)).keys())
+    except (LexiconError, OSError, RuntimeError, ValueError) as e:
+        if force:
+            return None, []
+        raise BuildError(f"the current lexicon {link} cannot be read ({e}), so this build cannot "
+                         "be compared with it. Pass --force to replace it anyway.") from None
+    return manifest, words
+
+
+def _check_shrink(name: str, compiled: Compiled, prev_words: list[str], force: bool) -> None:
+    if not prev_words or force or len(compiled.words) >= SHRINK_LIMIT * len(prev_words):
+        return
+    raise BuildError(
+        f"refusing to replace {name!r}: the new build has {len(compiled.words):,} words, "
+        f"under {SHRINK_LIMIT:.0%} of the current {len(prev_words):,} (a broken crawl?). "
+        "Check the source, or pass --force to replace it anyway.")
+
+
+def _swap_link(out: Path, name: str, target: Path) -> None:
+    """Point `out/name` at `target` atomically (a real folder there is moved aside first)."""
+    link = out / name
+    if link.exists() and not link.is_symlink():
+        os.rename(link, out / BUILDS_DIR / f"{name}-replaced-{os.getpid()}")
+    tmp_link = out / f".{name}.link-{os.getpid()}"
+    if tmp_link.is_symlink():
+        tmp_link.unlink()
+    os.symlink(os.path.relpath(target, out), tmp_link)
+    os.replace(tmp_link, link)
+    _fsync_dir(out)
+
+
+def _clear_stale(out: Path, name: str) -> None:
+    """Remove what killed builds of `name` left (temp folders and links); the lock is held."""
+    for path in [*(out / BUILDS_DIR).glob(f".tmp-{name}-*"), *out.glob(f".{name}.link-*")]:
+        if path.is_symlink() or path.is_file():
+            path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _build_folder(name: str) -> re.Pattern:
+    """The names `_write_locked` and `_swap_link` give `name`'s folders under BUILDS_DIR:
+    ``<name>-<version>[-<n>]`` and ``<name>-replaced-<pid>`` (so that pruning ``tr`` never
+    takes ``tr-kids-<version>``, as a ``tr-*`` glob would)."""
+    return re.compile(rf"{re.escape(name)}-(?:[0-9a-f]{{12}}(?:-\d+)?|replaced-\d+)")
+
+
+def _prune(builds: Path, name: str, keep: Path) -> None:
+    ours = _build_folder(name)
+    old = sorted((p for p in builds.iterdir()
+                  if ours.fullmatch(p.name) and p.is_dir() and p != keep),
+                 key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in old[KEEP_BUILDS - 1:]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, *,
+                  created: str, alphabet: Alphabet = TURKISH, force: bool = False,
+                  lock_timeout: float = 600.0, waiting=lambda holder: None) -> BuildResult:
+    """Write `compiled` as lexicon `name` under `out`, atomically; refuse a large shrink."""
+    out = Path(out)
+    data = encode(compiled.words, compiled.rejected, alphabet)
+    manifest = Manifest.make(name, data, created=created, alphabet=alphabet, source=source,
+                             counts=compiled.counts())
+    try:
+        with build_lock(out, lock_timeout, waiting):
+            return _write_locked(compiled, out, name, data, manifest, alphabet, force)
+    except OSError as e:
+        raise BuildError(f"could not write lexicon {name!r} under {out}: {e.strerror or e} "
+                         f"({e.filename or out}). The previous lexicon is untouched; "
+                         "free some space or fix the permissions and build again.") from e
+
+
+def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, bytes],
+                  manifest: Manifest, alphabet: Alphabet, force: bool) -> BuildResult:
+    prev, prev_words = current(out / name, force)
+    _check_shrink(name, compiled, prev_words, force)
+    if prev and (prev.sha256, prev.source, prev.alphabet) == (
+            manifest.sha256, manifest.source, manifest.alphabet):  # the alphabet judges too
+        return BuildResult(out / name, prev, diff_words([], []), unchanged=True)
+    builds = out / BUILDS_DIR
+    builds.mkdir(parents=True, exist_ok=True)
+    _clear_stale(out, name)
+    tmp = builds / f".tmp-{name}-{os.getpid()}"
+    try:
+        tmp.mkdir()
+        changes = {"previous_version": prev and prev.version, "version": manifest.version,
+                   **diff_words(prev_words, compiled.words, alphabet)}
+        data = {**data, CHANGES_FILE: json_bytes(changes)}
+        manifest = manifest.with_file(CHANGES_FILE, data[CHANGES_FILE])
+        for file, blob in {**data, MANIFEST_FILE: manifest.to_bytes()}.items():
+            _write_bytes(tmp / file, blob)
+        _fsync_dir(tmp)
+        final = builds / f"{name}-{manifest.version}"
+        n = 1
+        while final.exists():  # same words, new metadata: never touch a folder in use
+            n += 1
+            final = builds / f"{name}-{manifest.version}-{n}"
+        os.rename(tmp, final)
+        _fsync_dir(builds)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _swap_link(out, name, final)
+    _prune(builds, name, final)
+    return BuildResult(out / name, manifest, changes)

@@ -1,0 +1,41 @@
+"""A plain word list as a build source: one word per line, `#` comments, UTF-8."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import SourceError
+from ..lexicon.compile import Candidate
+
+
+def read_wordlist(path: str | Path) -> Iterator[Candidate]:
+    """One word per line, `#` starts a comment, blank lines skipped; UTF-8."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                word = line.split("#", 1)[0].strip()
+                if word:
+                    yield Candidate(word)
+    except FileNotFoundError:
+        raise SourceError(f"word list {path} does not exist") from None
+    except UnicodeDecodeError as e:
+        raise SourceError(f"word list {path} is not UTF-8 (byte {e.start}): convert it "
+                         "with `iconv -t UTF-8`") from None
+    except OSError as e:  # a folder, no permission, an I/O error
+        raise SourceError(f"cannot read word list {path}: {e.strerror or e}") from None
+
+
+def wordlist_source(path: str | Path) -> dict:
+    """The manifest's `source` for a word list; `date` (its mtime) pins the build's `created`."""
+    try:
+        stamp = Path(path).stat().st_mtime
+    except FileNotFoundError:
+        raise SourceError(f"word list {path} does not exist") from None
+    except OSError as e:
+        raise SourceError(f"cannot read word list {path}: {e.strerror or e}") from None
+    mtime = dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)
+    return {"kind": "wordlist", "name": Path(path).name, "licence": "as given by the list's author",
+            "date": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")}

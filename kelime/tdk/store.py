@@ -1,0 +1,528 @@
+"""The TDK crawl cache: one SQLite file holding every reply and every entry TDK sent.
+
+Core storage (no Scrapy, no httpx): the crawler and `kelime define` write through the
+`save_*` functions, each call one transaction; the build and the service read through
+`open_readonly`, which never migrates and never writes.
+
+Tables (schema via sqlite-utils `Migrations`, set ``kelime.cache``; WAL on):
+
+- ``replies``   one row per query (Turkish-lowercased word as sent): url, HTTP status,
+                fetched_at (UTC ISO), outcome ``ok|not_found|failed``, the body as
+                received with its sha256, the last error, and ``attempts``: the HTTP
+                tries made for this query since the fetch that got its last good reply
+                began. A good reply (ok or not_found) sets it to the tries that fetch
+                took (1: the first try answered); every failure adds its tries and never
+                replaces a good reply (it only records ``error``). So ok(2) → failed(4)
+                gives 6 with the ok reply kept, failed(4) → failed(4) gives 8, and
+                failed(4) → ok(1) gives 1.
+- ``entries``   one row per TDK entry, keyed by ``madde_id`` (homonyms and case or
+                circumflex variants are separate entries); ``raw`` is the entry's JSON
+                exactly as parsed, ``headword`` its ``normalize``d ``madde``.
+- ``reply_entries`` (query, madde_id), both the key: which good reply listed which
+                entry. Queries and entries are N:M (``adet`` and ``âdet`` both return
+                both entries). A good reply replaces its query's links; an entry is
+                dropped only when no reply links it any more (TDK stopped sending it).
+- ``senses``, ``sense_tags``, ``tags``, ``examples``: the entry's senses flattened, for SQL.
+- ``words``     the enumeration queue: word (= query) PK, where it came from, when.
+
+Migrations: ``m001_initial`` (entries had a ``query`` column: only the LAST query that
+saved the entry), ``m002_reply_entries`` (the link table, filled from every stored good
+reply body and from that old column, which it then drops). `open_cache` applies what is
+pending; `open_readonly` never does, and reads an older schema as it is.
+
+Concurrency: any number of readers and writers, in threads or processes. Every write
+transaction opens with ``BEGIN IMMEDIATE`` (`write_tx`), so it waits for the write lock
+(``busy_timeout``: 30 s, or `open_cache(timeout=…)`; the crawl's setting
+``KELIME_CACHE_BUSY_TIMEOUT``)
+instead of failing at once when a read turns into a write; a lock still held after that
+raises CacheError saying who to wait for. Never wrap save_* in sqlite-utils' ``atomic()``
+(a deferred BEGIN): use `write_tx`.
+
+Worked example, three words: after crawling ``adet``, ``âdet`` and ``massa``, ``replies``
+has three rows (ok, ok, not_found), ``entries`` two (``âdet`` and ``adet``: both queries
+return both), ``reply_entries`` four and ``words`` three.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import orjson
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+from ..errors import CacheError
+from ..normalize import normalize
+
+MIGRATIONS = Migrations("kelime.cache")
+OUTCOMES = ("ok", "not_found", "failed")
+#: Seconds a writer waits for another one's lock before giving up (CacheError).
+BUSY_TIMEOUT = 30.0
+BUSY_TIMEOUT_SETTING = "KELIME_CACHE_BUSY_TIMEOUT"  # the crawl's Scrapy setting
+
+# SQLite result codes (primary code = extended & 0xff)
+_BUSY, _LOCKED, _READONLY, _CANTOPEN = 5, 6, 8, 14
+_READONLY_DIRECTORY = 1544
+
+
+@MIGRATIONS()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db["replies"].create({"query": str, "url": str, "status": int, "fetched_at": str,
+                          "outcome": str, "body": str, "sha256": str, "error": str,
+                          "attempts": int}, pk="query", not_null={"outcome"})
+    db["entries"].create({"madde_id": int, "madde": str, "headword": str, "ozel_mi": str,
+                          "cesit": str, "kelime_no": str, "query": str, "raw": str},
+                         pk="madde_id", not_null={"raw"})
+    db["entries"].create_index(["headword"])
+    db["entries"].create_index(["query"])
+    db["senses"].create({"anlam_id": int, "madde_id": int, "anlam_sira": int, "anlam": str,
+                         "fiil": str}, pk="anlam_id", foreign_keys=[("madde_id", "entries")])
+    db["senses"].create_index(["madde_id"])
+    db["tags"].create({"ozellik_id": int, "tur": str, "tam_adi": str, "kisa_adi": str},
+                      pk="ozellik_id")
+    db["sense_tags"].create({"anlam_id": int, "ozellik_id": int},
+                            pk=("anlam_id", "ozellik_id"),
+                            foreign_keys=[("anlam_id", "senses"), ("ozellik_id", "tags")])
+    db["examples"].create({"ornek_id": int, "anlam_id": int, "ornek_sira": int, "ornek": str,
+                           "yazar": str}, pk="ornek_id", foreign_keys=[("anlam_id", "senses")])
+    db["examples"].create_index(["anlam_id"])
+    db["words"].create({"word": str, "source": str, "added_at": str}, pk="word")
+
+
+@MIGRATIONS()
+def m002_reply_entries(db: sqlite_utils.Database) -> None:
+    """Queries ↔ entries become N:M: links from every good reply's body (what TDK really
+    listed) plus the old ``entries.query`` (the last saver), then that column goes."""
+    db["reply_entries"].create({"query": str, "madde_id": int}, pk=("query", "madde_id"),
+                               foreign_keys=[("query", "replies"), ("madde_id", "entries")])
+    db["reply_entries"].create_index(["madde_id"])
+    known = {m for (m,) in db.execute("SELECT madde_id FROM entries")}
+    links = set(db.execute("SELECT query, madde_id FROM entries WHERE query IS NOT NULL"))
+    for query, body in db.execute("SELECT query, body FROM replies WHERE outcome = 'ok' "
+                                  "AND body IS NOT NULL").fetchall():
+        links.update((query, m) for m in _listed_ids(body) if m in known)
+    db.conn.executemany("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
+                        sorted(links))
+    db.execute("DROP INDEX IF EXISTS idx_entries_query")
+    db["entries"].transform(drop={"query"})
+
+
+def _listed_ids(body: str) -> list[int]:
+    """The madde_ids a stored /gts body lists ([] when it is not a JSON list of entries)."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return []
+    if not isinstance(data, list):
+        return []
+    return [int(e["madde_id"]) for e in data
+            if isinstance(e, dict) and str(e.get("madde_id") or "").isdigit()]
+
+
+# --- opening -------------------------------------------------------------------------------
+
+def open_cache(path: str | Path, create: bool = False, *,
+               timeout: float | None = None) -> sqlite_utils.Database:
+    """Open (or with `create`, create) a cache for writing, applying pending migrations.
+
+    Safe against other processes doing the same at the same moment (the migrations run
+    under the write lock). `timeout`: seconds to wait for another writer's lock (default
+    BUSY_TIMEOUT, 30). Raises CacheError with a fix when unusable.
+    """
+    path = Path(path)
+    _check_path(path, must_exist=not create)
+    timeout = _busy_timeout(timeout)
+    if create:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CacheError(f"cannot create the folder of cache {path}: {e}") from None
+    db = None
+    try:
+        db = sqlite_utils.Database(sqlite3.connect(str(path), timeout=timeout))
+        _check_ours(db, path, create)
+        _enable_wal(db)
+        if MIGRATIONS.pending(db):
+            with write_tx(db):
+                MIGRATIONS.apply(db)  # re-reads what is pending, now under the lock
+        _enable_wal(db)  # a process racing us to create the file may have kept it from WAL
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against crashes, fast commits
+    except sqlite3.DatabaseError as e:
+        _close(db)
+        raise CacheError(_explain(path, e, timeout)) from None
+    except BaseException:
+        _close(db)
+        raise
+    return db
+
+
+def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_utils.Database:
+    """Open an existing cache for reading only: never migrates, never writes the file.
+
+    An older schema is read as it is (every read here works on each schema). In a folder
+    this process cannot write, a cache with no ``-wal`` file (no writer connected, nothing
+    uncheckpointed) is opened ``immutable=1``: SQLite could not create its ``-shm`` there.
+    """
+    path = Path(path)
+    _check_path(path, must_exist=True)
+    timeout = _busy_timeout(timeout)
+    db = None
+    try:
+        db = _connect_ro(path, timeout, immutable=False)
+        try:
+            _check_ours(db, path, False)
+        except sqlite3.OperationalError as e:
+            if not _folder_readonly(path, e):
+                raise
+            _close(db)
+            db = None
+            if Path(f"{path}-wal").exists():
+                raise CacheError(
+                    f"cannot read cache {path}: it has a write-ahead log ({path.name}-wal) "
+                    "but SQLite cannot create its shared-memory file in that folder "
+                    f"({e}). Open it once where it can be written (`kelime crawl --status "
+                    f"--cache {path}` folds the log in), or make the folder writable") from None
+            db = _connect_ro(path, timeout, immutable=True)
+            _check_ours(db, path, False)
+    except sqlite3.DatabaseError as e:
+        _close(db)
+        raise CacheError(_explain(path, e, timeout, reading=True)) from None
+    except BaseException:
+        _close(db)
+        raise
+    return db
+
+
+def _folder_readonly(path: Path, e: sqlite3.OperationalError) -> bool:
+    """Did a read-only open fail only because SQLite cannot create -shm/-wal there?"""
+    code = getattr(e, "sqlite_errorcode", 0)
+    if code == _READONLY_DIRECTORY:
+        return True
+    return code & 0xFF in (_CANTOPEN, _READONLY) and not os.access(path.parent, os.W_OK)
+
+
+def _connect_ro(path: Path, timeout: float, immutable: bool) -> sqlite_utils.Database:
+    uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
+    return sqlite_utils.Database(sqlite3.connect(uri, uri=True, timeout=timeout,
+                                                 check_same_thread=False))
+
+
+def _check_path(path: Path, must_exist: bool) -> None:
+    if path.is_dir():
+        raise CacheError(f"cache {path} is a folder; give the path of a .sqlite file")
+    if must_exist and not path.exists():
+        raise CacheError(f"cache {path} does not exist: run `kelime crawl --cache {path}` "
+                         "first (or check --cache / KELIME_CACHE)")
+
+
+def _busy_timeout(timeout: float | None) -> float:
+    if timeout is None:
+        return BUSY_TIMEOUT
+    if not timeout >= 0:
+        raise CacheError(f"a cache busy timeout of {timeout!r} s: give the seconds a writer "
+                         f"may wait for the cache's lock, e.g. {BUSY_TIMEOUT:g}")
+    return float(timeout)
+
+
+def _enable_wal(db: sqlite_utils.Database) -> None:
+    if db.journal_mode != "wal":
+        db.enable_wal()  # waits for the lock (busy_timeout) like any write
+
+
+def _close(db: sqlite_utils.Database | None) -> None:
+    if db is not None:
+        try:
+            db.close()
+        except sqlite3.Error:
+            pass
+
+
+def _check_ours(db: sqlite_utils.Database, path: Path, create: bool) -> None:
+    tables = set(db.table_names())  # raises DatabaseError when the file is not SQLite
+    mine = {m.name for m in MIGRATIONS.applied(db)}
+    if create and not mine and tables <= {MIGRATIONS.migrations_table}:
+        return  # new (an older kelime, racing, may have left an empty migrations table)
+    if not mine:
+        what = f"tables: {', '.join(sorted(tables))}" if tables else "it is empty"
+        raise CacheError(f"{path} is an SQLite file but not a kelime cache ({what}); "
+                         "pass the cache written by `kelime crawl`, or a new path")
+    unknown = mine - {m.name for m in MIGRATIONS._migrations}
+    if unknown:
+        raise CacheError(f"cache {path} was written by a newer kelime (schema "
+                         f"{', '.join(sorted(unknown))}); upgrade kelime to read it")
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_BUSY, _LOCKED)
+    return "locked" in str(e) or "busy" in str(e)
+
+
+def _busy_message(path, timeout: float | None) -> str:
+    held = f"for {timeout:g} s" if timeout is not None else "too long"
+    return (f"cache {path} is busy: another process held its write lock {held} (a crawl, "
+            "`kelime define` or a build writing to it?) and nothing was saved. Try again "
+            "once it is done, or let the crawl's writer wait longer with "
+            f"-s {BUSY_TIMEOUT_SETTING}=SECONDS")
+
+
+def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
+             reading: bool = False) -> str:
+    text = str(e)
+    if _is_busy(e):
+        return _busy_message(path, timeout)
+    if "not a database" in text or "file is encrypted" in text:
+        return f"{path} is not an SQLite database (is it the right file?)"
+    if "malformed" in text or "corrupt" in text:
+        return (f"cache {path} is corrupt ({text}); move it aside and recrawl, or try "
+                f"`sqlite3 {path} .recover`")
+    if "readonly" in text or "unable to open" in text:
+        return (f"cannot {'read' if reading else 'write'} cache {path} ({text}); check the "
+                "permissions of the file and its folder")
+    if "disk is full" in text or "disk I/O" in text:
+        return f"cannot write cache {path} ({text}); free some space or check the disk"
+    return f"cache {path}: {text}"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --- writing -------------------------------------------------------------------------------
+
+@contextmanager
+def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One write transaction that takes the write lock first (``BEGIN IMMEDIATE``).
+
+    A deferred BEGIN that reads and then writes cannot wait for the lock in WAL mode: it
+    fails at once with "database is locked" whatever busy_timeout says. Taking the lock
+    up front makes it wait (busy_timeout); a lock still held then, and an unwritable
+    file, raise CacheError. Nested inside an open transaction: a savepoint.
+    """
+    conn = db.conn
+    if conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.OperationalError as e:
+        if _is_busy(e) or any(w in str(e) for w in ("readonly", "disk", "malformed",
+                                                     "unable to open")):
+            raise CacheError(_explain(_db_path(db), e, _db_timeout(db))) from None
+        raise
+
+
+def _db_path(db: sqlite_utils.Database) -> str:
+    try:
+        for _, name, file in db.conn.execute("PRAGMA database_list"):
+            if name == "main":
+                return file or ":memory:"
+    except sqlite3.Error:
+        pass
+    return "(unknown)"
+
+
+def _db_timeout(db: sqlite_utils.Database) -> float | None:
+    try:
+        return db.conn.execute("PRAGMA busy_timeout").fetchone()[0] / 1000
+    except sqlite3.Error:
+        return None
+
+
+def save_words(db: sqlite_utils.Database, words: Iterable[str], source: str) -> int:
+    """Queue words (queries) for fetching; already queued ones keep their source. Returns new."""
+    now = now_iso()
+    rows = [(w, source, now) for w in dict.fromkeys(words)]
+    with write_tx(db):
+        before = db.conn.total_changes
+        db.conn.executemany("INSERT OR IGNORE INTO words (word, source, added_at) "
+                            "VALUES (?, ?, ?)", rows)
+        return db.conn.total_changes - before
+
+
+_REPLY_COLUMNS = ("query", "url", "status", "fetched_at", "outcome", "body", "sha256", "error",
+                  "attempts")
+_UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
+                 f"({', '.join('?' * len(_REPLY_COLUMNS))}) ON CONFLICT (query) DO UPDATE SET "
+                 + ", ".join(f"{c} = excluded.{c}" for c in _REPLY_COLUMNS[1:]))
+
+
+def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ()) -> None:
+    """Store one classified reply and its entries in one transaction.
+
+    `reply` has query, url, status, outcome, body (str|None), error, attempts (the HTTP
+    tries this fetch made) and optionally fetched_at. A good reply replaces the query's
+    row and its links to entries (see the module doc); a failure never replaces an earlier
+    good reply: it records the error and adds its tries to ``attempts``.
+    """
+    row = {k: reply.get(k) for k in _REPLY_COLUMNS}
+    row["fetched_at"] = reply.get("fetched_at") or now_iso()
+    row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
+    tries = int(reply.get("attempts") or 1)
+    with write_tx(db):
+        old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
+                         [row["query"]]).fetchone()
+        if row["outcome"] == "failed":
+            tries += (old[1] or 0) if old else 0
+            if old and old[0] != "failed":  # keep the good reply
+                db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
+                           [row["error"], tries, row["query"]])
+                return
+        row["attempts"] = tries
+        db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
+        if row["outcome"] != "failed":
+            _link(db, row["query"], entries)
+
+
+def _link(db: sqlite_utils.Database, query: str, entries: Iterable[dict]) -> None:
+    """Make `entries` exactly the ones `query` lists; drop entries no reply lists any more."""
+    entries = list(entries)
+    keep = {int(e["madde_id"]) for e in entries}
+    before = {m for (m,) in db.execute("SELECT madde_id FROM reply_entries WHERE query = ?",
+                                       [query])}
+    save_entries(db, entries, query)
+    gone = sorted(before - keep)
+    db.conn.executemany("DELETE FROM reply_entries WHERE query = ? AND madde_id = ?",
+                        [(query, m) for m in gone])
+    for madde_id in gone:
+        if db.execute("SELECT 1 FROM reply_entries WHERE madde_id = ? LIMIT 1",
+                      [madde_id]).fetchone() is None:
+            _delete_entry(db, madde_id)
+            db.execute("DELETE FROM entries WHERE madde_id = ?", [madde_id])
+
+
+def save_entries(db: sqlite_utils.Database, entries: Iterable[dict], query: str | None) -> None:
+    """Upsert raw TDK entries (deduplicated by madde_id) and their senses, tags, examples;
+    with a `query`, also link them to it (other links of that query stay: see save_reply)."""
+    with write_tx(db):
+        for entry in entries:
+            madde_id = int(entry["madde_id"])
+            _delete_entry(db, madde_id)
+            db.execute(
+                "INSERT INTO entries (madde_id, madde, headword, ozel_mi, cesit, kelime_no, raw) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (madde_id) DO UPDATE SET "
+                "madde = excluded.madde, headword = excluded.headword, ozel_mi = "
+                "excluded.ozel_mi, cesit = excluded.cesit, kelime_no = excluded.kelime_no, "
+                "raw = excluded.raw",
+                [madde_id, entry.get("madde"), normalize(entry.get("madde") or ""),
+                 entry.get("ozel_mi"), entry.get("cesit"), entry.get("kelime_no"),
+                 orjson.dumps(entry).decode()])
+            if query is not None:
+                db.execute("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
+                           [query, madde_id])
+            _save_senses(db, madde_id, entry.get("anlamlarListe") or [])
+
+
+def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[dict]) -> None:
+    rows, tags, links, examples = [], {}, set(), []
+    for s in senses:
+        if not str(s.get("anlam_id") or "").isdigit():
+            continue  # kept in raw; nothing to key the row on
+        anlam_id = int(s["anlam_id"])
+        rows.append((anlam_id, madde_id, _int(s.get("anlam_sira")), s.get("anlam"),
+                     s.get("fiil")))
+        for t in s.get("ozelliklerListe") or []:
+            if str(t.get("ozellik_id") or "").isdigit():
+                tag_id = int(t["ozellik_id"])
+                tags[tag_id] = (tag_id, t.get("tur"), t.get("tam_adi"), t.get("kisa_adi"))
+                links.add((anlam_id, tag_id))
+        for x in s.get("orneklerListe") or []:
+            if str(x.get("ornek_id") or "").isdigit():
+                authors = ", ".join((a.get("tam_adi") or "").strip() for a in x.get("yazar") or [])
+                examples.append((int(x["ornek_id"]), anlam_id, _int(x.get("ornek_sira")),
+                                 x.get("ornek"), authors or None))
+    many = db.conn.executemany
+    many("INSERT OR REPLACE INTO senses (anlam_id, madde_id, anlam_sira, anlam, fiil) "
+         "VALUES (?, ?, ?, ?, ?)", rows)
+    many("INSERT OR REPLACE INTO tags (ozellik_id, tur, tam_adi, kisa_adi) VALUES (?, ?, ?, ?)",
+         list(tags.values()))
+    many("INSERT OR IGNORE INTO sense_tags (anlam_id, ozellik_id) VALUES (?, ?)", sorted(links))
+    many("INSERT OR REPLACE INTO examples (ornek_id, anlam_id, ornek_sira, ornek, yazar) "
+         "VALUES (?, ?, ?, ?, ?)", examples)
+
+
+def _delete_entry(db: sqlite_utils.Database, madde_id: int) -> None:
+    """Remove an entry's senses, sense tags and examples (before re-saving or dropping it)."""
+    inner = "SELECT anlam_id FROM senses WHERE madde_id = ?"
+    db.execute(f"DELETE FROM examples WHERE anlam_id IN ({inner})", [madde_id])
+    db.execute(f"DELETE FROM sense_tags WHERE anlam_id IN ({inner})", [madde_id])
+    db.execute("DELETE FROM senses WHERE madde_id = ?", [madde_id])
+
+
+def _int(value) -> int | None:
+    return int(value) if str(value or "").lstrip("-").isdigit() else None
+
+
+# --- reading (each works on every schema since m001) ---------------------------------------
+
+def iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
+    """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id."""
+    for (raw,) in db.execute("SELECT raw FROM entries ORDER BY madde_id"):
+        yield orjson.loads(raw)
+
+
+def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[dict]:
+    """Raw entries whose normalised headword is `normalized_word` (âdet and adet for adet)."""
+    rows = db.execute("SELECT raw FROM entries WHERE headword = ? ORDER BY madde_id",
+                      [normalized_word])
+    return [orjson.loads(raw) for (raw,) in rows]
+
+
+def get_reply(db: sqlite_utils.Database, query: str) -> dict | None:
+    """The cached reply row for a query, or None."""
+    return next(db["replies"].rows_where("query = ?", [query], limit=1), None)
+
+
+def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
+    if max_age_days is None:
+        return ""  # every good reply counts as fresh
+    now = now or datetime.now(timezone.utc)
+    return (now - timedelta(days=max_age_days)).isoformat(timespec="seconds")
+
+
+def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
+                  now: datetime | None = None) -> set[str]:
+    """Queries with a good reply (ok or not_found) fetched within `max_age_days` (None: ever)."""
+    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND fetched_at > ?",
+                      [_cutoff(max_age_days, now)])
+    return {q for (q,) in rows}
+
+
+def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
+              now: datetime | None = None) -> list[str]:
+    """Queued words without a fresh good reply, in the order they were queued."""
+    rows = db.execute(
+        "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word "
+        "WHERE r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at <= ? ORDER BY w.rowid",
+        [_cutoff(max_age_days, now)])
+    return [w for (w,) in rows]
+
+
+def cache_stats(db: sqlite_utils.Database) -> dict:
+    """Counts by outcome, entries, words queued/done/pending, oldest and newest fetch."""
+    outcomes = dict.fromkeys(OUTCOMES, 0)
+    outcomes.update(dict(db.execute("SELECT outcome, count(*) FROM replies GROUP BY outcome")))
+    oldest, newest = db.execute("SELECT min(fetched_at), max(fetched_at) FROM replies "
+                                "WHERE outcome != 'failed'").fetchone()
+    queued = db.execute("SELECT count(*) FROM words").fetchone()[0]
+    done = db.execute("SELECT count(*) FROM words w JOIN replies r ON r.query = w.word "
+                      "WHERE r.outcome != 'failed'").fetchone()[0]
+    entries = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    return {"replies": outcomes, "entries": entries,
+            "words": {"queued": queued, "done": done, "pending": queued - done},
+            "oldest_fetch": oldest, "newest_fetch": newest}
