@@ -34,6 +34,7 @@ lexicon: install
 bench: install
 	$(BIN)/python benchmarks/validate.py
 	$(BIN)/python benchmarks/crawl.py
+	$(BIN)/python benchmarks/normalize.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
