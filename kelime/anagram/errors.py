@@ -1,0 +1,56 @@
+"""What an anagram or split question can do wrong, as the errors kelime already knows::
+
+    QueryError (kelime.errors)                  code, message, over_limit, details
+    └── AnagramError (also a ValueError)        .status: 422, or 413 when over a limit
+        ├── RackError        invalid_rack       a rack that is not tiles (``kale[lm``)
+        ├── PatternError     invalid_pattern    a board slot that is not ``.`` and letters
+        ├── OptionError      invalid_option     mode, sort, lengths or limit out of range
+        └── OverLimit        over_limit         more tiles, blanks, results … than allowed
+    LexiconError (kelime.errors)
+    └── IndexFormatError (also a ValueError)    an anagram index that is damaged or foreign
+"""
+
+from __future__ import annotations
+
+from ..errors import LexiconError, QueryError
+
+
+class AnagramError(QueryError, ValueError):
+    """A question that cannot be answered as asked; the message says what to change."""
+
+    CODE = "invalid_query"
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(self.CODE, message, isinstance(self, OverLimit), details)
+
+    @property
+    def status(self) -> int:
+        return 413 if self.over_limit else 422
+
+
+class RackError(AnagramError):
+    """A rack that cannot be read as tiles."""
+
+    CODE = "invalid_rack"
+
+
+class PatternError(AnagramError):
+    """A board pattern that cannot be read."""
+
+    CODE = "invalid_pattern"
+
+
+class OptionError(AnagramError):
+    """An option (mode, sort, lengths, limit) that is not one kelime knows."""
+
+    CODE = "invalid_option"
+
+
+class OverLimit(AnagramError):
+    """A question bigger than the limits allow (HTTP 413)."""
+
+    CODE = "over_limit"
+
+
+class IndexFormatError(LexiconError, ValueError):
+    """An anagram index file that is not one, is damaged, or is of another version."""

@@ -1,0 +1,93 @@
+"""An anagram question, checked before it is answered (see `search` for the answer).
+
+    >>> from kelime.games import get_game
+    >>> q = make_query("KALE?[LM]", get_game("kelimatik"), pattern=None, exclude=["Kale"])
+    >>> q.rack.tiles, q.exclude, q.limit, q.sort
+    (('k', 'a', 'l', 'e', '?', 'lm'), frozenset({'kale'}), 100, 'score')
+
+``mode``: ``build`` (any sub-multiset of the tiles) or ``exact`` (all of them);
+``min_length``/``max_length`` in letters, a two-letter tile counting 2 (default: the
+game's minimum); ``pattern`` a board slot (`rack.parse_pattern`); ``exclude`` words to
+leave out; ``limit`` how many words to list (default and maximum from `Limits`); ``sort``
+``score``, ``length`` or ``alpha``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..games import Game
+from ..normalize import TURKISH
+from .errors import OptionError, OverLimit, RackError
+from .limits import Limits
+from .rack import Pattern, Rack, parse_exclude, parse_pattern, parse_rack
+
+MODES = ("build", "exact")
+SORTS = ("score", "length", "alpha")
+
+
+@dataclass(frozen=True)
+class Query:
+    """One anagram question, already checked (build it with `make_query`)."""
+
+    rack: Rack
+    mode: str = "build"
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: Pattern | None = None
+    exclude: frozenset[str] = frozenset()
+    limit: int = 100
+    sort: str = "score"
+
+
+def _length(value, name: str) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise OptionError(f"{name} must be a whole number ≥ 1, not {value!r}")
+    return value
+
+
+def _limit(value, limits: Limits) -> int:
+    if value is None:
+        return limits.default_results
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise OptionError(f"limit must be a whole number ≥ 0, not {value!r}")
+    if value > limits.results:
+        raise OverLimit(f"limit {value} is over the limit of {limits.results} results",
+                        {"limit": limits.results})
+    return value
+
+
+def _choice(value, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise OptionError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Limits(), *,
+               mode: str = "build", min_length=None, max_length=None, pattern=None,
+               exclude=None, limit=None, sort: str = "score") -> Query:
+    """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
+    alphabet = alphabet or TURKISH
+    parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
+    if parsed.multi and not game.has_two_letter_tiles:
+        raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
+                        f"[{parsed.multi[0]}]", {"tile": parsed.multi[0]})
+    low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
+    if low is not None and high is not None and low > high:
+        raise OptionError(f"min_length {low} is more than max_length {high}")
+    return Query(parsed, _choice(mode, "mode", MODES), low, high,
+                 parse_pattern(pattern, alphabet, limits) if pattern is not None else None,
+                 parse_exclude(exclude, alphabet, limits), _limit(limit, limits),
+                 _choice(sort, "sort", SORTS))
+
+
+def bounds(query: Query, game: Game) -> tuple[int, int]:
+    """The word lengths the query allows, in letters."""
+    low = query.min_length or game.min_length
+    board = sum(query.pattern.board.values()) if query.pattern else 0
+    high = min(query.max_length or 10**6, query.rack.letter_count + board)
+    if query.pattern is not None:
+        low, high = max(low, len(query.pattern)), min(high, len(query.pattern))
+    return low, high

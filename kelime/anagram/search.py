@@ -1,0 +1,155 @@
+"""Answering an anagram question: which words can these tiles make, worth how much.
+
+    >>> from kelime.anagram.index import AnagramIndex, build_index
+    >>> index = AnagramIndex.from_buffer(build_index(["kitap", "kat", "tak", "at"]))
+    >>> anagram(index, "tak?").as_dict()["words"][0]
+    {'word': 'kat', 'score': 4, 'tiles': ['k', 'a', 't']}
+    >>> anagram(index, "ia", pattern="k.t.p").as_dict()["words"]
+    [{'word': 'kitap', 'score': 12, 'tiles': ['k', 'i', 't', 'a', 'p']}]
+
+Rules (beyond the question's, see `query`):
+
+- A two-letter tile is laid only as a unit, on two side-by-side letters; a word may also
+  take those letters from single tiles. Each word gets its best-scoring way to be laid:
+  a real tile before a blank, a two-letter tile only when it scores more.
+- ``pattern``: the word fills the slot exactly; board letters are not taken from the rack,
+  and they count in the score at face value (as the board game counts them) but not
+  towards the bingo, which needs `rack_size` tiles from the rack.
+- ``sort``: ``score`` (highest first, then Turkish order), ``length`` (longest first, then
+  Turkish order) or ``alpha`` (Turkish order). ``count`` counts every answer; the first
+  `limit` are listed and ``truncated`` says whether any were left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..games import DEFAULT_GAME, Game, get_game
+from .bits import from_ids
+from .index import AnagramIndex
+from .limits import Limits
+from .plan import Plan, plans
+from .query import Query, bounds, make_query
+from .rack import BLANK, Rack
+from .rank import best_scores, pick, plan_scores
+from .select import candidates
+from .tiles import lay, lay_singles, place
+
+
+class Hit(NamedTuple):
+    """One word of an answer, with its score and its tiles in word order."""
+
+    word: str
+    score: int
+    tiles: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        return {"word": self.word, "score": self.score, "tiles": list(self.tiles)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``POST /v1/anagram`` answers, without the ``lexicon`` the service adds."""
+
+    count: int
+    truncated: bool
+    words: tuple[Hit, ...]
+
+    def as_dict(self) -> dict:
+        return {"count": self.count, "truncated": self.truncated,
+                "words": [h.as_dict() for h in self.words]}
+
+
+def _excluded(index: AnagramIndex, words: frozenset[str]) -> int:
+    found = (index.id_of(w) for w in words)
+    return from_ids((i for i in found if i is not None), index.nbytes)
+
+
+def _laying(word: str, squares: str | None, plan: Plan, rack: Rack, game: Game,
+            check: bool = True):
+    """(tiles, score) of `word` laid under `plan`, or None when the plan cannot lay it.
+
+    A plan lays the word when its two-letter tiles find their places and real-first laying
+    needs no more blanks than the rack has: exactly the plan's set of words. Without
+    `check`, the word is known to be one of them.
+    """
+    if squares is None and not plan.multi:
+        tiles, value = lay_singles(word, rack.letters, game.tile_values, game.blank_value)
+        score = game.score_parts(value, len(tiles), len(tiles))
+    else:
+        starts = place(word, squares, plan.multi)
+        if starts is None:
+            return None
+        tiles = lay(word, squares, plan.multi, starts, rack.letters)
+        score = game.score(tiles, plan.on_board)
+    if check and sum(t[0] == BLANK for t in tiles) > rack.blanks:
+        return None
+    return tiles, score
+
+
+def _hit(index: AnagramIndex, game: Game, query: Query, planned, i: int) -> Hit:
+    """Word `i` laid the best way among the plans that can lay it."""
+    word, squares = index.word(i), query.pattern.squares if query.pattern else None
+    best: Hit | None = None
+    for plan, _ in planned:
+        laid = _laying(word, squares, plan, query.rack, game, check=len(planned) > 1)
+        if laid is not None and (best is None or laid[1] > best.score):
+            best = Hit(word, laid[1], tuple(laid[0]))
+    return best
+
+
+_SORT_KEYS = {
+    "score": lambda pair: (-pair[0].score, pair[1]),
+    "length": lambda pair: (-len(pair[0].word), pair[1]),
+    "alpha": lambda pair: pair[1],
+}
+
+
+def _order(hits: list[tuple[Hit, int]], sort: str) -> list[Hit]:
+    """Hits (with their ids: Turkish order) in the query's order."""
+    return [hit for hit, _ in sorted(hits, key=_SORT_KEYS[sort])]
+
+
+def planned(index: AnagramIndex, query: Query, game: Game) -> list[tuple[Plan, int]]:
+    """Each plan with the set of words it lays (plans that lay none left out)."""
+    low, high = bounds(query, game)
+    squares = query.pattern.squares if query.pattern else None
+    excluded = _excluded(index, query.exclude) if query.exclude else 0
+    found = []
+    for plan in plans(query.rack, query.pattern, query.mode == "exact"):
+        members = candidates(index, query.rack, plan, low, high, query.mode == "exact", squares)
+        members ^= members & excluded
+        if members:
+            found.append((plan, members))
+    return found
+
+
+def scores(index: AnagramIndex, query: Query, game: Game, found, everyone: int) -> list[int]:
+    """Every word's best score, bit-sliced (see `rank`)."""
+    low, high = bounds(query, game)
+    return best_scores([plan_scores(index, game, query.rack, p, m, low, high)
+                        for p, m in found], everyone)
+
+
+def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
+    """The answer to `query` from `index`, scored by `game`."""
+    found = planned(index, query, game)
+    everyone = 0
+    for _, members in found:
+        everyone |= members
+    ranked = None
+    if query.sort == "score" and query.limit and everyone:
+        ranked = scores(index, query, game, found, everyone)
+    low, high = bounds(query, game)
+    chosen = pick(index, everyone, query.sort, query.limit, low, high, ranked)
+    hits = [(_hit(index, game, query, found, i), i) for i in chosen]
+    count = everyone.bit_count()
+    return Answer(count, count > len(hits), tuple(_order(hits, query.sort)))
+
+
+def anagram(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
+            limits: Limits = Limits(), **options) -> Answer:
+    """Parse, check and answer in one call: ``anagram(index, "kale?[lm]", "kelimatik")``."""
+    game = get_game(game or DEFAULT_GAME) if not isinstance(game, Game) else game
+    return search(index, make_query(rack, game, index.alphabet, limits, **options), game)

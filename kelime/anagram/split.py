@@ -1,0 +1,141 @@
+"""Harfbank's question: can this hand be laid out entirely as words, and if not, which
+layout leaves the least penalty?
+
+Every tile goes into at most one word of at least the game's minimum length; the tiles
+left over cost their values. A hand one tile over the game's `rack_size` (Harfbank's 15th
+tile) throws one tile away, free; finishing with the joker doubles the others' penalty, so
+the joker is the first tile tried for throwing.
+
+The search (see `cover`) is exact; it starts from a quick greedy layout, and at
+`deadline` it answers its best layout so far with ``complete: false``.
+
+Ranking: least penalty, then fewest tiles left over (a leftover joker is worth 0 but still
+leaves the hand unfinished).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from ..games import Game, get_game
+from ..normalize import sort_key
+from .cover import Cover, OutOfTime
+from .errors import RackError
+from .index import AnagramIndex
+from .limits import Limits
+from .rack import BLANK, Rack, parse_rack
+from .usages import Usage, hand_usages
+
+SCALE = 32  # a leftover tile costs value × SCALE + 1: its value first, then the count
+
+
+@dataclass(frozen=True)
+class Laid:
+    """One word of a layout."""
+
+    word: str
+    tiles: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        return {"word": self.word, "tiles": list(self.tiles)}
+
+
+@dataclass(frozen=True)
+class Split:
+    """What ``POST /v1/split`` answers, without the ``lexicon`` the service adds.
+
+    `discarded`: every tile not laid out, the thrown one (`thrown`) first; `penalty`: their
+    values, the thrown tile's excepted.
+    """
+
+    found: bool
+    complete: bool
+    words: tuple[Laid, ...]
+    discarded: tuple[str, ...]
+    penalty: int
+    thrown: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"found": self.found, "complete": self.complete,
+                "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
+                "penalty": self.penalty, "thrown": self.thrown}
+
+
+def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
+    """The hand's tile kinds, rarest first (held by the fewest usages)."""
+    held = {t: 0 for t in rack.tiles}
+    for usage in usages:
+        for k in usage.takes:
+            held[k] += 1
+    return sorted(held, key=lambda k: (held[k], k == BLANK, k))
+
+
+def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
+    """The tiles that may be thrown away: none, or each kind (the joker first)."""
+    over = len(rack) - game.rack_size
+    if over <= 0:
+        return [None]
+    if over > game.discard:
+        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles "
+                        f"({game.rack_size + game.discard} with the one to throw away), "
+                        f"not {len(rack)}",
+                        {"tiles": len(rack), "rack_size": game.rack_size})
+    return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
+
+
+def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
+            complete: bool) -> Split:
+    words = tuple(Laid(u.word, u.tiles) for u in sorted(laid, key=lambda u: (sort_key(u.word),
+                                                                             u.tiles)))
+    discarded = ([thrown] if thrown else []) + sorted(left, key=lambda t: (t == BLANK, t))
+    return Split(not left, complete, words, tuple(discarded), game.penalty(left), thrown)
+
+
+def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, bool]:
+    """((cost, usages, leftover kinds, thrown), complete) of the best layout found."""
+    best = None
+    try:
+        for thrown in throws:
+            m = full - search.pack({thrown: 1}) if thrown else full
+            if best is None:
+                best = (*search.greedy(m), thrown)
+            got = search.solve(m, best[0])
+            if got < best[0]:
+                best = (got, *search.layout(m), thrown)
+            if best[0] == 0:
+                break
+    except OutOfTime:
+        return best, False
+    return best, True
+
+
+def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
+               clock: Callable[[], float] = time.monotonic) -> Split:
+    """The best layout of a parsed hand (see `split`)."""
+    if rack.multi and not game.has_two_letter_tiles:
+        raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
+                        f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
+    usages = hand_usages(index, rack, game.min_length)
+    kinds = _kinds(rack, usages)
+    throws = _throws(rack, game, kinds)
+    search = Cover(kinds, [game.tile_value(k) * SCALE + 1 for k in kinds], usages, clock,
+                   deadline)
+    (_, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)), throws)
+    return _answer(game, laid, left, thrown, complete)
+
+
+def split(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
+          limits: Limits = Limits(), *, clock: Callable[[], float] = time.monotonic,
+          deadline: float | None = None) -> Split:
+    """Lay the hand out as words: ``split(index, "kalem?[lm]…", "harfbank")``.
+
+    `deadline` is a `clock()` reading (default: now plus ``limits.time_budget``).
+    """
+    game = get_game(game or "harfbank") if not isinstance(game, Game) else game
+    parsed = rack if isinstance(rack, Rack) else parse_rack(rack, index.alphabet, limits)
+    if deadline is None:
+        deadline = clock() + limits.time_budget
+    return split_rack(index, parsed, game, deadline=deadline, clock=clock)

@@ -1,0 +1,156 @@
+"""Game profiles from TOML: one file per game, shipped in ``kelime/games/profiles/``, plus
+the files of a folder a deployment names. The packaged files document every key::
+
+    name = "kelimelik"          # the file's stem
+    order = 1                   # optional: where the game is listed (then by name)
+    description = "…"
+    rack_size = 7               # tiles in a full rack
+    min_length = 2              # letters (a two-letter tile counts 2)
+    scoring = "sum"             # "sum" | "product"
+    bingo_bonus = 50            # optional: for playing rack_size tiles at once
+    discard = 1                 # optional: tiles thrown away to finish a split
+    [blank]                     # optional: value (default 0) and count of blanks/jokers
+    [composition]               # optional: what a hand holds, e.g. consonants = 5
+    [two_letter]                # optional: the game has two-letter tiles
+    default_value = 1           #   value of a two-letter tile not listed below
+    [two_letter.tiles]          #   "lm" = { value = 1 }
+    [tiles]                     # every letter: "a" = { value = 1, count = 12 } (count optional)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from ..errors import KelimeError
+from ..normalize import normalize
+from .profile import SCORING_RULES, Game
+
+KEYS = {"name", "order", "description", "rack_size", "min_length", "scoring", "bingo_bonus",
+        "discard", "blank", "composition", "two_letter", "tiles"}
+
+
+class GameProfileError(KelimeError, ValueError):
+    """A game profile file that cannot be read; the message names the file and the key."""
+
+
+def _int(data: dict, key: str, where: str, default: int | None = None, low: int = 0) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise GameProfileError(f"{where}: `{key}` must be a whole number ≥ {low}, not {value!r}")
+    return value
+
+
+def _table(data: dict, key: str, where: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise GameProfileError(f"{where}: `{key}` must be a table")
+    return value
+
+
+def _tile_key(key: str, letters: int, where: str) -> str:
+    if normalize(key) != key or len(key) != letters or not key.isalpha():
+        raise GameProfileError(f"{where}: tile {key!r} must be {letters} lower-case letter(s)")
+    return key
+
+
+def _tiles(table: dict, letters: int, where: str) -> tuple[dict[str, int], dict[str, int]]:
+    """({tile: value}, {tile: count}) of a ``tiles`` table; counts all given or none."""
+    values, counts = {}, {}
+    for key, entry in table.items():
+        spot = f"{where}: tile {key!r}"
+        if not isinstance(entry, dict) or set(entry) - {"value", "count"}:
+            raise GameProfileError(f"{spot} must be {{ value = N }} or {{ value = N, count = N }}")
+        values[_tile_key(key, letters, where)] = _int(entry, "value", spot)
+        if "count" in entry:
+            counts[key] = _int(entry, "count", spot)
+    if counts and len(counts) != len(values):
+        raise GameProfileError(f"{where}: give every tile a count, or none")
+    return values, counts
+
+
+def parse_profile(data: dict, where: str) -> Game:
+    """A `Game` from a profile's parsed TOML; GameProfileError says what is wrong and where."""
+    unknown = sorted(set(data) - KEYS)
+    if unknown:
+        raise GameProfileError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    if data.get("scoring") not in SCORING_RULES:
+        raise GameProfileError(f"{where}: `scoring` must be one of {', '.join(SCORING_RULES)}")
+    if not isinstance(data.get("name"), str) or not data["name"]:
+        raise GameProfileError(f"{where}: `name` must be the game's name")
+    values, counts = _tiles(_table(data, "tiles", where), 1, where)
+    blank = _table(data, "blank", where)
+    two = _table(data, "two_letter", where) if "two_letter" in data else None
+    two_values, _ = _tiles(_table(two, "tiles", where), 2, where) if two is not None else ({}, {})
+    composition = _table(data, "composition", where) or None
+    game = Game(
+        name=data["name"], min_length=_int(data, "min_length", where, low=1),
+        rack_size=_int(data, "rack_size", where, low=1),
+        bingo_bonus=_int(data, "bingo_bonus", where, 0),
+        letter_values=values, description=str(data.get("description", "")),
+        letter_counts=counts or None, blanks=_int(blank, "count", where, 0),
+        blank_value=_int(blank, "value", where, 0), scoring=data["scoring"],
+        two_letter_values=two_values,
+        two_letter_default=_int(two, "default_value", where, 0) if two is not None else None,
+        discard=_int(data, "discard", where, 0),
+        composition={k: _int(composition, k, where) for k in composition} if composition else None,
+    )
+    _check_values(game, where)
+    return game
+
+
+def _check_values(game: Game, where: str) -> None:
+    """A real tile must be worth at least a blank: the search spends blanks only when it must."""
+    cheap = [t for t, v in {**game.letter_values, **game.two_letter_values}.items()
+             if v < game.blank_value]
+    if cheap or (game.two_letter_default or game.blank_value) < game.blank_value:
+        raise GameProfileError(f"{where}: tiles worth less than a blank ({game.blank_value}): "
+                               f"{', '.join(cheap) or 'two_letter.default_value'}")
+
+
+def read_profile(text: str, where: str, stem: str | None = None) -> Game:
+    """Parse one profile file's text; its `name` must be the file's stem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise GameProfileError(f"{where}: not valid TOML ({e})") from None
+    game = parse_profile(data, where)
+    if stem is not None and game.name != stem:
+        raise GameProfileError(f"{where}: `name` is {game.name!r} but the file is {stem}.toml")
+    return game
+
+
+def _order(text: str, where: str) -> int:
+    order = tomllib.loads(text).get("order", 10**6)
+    if not isinstance(order, int) or isinstance(order, bool):
+        raise GameProfileError(f"{where}: `order` must be a whole number")
+    return order
+
+
+def packaged_profiles() -> list[Game]:
+    """The profiles shipped with kelime, in their `order`."""
+    folder = resources.files("kelime.games") / "profiles"
+    found = []
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
+    for f in files:
+        text, where = f.read_text("utf-8"), f"profiles/{f.name}"
+        found.append((_order(text, where), f.name, read_profile(text, where, f.name[:-5])))
+    return [game for _, _, game in sorted(found, key=lambda t: t[:2])]
+
+
+def folder_profiles(folder: Path) -> list[Game]:
+    """The profiles in a deployment's folder (``*.toml``), by file name."""
+    if not folder.is_dir():
+        raise GameProfileError(f"{folder}: no such folder of game profiles")
+    files = sorted(folder.glob("*.toml"))
+    return [read_profile(p.read_text("utf-8"), str(p), p.stem) for p in files]
+
+
+def load_games(extra_dir: Path | None = None) -> dict[str, Game]:
+    """name → Game: the packaged profiles, then `extra_dir`'s, which replace a packaged
+    profile of the same name (in its place) or come after them."""
+    games = {g.name: g for g in packaged_profiles()}
+    if extra_dir is not None:
+        games.update((g.name, g) for g in folder_profiles(Path(extra_dir)))
+    return games

@@ -1,0 +1,176 @@
+"""Harfbank splits: every layout re-checked tile by tile, optimal on small hands, and a
+hand made of words always splits."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kelime.anagram import AnagramIndex, RackError, build_index, parse_rack, split
+from kelime.anagram.split import SCALE
+from kelime.anagram.usages import hand_usages
+from kelime.lexicon import compile_words
+from kelime.sources import bootstrap_candidates
+from kelime.games import get_game
+from tests.test_anagram_support import (LETTERS, best_split, check_layout, plain_best,
+                                        rack_text)
+
+HARFBANK = get_game("harfbank")
+WORDS = ["kale", "kalem", "elma", "olmaz", "masa", "kitap", "ilmek", "arı", "kar", "sıra"]
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@pytest.fixture(scope="module")
+def index():
+    return AnagramIndex.from_buffer(build_index(WORDS))
+
+
+def test_a_hand_of_words_is_found(index):
+    answer = split(index, "kalemmasa[ar]?", HARFBANK)  # kalem, masa, and [ar] + ? = arı
+    check_layout(answer, list(parse_rack("kalemmasa[ar]?").tiles), HARFBANK, set(WORDS))
+    assert answer.found and answer.complete and answer.penalty == 0 and not answer.discarded
+    assert ("arı", ("ar", "?ı")) in [(w.word, w.tiles) for w in answer.words]
+
+
+def test_leftovers_cost_their_values(index):
+    answer = split(index, "kalemzz", HARFBANK)
+    assert answer.as_dict() == {"found": False, "complete": True,
+                                "words": [{"word": "kalem", "tiles": ["k", "a", "l", "e", "m"]}],
+                                "discarded": ["z", "z"], "penalty": 8, "thrown": None}
+
+
+def test_the_fifteenth_tile_is_thrown_away_free(index):
+    hand = "kalemmasakitapj"  # 15 tiles: three words and a j
+    answer = split(index, hand, HARFBANK)
+    assert answer.found and answer.thrown == "j" and answer.discarded == ("j",)
+    assert answer.penalty == 0 and [w.word for w in answer.words] == ["kalem", "kitap", "masa"]
+
+
+def test_with_a_joker_to_spare_the_joker_is_thrown(index):
+    answer = split(index, "kalemmasakitap?", HARFBANK)
+    assert answer.found and answer.thrown == "?"
+
+
+def test_sixteen_tiles_are_too_many(index):
+    with pytest.raises(RackError, match="holds 14 tiles"):
+        split(index, "kalemmasakitapzz", HARFBANK)
+
+
+def test_two_letter_tiles_stay_whole(index):
+    answer = split(index, "ie[lm]k", HARFBANK)
+    assert answer.found and answer.words[0].tiles == ("i", "lm", "e", "k")
+    assert not split(index, "ie[ml]k", HARFBANK).found
+
+
+def test_out_of_time_answers_the_best_so_far(index):
+    ticks = iter(range(10**6))  # a clock that has passed the deadline at its first reading
+    answer = split(index, "kalemmasa?r[ar]", HARFBANK, clock=lambda: next(ticks), deadline=-1)
+    assert not answer.complete and answer.words  # the quick layout it started from
+    check_layout(answer, list(parse_rack("kalemmasa?r[ar]").tiles), HARFBANK, set(WORDS))
+
+
+def test_the_answer_shape(index):
+    assert set(split(index, "kale", HARFBANK).as_dict()) == {
+        "found", "complete", "words", "discarded", "penalty", "thrown"}
+
+
+lexicons = st.lists(st.text(alphabet=LETTERS, min_size=3, max_size=6), min_size=1, max_size=25)
+
+
+@st.composite
+def hands(draw, lexicon: list[str], game) -> list[str]:
+    """Tiles of 1–3 lexicon words, some letters as a joker or a two-letter tile."""
+    chosen = draw(st.lists(st.sampled_from(lexicon), min_size=1, max_size=3))
+    tiles = []
+    for word in chosen:
+        i = 0
+        while i < len(word):
+            if i + 1 < len(word) and draw(st.integers(0, 4)) == 0:
+                tiles.append(word[i:i + 2])
+                i += 2
+            else:
+                tiles.append(word[i])
+                i += 1
+    singles = [i for i, t in enumerate(tiles) if len(t) == 1]
+    if singles and draw(st.booleans()):
+        tiles[draw(st.sampled_from(singles))] = "?"
+    return draw(st.permutations(tiles))
+
+
+@SETTINGS
+@given(st.data(), lexicons)
+def test_tiles_of_words_always_split(data, lexicon):
+    tiles = data.draw(hands(lexicon, HARFBANK))
+    if len(tiles) > HARFBANK.rack_size:
+        return
+    answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), HARFBANK,
+                   deadline=10.0**9)
+    check_layout(answer, tiles, HARFBANK, set(lexicon))
+    assert answer.found and answer.complete
+
+
+@SETTINGS
+@given(st.data(), lexicons)
+def test_small_hands_get_the_least_penalty(data, lexicon):
+    tiles = data.draw(hands(lexicon, HARFBANK))[:data.draw(st.integers(1, 10))]
+    tiles += data.draw(st.lists(st.sampled_from(LETTERS + "zj"), max_size=2))
+    answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), HARFBANK,
+                   deadline=10.0**9)
+    check_layout(answer, tiles, HARFBANK, set(lexicon))
+    left = len(answer.discarded) - (answer.thrown is not None)
+    assert (answer.penalty, left) == best_split(tiles, HARFBANK, lexicon)
+
+
+@SETTINGS
+@given(st.data(), lexicons)
+def test_a_fifteen_tile_hand_throws_the_best_tile(data, lexicon):
+    small = replace(HARFBANK, rack_size=5)
+    tiles = data.draw(hands(lexicon, small))[:5]
+    tiles += data.draw(st.lists(st.sampled_from(LETTERS + "zj"), min_size=1, max_size=1))
+    if len(tiles) != small.rack_size + 1:
+        return
+    answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), small,
+                   deadline=10.0**9)
+    check_layout(answer, tiles, small, set(lexicon))
+    left = len(answer.discarded) - 1
+    assert answer.thrown is not None
+    assert (answer.penalty, left) == best_split(tiles, small, lexicon)
+
+
+def test_cost_scale_leaves_room_for_every_tile():
+    assert SCALE > 16  # a leftover tile costs value × SCALE + 1: counts never reach the value
+
+
+@pytest.fixture(scope="module")
+def bootstrap():
+    words = compile_words(bootstrap_candidates()).words
+    return set(words), AnagramIndex.from_buffer(build_index(words))
+
+
+def real_hands(count: int, seed: int = 1):
+    """Hands of 13–15 tiles drawn from kelimelik's bag, with a joker or two-letter tile."""
+    rnd = random.Random(seed)
+    bag = "".join(ch * n for ch, n in get_game("kelimelik").letter_counts.items())
+    for _ in range(count):
+        size = rnd.choice([11, 12, 13])
+        yield "".join(rnd.sample(bag, size)) + rnd.choice(["?", "", "[ar]", "[lm]", "?[ar]"])
+
+
+def test_real_hands_get_the_least_penalty(bootstrap):
+    """Big hands on the real word list, against a plain search without bounds or pruning."""
+    words, index = bootstrap
+    found = 0
+    for text in real_hands(30):
+        rack = parse_rack(text)
+        answer = split(index, rack, HARFBANK, deadline=10.0**9)
+        check_layout(answer, list(rack.tiles), HARFBANK, words)
+        reference = plain_best(list(rack.tiles), hand_usages(index, rack, 3), HARFBANK)
+        assert (answer.penalty, len(answer.discarded) - (answer.thrown is not None)) == reference
+        found += answer.found
+    assert 0 < found < 30  # both kinds of hand were tried

@@ -1,0 +1,135 @@
+"""Game profiles: the packaged TOML files, lookups, scores, and a deployment's own files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kelime.games import (DEFAULT_GAME, GAMES, Game, GameProfileError, UnknownGame, get_game,
+                          load_games)
+
+KELIMELIK = {  # the rules' table: letter → (value, count)
+    "a": (1, 12), "b": (3, 2), "c": (4, 2), "ç": (4, 2), "d": (3, 2), "e": (1, 8), "f": (8, 1),
+    "g": (5, 1), "ğ": (7, 1), "h": (5, 1), "ı": (2, 4), "i": (1, 7), "j": (10, 1), "k": (1, 7),
+    "l": (1, 7), "m": (2, 4), "n": (1, 5), "o": (2, 3), "ö": (6, 1), "p": (7, 1), "r": (2, 6),
+    "s": (3, 3), "ş": (4, 2), "t": (2, 5), "u": (2, 3), "ü": (3, 2), "v": (7, 1), "y": (3, 2),
+    "z": (4, 2),
+}
+
+
+def test_the_four_games():
+    assert list(GAMES) == ["kelimelik", "sozce", "kelimatik", "harfbank"]
+    assert DEFAULT_GAME == "kelimelik" and get_game(None) is GAMES["kelimelik"]
+    assert {g.name: (g.min_length, g.rack_size, g.bingo_bonus) for g in GAMES.values()} == {
+        "kelimelik": (2, 7, 50), "sozce": (2, 7, 49), "kelimatik": (3, 10, 0),
+        "harfbank": (3, 14, 0)}
+
+
+def test_kelimelik_has_the_rules_tile_table():
+    game = GAMES["kelimelik"]
+    assert {k: (game.letter_values[k], game.letter_counts[k]) for k in game.letter_values} == \
+        KELIMELIK
+    assert (game.blanks, game.blank_value) == (2, 0)
+    assert sum(game.letter_counts.values()) + game.blanks == 100
+
+
+def test_the_other_games_values():
+    assert GAMES["sozce"].letter_values == GAMES["kelimelik"].letter_values
+    assert GAMES["sozce"].blanks == 2 and GAMES["sozce"].letter_counts is None
+    kelimatik = GAMES["kelimatik"]
+    assert kelimatik.letter_values == {**GAMES["kelimelik"].letter_values, "l": 3}
+    assert kelimatik.composition == {"consonants": 5, "vowels": 3, "two_letter": 1, "blanks": 1}
+    assert kelimatik.tile_value("lm") == 1 and kelimatik.tile_value("ar") == 1  # the default
+    assert GAMES["harfbank"].discard == 1 and GAMES["harfbank"].has_two_letter_tiles
+    assert not GAMES["kelimelik"].has_two_letter_tiles
+
+
+@pytest.mark.parametrize("name", ["kelimatik", " KELIMATIK ", "Kelimatik\n"])
+def test_get_game_ignores_case_and_spaces(name):
+    assert get_game(name) is GAMES["kelimatik"]
+
+
+def test_unknown_game_lists_the_known_ones():
+    with pytest.raises(UnknownGame) as caught:
+        get_game("monopoly")
+    assert str(caught.value) == ("unknown game 'monopoly'; known games: "
+                                 "kelimelik, sozce, kelimatik, harfbank")
+    assert isinstance(caught.value, ValueError)
+
+
+def test_scores():
+    kelimatik, kelimelik = GAMES["kelimatik"], GAMES["kelimelik"]
+    assert kelimatik.score(["k", "o", "l"]) == 18                     # (1 + 2 + 3) × 3
+    assert kelimatik.score(["h", "a", "k", "?s", "ı", "z"]) == 78     # 13 × 6
+    assert kelimatik.score(["?o", "lm", "a", "z"]) == 24              # 6 × 4
+    assert kelimelik.score(["k", "i", "t", "a", "p"]) == 12
+    assert kelimelik.score(list("kitapla")) == 14 + 50                 # all 7 tiles
+    assert kelimelik.score(list("kitapla"), board=1) == 14             # one was on the board
+    assert GAMES["sozce"].score(list("kitapla")) == 14 + 49
+    assert GAMES["harfbank"].penalty(["z", "?", "lm"]) == 5
+
+
+def test_as_dict_is_json_and_keeps_the_old_keys():
+    for game in GAMES.values():
+        body = game.as_dict()
+        assert json.loads(json.dumps(body)) == body
+        assert {"name", "min_length", "rack_size", "bingo_bonus", "letter_values",
+                "description"} <= set(body)
+        assert body["scoring"] in ("sum", "product") and body["score_formula"]
+    kelimatik = GAMES["kelimatik"].as_dict()
+    assert kelimatik["two_letter_tiles"] == {"values": {"lm": 1}, "default_value": 1}
+    assert kelimatik["score_formula"].startswith("(sum of the tile values) × (number of tiles")
+    assert "+50 when all 7 tiles" in GAMES["kelimelik"].as_dict()["score_formula"]
+    assert GAMES["kelimelik"].as_dict()["two_letter_tiles"] is None
+
+
+PROFILE = '''
+name = "{name}"
+rack_size = 5
+min_length = 2
+scoring = "sum"
+[tiles]
+"a" = {{ value = 1 }}
+"b" = {{ value = 2 }}
+'''
+
+
+def test_a_deployment_adds_and_replaces_profiles(tmp_path):
+    (tmp_path / "kelimelik.toml").write_text(PROFILE.format(name="kelimelik"), "utf-8")
+    (tmp_path / "minik.toml").write_text(PROFILE.format(name="minik"), "utf-8")
+    games = load_games(tmp_path)
+    assert list(games) == ["kelimelik", "sozce", "kelimatik", "harfbank", "minik"]
+    assert games["kelimelik"].rack_size == 5 and games["minik"].letter_values == {"a": 1, "b": 2}
+    assert get_game("MINIK", games) is games["minik"]
+    assert load_games() == GAMES
+
+
+@pytest.mark.parametrize("text, words", [
+    ("name = ", "not valid TOML"),
+    (PROFILE.format(name="other"), "`name` is 'other' but the file is bad.toml"),
+    (PROFILE.format(name="bad").replace('"sum"', '"max"'), "`scoring` must be one of"),
+    (PROFILE.format(name="bad").replace("rack_size = 5", "rack_size = 0"), "`rack_size`"),
+    ("colour = 1\n" + PROFILE.format(name="bad"), "unknown key(s) colour"),
+    (PROFILE.format(name="bad").replace('"b"', '"B"'), "tile 'B'"),
+    (PROFILE.format(name="bad").replace('"b"', '"bc"'), "tile 'bc'"),
+    (PROFILE.format(name="bad").replace("value = 2", "value = -2"), "≥ 0"),
+    (PROFILE.format(name="bad").replace("value = 2 }", "value = 2, count = 3 }"),
+     "give every tile a count, or none"),
+    (PROFILE.format(name="bad") + "[blank]\nvalue = 5\n", "worth less than a blank"),
+])
+def test_a_bad_profile_names_the_file_and_the_problem(tmp_path, text, words):
+    (tmp_path / "bad.toml").write_text(text, "utf-8")
+    with pytest.raises(GameProfileError) as caught:
+        load_games(tmp_path)
+    assert "bad.toml" in str(caught.value) and words in str(caught.value)
+
+
+def test_a_missing_folder(tmp_path):
+    with pytest.raises(GameProfileError, match="no such folder"):
+        load_games(tmp_path / "nowhere")
+
+
+def test_game_is_plain_data():
+    game = Game("minik", 2, 5, letter_values={"a": 1})
+    assert game.score(["a", "?b"]) == 1 and game.tile_value("q") == 0
