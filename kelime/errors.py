@@ -10,7 +10,9 @@ at one boundary, the HTTP service into the JSON error shape at another.
     ├── SourceError       a word source that cannot be read (word list, bootstrap package)
     ├── CacheError        the TDK crawl cache is missing, corrupt, busy or not ours
     ├── FetchError        a TDK look-up that failed for good
-    └── QueryError        an anagram or split question that cannot be answered as asked
+    ├── QueryError        an anagram or split question that cannot be answered as asked
+    │   └── AnagramError  (kelime.anagram.errors) RackError, PatternError, OptionError, OverLimit
+    └── GameProfileError  (kelime.games.load) a game profile file that cannot be used
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -108,20 +109,16 @@ def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
     raise AssertionError("kelime serve was not ready in time")
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_kelime_serve_end_to_end(data_dir, workers):
+@contextmanager
+def kelime_serve(*args: str):
+    """A real `kelime serve ARGS --port <free>` process, ready; yields its URL."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data_dir), "--port",
-                             str(port), "--workers", str(workers)],
+    proc = subprocess.Popen([*kelime_command(), "serve", *args, "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_ready(url, proc)
-        reply = httpx.get(f"{url}/v1/validate?word=kitap&word=%C4%B0stanbul&word=evler", timeout=10)
-        assert reply.status_code == 200
-        assert [(r["valid"], r["reason"]) for r in reply.json()["results"]] == [
-            (True, None), (False, "proper_name"), (False, "not_in_dictionary")]
-        assert httpx.get(f"{url}/readyz", timeout=10).json()["lexicons"] == ["ku", "tr"]
+        yield url
     finally:
         proc.terminate()
         try:
@@ -129,6 +126,16 @@ def test_kelime_serve_end_to_end(data_dir, workers):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_kelime_serve_end_to_end(data_dir, workers):
+    with kelime_serve("--data", str(data_dir), "--workers", str(workers)) as url:
+        reply = httpx.get(f"{url}/v1/validate?word=kitap&word=%C4%B0stanbul&word=evler", timeout=10)
+        assert reply.status_code == 200
+        assert [(r["valid"], r["reason"]) for r in reply.json()["results"]] == [
+            (True, None), (False, "proper_name"), (False, "not_in_dictionary")]
+        assert httpx.get(f"{url}/readyz", timeout=10).json()["lexicons"] == ["ku", "tr"]
 
 
 def test_kelime_serve_refuses_a_port_out_of_range(data_dir):
@@ -157,16 +164,7 @@ def test_kelime_serve_passes_its_cache_to_the_service(data_dir, tmp_path):
                           "body": "[]", "error": None, "attempts": 1},
                      [{"madde_id": "1", "madde": "kitap", "anlamlarListe": []}])
     db.close()
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data_dir), "--port",
-                             str(port), "--cache", str(cache)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_ready(url, proc)
+    with kelime_serve("--data", str(data_dir), "--cache", str(cache)) as url:
         reply = httpx.get(f"{url}/v1/words/kitap", timeout=10).json()
-        assert [e["madde"] for e in reply["entries"]] == ["kitap"]
-        assert reply["cache"]["name"] == "tdk.sqlite"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    assert [e["madde"] for e in reply["entries"]] == ["kitap"]
+    assert reply["cache"]["name"] == "tdk.sqlite"
