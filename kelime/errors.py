@@ -4,7 +4,8 @@ at one boundary, the HTTP service into the JSON error shape at another.
 
     KelimeError
     ├── LexiconError      a lexicon folder that cannot be used (missing, corrupt, too old)
-    │   └── OutdatedLexicon   built by another kelime (format or normalisation): rebuild
+    │   ├── OutdatedLexicon   built by another kelime (format or normalisation): rebuild
+    │   └── NoAnagramIndex    built before the anagram index existed: validates, no anagrams
     ├── BuildError        a build that did not happen (the previous lexicon is untouched)
     │   └── PolicyError   the filter policy or one of its lists cannot be read
     ├── SourceError       a word source that cannot be read (word list, bootstrap package)
@@ -28,6 +29,10 @@ class LexiconError(KelimeError):
 
 class OutdatedLexicon(LexiconError):
     """A lexicon written by a kelime with another format or normalisation: rebuild it."""
+
+
+class NoAnagramIndex(LexiconError):
+    """A lexicon built without an anagram index: it validates, but anagrams need a rebuild."""
 
 
 class BuildError(KelimeError):

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from kelime.lexicon import (MANIFEST_FILE, REASONS, BuildError, Candidate, Lexicon, LexiconError,
                             Manifest, apply_overrides, compile_words, created_stamp, load_all,
                             write_lexicon)
-from kelime.lexicon.format import CHANGES_FILE, REJECTED_FILE, WORDS_FILE
+from kelime.lexicon.format import CHANGES_FILE, INDEX_FILE, REJECTED_FILE, WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS, LOCK_FILE
 from kelime.normalize import ALPHABET, TURKISH, Alphabet, letters_problem, normalize
 from kelime.sources.bootstrap import BOOTSTRAP_PACKAGE, RELEASED
@@ -159,8 +159,8 @@ def test_same_input_gives_byte_identical_files_and_rebuilding_is_unchanged(tmp_p
     first = build(tmp_path / "a", words)
     second = build(tmp_path / "b", list(reversed(words)) + words[:5])
     assert isinstance(first.manifest, Manifest) and first.manifest.created == CREATED
-    assert sorted(snapshot(first.path)) == sorted([WORDS_FILE, REJECTED_FILE, CHANGES_FILE,
-                                                   MANIFEST_FILE])
+    assert sorted(snapshot(first.path)) == sorted([WORDS_FILE, REJECTED_FILE, INDEX_FILE,
+                                                   CHANGES_FILE, MANIFEST_FILE])
     assert snapshot(first.path) == snapshot(second.path)
     assert Manifest.read(first.path) == first.manifest
     assert (first.path / MANIFEST_FILE).read_bytes() == first.manifest.to_bytes()

@@ -16,11 +16,13 @@ from pathlib import Path
 import marisa_trie
 import pytest
 
+from kelime.anagram import AnagramIndex, anagram, build_index
+from kelime.errors import NoAnagramIndex
 from kelime.lexicon import (MANIFEST_FILE, Candidate, Lexicon, LexiconError, Manifest,
                             compile_words, load_all, load_lexicon, write_lexicon)
 from kelime.lexicon import format as fmt
-from kelime.lexicon.format import (CHANGES_FILE, FORMAT_VERSION, REJECTED_FILE, WORDS_FILE,
-                                   DataFile, digest)
+from kelime.lexicon.format import (CHANGES_FILE, FORMAT_VERSION, INDEX_FILE, REJECTED_FILE,
+                                   WORDS_FILE, DataFile, digest)
 from kelime.normalize import NORMALIZATION_VERSION
 
 SOURCE = {"kind": "test", "name": "test_lexicon_format", "licence": "n/a"}
@@ -44,7 +46,7 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def rule(files: dict[str, str], names=(WORDS_FILE, REJECTED_FILE)) -> str:
+def rule(files: dict[str, str], names=(WORDS_FILE, REJECTED_FILE, INDEX_FILE)) -> str:
     """The version rule as documented: SHA-256 of "<file> <sha256>\\n" per data file."""
     return sha("".join(f"{n} {files[n]}\n" for n in names if n in files).encode())
 
@@ -57,7 +59,7 @@ def write(folder: Path, raw) -> None:
     (folder / MANIFEST_FILE).write_text(json.dumps(raw), encoding="utf-8")
 
 
-def reseal(folder: Path, names=(WORDS_FILE, REJECTED_FILE)) -> dict:
+def reseal(folder: Path, names=(WORDS_FILE, REJECTED_FILE, INDEX_FILE)) -> dict:
     """Make every hash claim of the manifest true again for the files as they now are."""
     raw = read(folder)
     raw["files"] = {n: sha((folder / n).read_bytes()) for n in raw["files"]}
@@ -82,7 +84,7 @@ def test_a_built_lexicon_keeps_every_claim(lexicon):
     assert (lexicon / MANIFEST_FILE).read_bytes() == manifest.to_bytes()
     assert raw["format"] == "kelime-lexicon" and raw["format_version"] == FORMAT_VERSION == 2
     assert raw["files"] == {n: sha((lexicon / n).read_bytes())
-                            for n in (WORDS_FILE, REJECTED_FILE, CHANGES_FILE)}
+                            for n in (WORDS_FILE, REJECTED_FILE, INDEX_FILE, CHANGES_FILE)}
     assert raw["sha256"] == rule(raw["files"]) and raw["version"] == raw["sha256"][:12]
     assert raw["counts"] == {"words": 3, "rejected": 2,
                              "rejected_by_reason": {"invalid_chars": 1, "proper_name": 1}}
@@ -259,7 +261,7 @@ def test_the_version_derives_from_every_data_file(tmp_path, monkeypatch, require
         blob = (folder / "letters.txt").read_bytes()
         assert blob == _letters(compile_words(WORDS).words, {}, None)
         assert after.manifest.files["letters.txt"] == sha(blob)
-        names = (WORDS_FILE, REJECTED_FILE, "letters.txt")
+        names = (WORDS_FILE, REJECTED_FILE, INDEX_FILE, "letters.txt")
         assert after.manifest.sha256 == rule(after.manifest.files, names)
         assert after.manifest.version != before.manifest.version
         assert after.manifest.files[WORDS_FILE] == before.manifest.files[WORDS_FILE]
@@ -267,7 +269,7 @@ def test_the_version_derives_from_every_data_file(tmp_path, monkeypatch, require
         # Verified on load: its hash, its place in the version, its listing.
         (folder / "letters.txt").write_bytes(blob + b"x\n")
         assert "letters.txt does not match its manifest" in refused(folder)
-        reseal(folder, (WORDS_FILE, REJECTED_FILE))  # hashes true, version without it
+        reseal(folder, (WORDS_FILE, REJECTED_FILE, INDEX_FILE))  # version without it
         assert "claims sha256" in refused(folder)
         reseal(folder, names)
         Lexicon.load(folder)
@@ -283,7 +285,7 @@ def test_the_version_derives_from_every_data_file(tmp_path, monkeypatch, require
             Lexicon.load(before.path)
     again = build(tmp_path / "again")
     assert again.manifest.version == before.manifest.version
-    assert sorted(again.manifest.files) == [CHANGES_FILE, REJECTED_FILE, WORDS_FILE]
+    assert sorted(again.manifest.files) == sorted([CHANGES_FILE, INDEX_FILE, REJECTED_FILE, WORDS_FILE])
 
 
 def test_changes_json_is_hashed_but_not_versioned(tmp_path):
@@ -299,3 +301,40 @@ def test_changes_json_is_hashed_but_not_versioned(tmp_path):
     assert later.manifest.files[CHANGES_FILE] == sha(changes)
     (later.path / CHANGES_FILE).write_bytes(changes.replace(b'"added": 3', b'"added": 4'))
     assert "changes.json does not match its manifest" in refused(later.path)
+
+
+# --- the anagram index ----------------------------------------------------------------------
+
+def test_the_anagram_index_is_built_beside_the_tries_and_answers_from_the_same_words(lexicon):
+    lex = Lexicon.load(lexicon)
+    assert lex.anagrams.words(range(len(lex.anagrams))) == ["kalem", "kitap", "silgi"]
+    assert (lexicon / INDEX_FILE).read_bytes() == build_index(["kitap", "kalem", "silgi"])
+    assert [w["word"] for w in anagram(lex.anagrams, "metalk").as_dict()["words"]] == ["kalem"]
+
+
+def test_a_lexicon_built_before_the_index_validates_but_anagrams_say_rebuild(lexicon):
+    raw = read(lexicon)
+    del raw["files"][INDEX_FILE]
+    write(lexicon, raw)
+    (lexicon / INDEX_FILE).unlink()
+    reseal(lexicon)
+    lex = Lexicon.load(lexicon)
+    assert lex.check("kitap").valid and lex.index is None
+    with pytest.raises(NoAnagramIndex) as err:
+        lex.anagrams
+    assert "without an anagram index" in str(err.value) and "kelime build" in str(err.value)
+
+
+def test_a_damaged_index_with_consistent_hashes_is_refused(lexicon):
+    blob = bytearray((lexicon / INDEX_FILE).read_bytes())
+    blob[-1] ^= 0xFF  # one bit plane byte: only the index's own checksum can tell
+    (lexicon / INDEX_FILE).write_bytes(bytes(blob))
+    reseal(lexicon)
+    message = refused(lexicon)
+    assert "anagram index is damaged" in message and "kelime build" in message
+
+
+def test_an_index_of_other_words_is_refused(lexicon):
+    (lexicon / INDEX_FILE).write_bytes(build_index(["kitap", "kalem"]))
+    reseal(lexicon)
+    assert "indexes 2 words but the manifest says 3" in refused(lexicon)

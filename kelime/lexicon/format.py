@@ -40,6 +40,7 @@ from typing import Callable
 
 import marisa_trie
 
+from ..anagram.index import build_index
 from ..errors import LexiconError, OutdatedLexicon
 from ..normalize import NORMALIZATION_VERSION, Alphabet
 
@@ -71,11 +72,17 @@ class DataFile:
     required: bool = True
 
 
+def _encode_index(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:
+    return build_index(words, alphabet)
+
+
 DATA_FILES = (
     DataFile("words.marisa", "valid words (marisa Trie)", _encode_words),
     DataFile("rejected.marisa", "refused words → reason (marisa BytesTrie)", _encode_rejected),
+    DataFile("anagram.idx", "anagram index over the valid words (kelime.anagram.index)",
+             _encode_index, required=False),
 )
-WORDS_FILE, REJECTED_FILE = (f.name for f in DATA_FILES)
+WORDS_FILE, REJECTED_FILE, INDEX_FILE = (f.name for f in DATA_FILES)
 
 
 def sha256_bytes(data: bytes) -> str:

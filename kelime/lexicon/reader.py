@@ -11,9 +11,10 @@ from pathlib import Path
 
 import marisa_trie
 
-from ..errors import LexiconError
+from ..anagram.index import AnagramIndex
+from ..errors import LexiconError, NoAnagramIndex
 from ..normalize import Alphabet, letters_problem, normalize
-from .format import REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
+from .format import INDEX_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,10 @@ class Lexicon:
     """A loaded lexicon folder."""
 
     def __init__(self, words: marisa_trie.Trie, rejected: marisa_trie.BytesTrie,
-                 manifest: Manifest, path: Path | None = None):
+                 manifest: Manifest, path: Path | None = None,
+                 index: AnagramIndex | None = None):
         self.words, self.rejected, self.manifest, self.path = words, rejected, manifest, path
+        self.index = index
         self.name: str = manifest.name
         self.alphabet = Alphabet(manifest.alphabet)
         self._settled = self.alphabet.settled
@@ -57,7 +60,24 @@ class Lexicon:
         if len(words) != manifest.words:
             raise LexiconError(f"{folder / WORDS_FILE} holds {len(words):,} words but the "
                                f"manifest says {manifest.words:,}: {REBUILD}")
-        return cls(words, _mmap(marisa_trie.BytesTrie, folder / REJECTED_FILE), manifest, folder)
+        index = None
+        if INDEX_FILE in manifest.files:
+            index = AnagramIndex.load(folder / INDEX_FILE)
+            if len(index) != manifest.words:
+                raise LexiconError(f"{folder / INDEX_FILE} indexes {len(index):,} words but the "
+                                   f"manifest says {manifest.words:,}: {REBUILD}")
+        return cls(words, _mmap(marisa_trie.BytesTrie, folder / REJECTED_FILE), manifest, folder,
+                   index)
+
+    @property
+    def anagrams(self) -> AnagramIndex:
+        """The anagram index; `NoAnagramIndex` when the folder was built before it existed."""
+        if self.index is None:
+            raise NoAnagramIndex(f"the lexicon {self.name!r} "
+                              f"({self.manifest.version}) was built without an anagram index, "
+                              f"so it can validate words but not answer anagrams: rebuild it "
+                              f"with `kelime build`")
+        return self.index
 
     def __contains__(self, word: str) -> bool:
         return word in self.words
