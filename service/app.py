@@ -14,7 +14,7 @@ from kelime.lexicon import load_all
 
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
-from .routes import catalog, health, validate, words
+from .routes import anagram, catalog, health, validate, words
 from .settings import Settings
 from .state import Kelime
 
@@ -32,14 +32,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan,
-                  description="Turkish word-game dictionary: is this word valid, and why not.")
-    for route in validate.routes:  # plain Starlette routes: the hot path (see validate.py)
-        app.router.routes.append(route)
+                  description="Turkish word-game dictionary: is this word valid, and why not; "
+                              "which words these tiles make; can this hand be laid out whole.")
+    plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
+    app.router.routes.extend(plain)
     routers = [module.router for module in (words, catalog, health)]
     for router in routers:
         app.include_router(router)
-    app.state.allow = allow_table([validate.routes, *(r.routes for r in routers)])
-    document(app, validate.OPENAPI)
+    app.state.allow = allow_table([plain, *(r.routes for r in routers)])
+    document(app, {**validate.OPENAPI, **anagram.OPENAPI})
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
     app.add_middleware(MetricsMiddleware, metrics=metrics)

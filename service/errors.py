@@ -15,6 +15,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from kelime.errors import NoAnagramIndex, QueryError
+
 from .responses import JSON
 
 
@@ -51,7 +53,8 @@ class Unavailable(ServiceError):
 
 
 #: Every exception class that `handle_error` renders (registered once each in create_app).
-HANDLED = (ServiceError, HTTPException, RequestValidationError, ClientDisconnect, Exception)
+HANDLED = (ServiceError, QueryError, NoAnagramIndex, HTTPException, RequestValidationError,
+           ClientDisconnect, Exception)
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -67,6 +70,11 @@ def describe(exc: Exception, request: Request) -> tuple[int, dict, dict | None]:
     """(status, body, extra headers) for any exception."""
     if isinstance(exc, ServiceError):
         return exc.status, error_body(exc.code, exc.message, exc.details), exc.headers
+    if isinstance(exc, QueryError):  # a rack, pattern or option the core refused
+        return 413 if exc.over_limit else 422, error_body(exc.code, exc.message,
+                                                          exc.details), None
+    if isinstance(exc, NoAnagramIndex):
+        return 503, error_body("no_anagram_index", str(exc)), None
     if isinstance(exc, RequestValidationError):
         return 422, *_validation(exc)
     if isinstance(exc, HTTPException):

@@ -71,17 +71,17 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
     return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"))
 
 
-def load_json(body: bytes):
+def load_json(body: bytes, example: str = EXAMPLE):
     """Parsed JSON; a 422 that says whether the bytes or the syntax are wrong."""
     if not body.strip():
-        raise Invalid("invalid_json", f"the request body is empty: send a JSON object like {EXAMPLE}")
+        raise Invalid("invalid_json", f"the request body is empty: send a JSON object like {example}")
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as e:
         if "UTF-8" in str(e):
             raise not_utf8(body) from None
         raise Invalid("invalid_json", f"the body is not valid JSON ({e}): send a JSON object "
-                      f"like {EXAMPLE}") from None
+                      f"like {example}") from None
 
 
 def not_utf8(data: bytes, what: str = "the request body") -> Invalid:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Mapping
 
+from kelime.anagram import Limits
 from kelime.errors import KelimeError
 
 #: Environment variable → Settings field, for the fields that can be set from outside.
@@ -27,6 +28,13 @@ ENV = {
     "KELIME_MAX_GET_WORDS": "max_get_words",
     "KELIME_MAX_QUERY_BYTES": "max_query_bytes",
     "KELIME_CACHE_MAX_AGE": "cache_max_age",
+    "KELIME_MAX_RACK_TILES": "max_rack_tiles",
+    "KELIME_MAX_BLANKS": "max_blanks",
+    "KELIME_MAX_RESULTS": "max_results",
+    "KELIME_DEFAULT_RESULTS": "default_results",
+    "KELIME_MAX_PATTERN_LENGTH": "max_pattern_length",
+    "KELIME_MAX_EXCLUDE_WORDS": "max_exclude_words",
+    "KELIME_SPLIT_BUDGET_MS": "split_budget_ms",
 }
 
 
@@ -52,6 +60,13 @@ class Settings:
     max_get_words: int = 1_000           # GET /v1/validate: bigger batches are POSTed
     max_query_bytes: int = 32 * 1024     # GET /v1/validate's query string; see SERVER_URL_LIMIT
     cache_max_age: int = 300
+    max_rack_tiles: int = Limits.rack_tiles          # anagram and split questions (Limits)
+    max_blanks: int = Limits.blanks
+    max_results: int = Limits.results
+    default_results: int = Limits.default_results
+    max_pattern_length: int = Limits.pattern_length
+    max_exclude_words: int = Limits.exclude_words
+    split_budget_ms: int = int(Limits.time_budget * 1000)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -64,6 +79,16 @@ class Settings:
             if raw:
                 values[name] = _convert(var, raw, types[name])
         return cls(**values)
+
+    @property
+    def limits(self) -> Limits:
+        """The anagram and split limits these settings set."""
+        return Limits(rack_tiles=self.max_rack_tiles, blanks=self.max_blanks,
+                      results=self.max_results,
+                      default_results=min(self.default_results, self.max_results),
+                      pattern_length=self.max_pattern_length,
+                      exclude_words=self.max_exclude_words,
+                      time_budget=self.split_budget_ms / 1000)
 
     def with_data(self, data: str | Path) -> "Settings":
         return replace(self, data=Path(data))
@@ -87,7 +112,7 @@ def _convert(var: str, raw: str, kind: str):
             value = int(raw)
         except ValueError:
             raise SettingsError(f"{var}={raw!r} is not a whole number") from None
-        least = 0 if var == "KELIME_CACHE_MAX_AGE" else 1
+        least = 0 if var in ("KELIME_CACHE_MAX_AGE", "KELIME_MAX_BLANKS") else 1
         if value < least:
             raise SettingsError(f"{var}={raw!r} must be {least} or more")
         if value > MOST.get(var, value):

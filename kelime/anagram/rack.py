@@ -189,6 +189,8 @@ def parse_pattern(text: str, alphabet: Alphabet = TURKISH, limits: Limits = Limi
 def parse_exclude(words: Iterable[str] | None, alphabet: Alphabet = TURKISH,
                   limits: Limits = Limits()) -> frozenset[str]:
     """The normalised words to leave out of the answers."""
+    if isinstance(words, str):
+        raise OptionError(f"exclude must be a list of words, not the text {words[:20]!r}")
     words = list(words or ())
     if len(words) > limits.exclude_words:
         raise OverLimit(f"exclude has {len(words)} words; the limit is {limits.exclude_words}",

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import marisa_trie
 
-from ..anagram.index import AnagramIndex
+from ..anagram import AnagramIndex, Limits, anagram, split
+from ..anagram.rack import Rack
+from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
 from ..normalize import Alphabet, letters_problem, normalize
 from .format import INDEX_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
@@ -78,6 +80,27 @@ class Lexicon:
                               f"so it can validate words but not answer anagrams: rebuild it "
                               f"with `kelime build`")
         return self.index
+
+    def anagram(self, rack: str | Rack, game: Game | str | None = None,
+                limits: Limits = Limits(), **options) -> dict:
+        """The reply of POST /v1/anagram (and `kelime anagram --json`); see `kelime.anagram`."""
+        return {"lexicon": self.info,
+                **anagram(self.anagrams, rack, game, limits, **options).as_dict()}
+
+    def split(self, rack: str | Rack, game: Game | str | None = None,
+              limits: Limits = Limits(), **clock) -> dict:
+        """The reply of POST /v1/split (and `kelime split --json`); see `kelime.anagram.split`."""
+        return {"lexicon": self.info, **split(self.anagrams, rack, game, limits, **clock).as_dict()}
+
+    def hooks(self, normalized: str, min_length: int = 2) -> dict[str, list[str]]:
+        """The letters that make a valid word of at least `min_length` letters when put
+        before (``front``) or after (``back``) a normalised word, in the alphabet's order."""
+        if not normalized or not self.alphabet.letter_set.issuperset(normalized) \
+                or len(normalized) + 1 < min_length:
+            return {"front": [], "back": []}
+        words, letters = self.words, self.alphabet.letters
+        return {"front": [c for c in letters if c + normalized in words],
+                "back": [c for c in letters if normalized + c in words]}
 
     def __contains__(self, word: str) -> bool:
         return word in self.words

@@ -20,10 +20,12 @@ GameName = Annotated[str | None, Query(alias="game", max_length=64)]
 @router.get("/words/{word:path}")
 async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: LexiconName = None,
                     game_name: GameName = None) -> Response:
-    """Normalised form, verdict with reason, and TDK entries (`[]` and `cache: null` without a cache)."""
+    """Normalised form, verdict with reason, `hooks` (the letters that make a valid word put
+    before or after it), and TDK entries (`[]` and `cache: null` without a cache)."""
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
     lex, min_length = kelime.lexicon(lexicon), game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
-    reply = {"lexicon": lex.info, **verdict, "entries": entries, "cache": cache}
+    hooks = lex.hooks(verdict["normalized"], min_length)
+    reply = {"lexicon": lex.info, **verdict, "hooks": hooks, "entries": entries, "cache": cache}
     return json_response(reply, etag(lex.info["sha256"], [word, min_length, entries]))

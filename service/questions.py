@@ -1,0 +1,96 @@
+"""Turning an anagram or split request body into the core's question, with clear refusals.
+
+Pure functions over bytes, like `parse`: the JSON must be an object of known fields with
+the right types; what the values mean (a rack, a pattern, a limit) the core checks.
+
+    >>> from kelime.service.settings import Settings
+    >>> parse_anagram(b'{"rack": "kale?", "game": "kelimatik", "limit": 5}', Settings())
+    AnagramAsk(rack='kale?', lexicon=None, game='kelimatik', options={'limit': 5})
+    >>> parse_split(b'{"rack": "kalemkitap?"}', Settings()).rack
+    'kalemkitap?'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Invalid, TooLarge
+from .parse import a_json, json_type, load_json, name_field
+from .settings import Settings
+
+ANAGRAM_EXAMPLE = '{"rack": "kale?[lm]", "game": "kelimatik"}'
+SPLIT_EXAMPLE = '{"rack": "kalemkitapsilg?"}'
+#: Field → the JSON types it takes (the core checks the values).
+OPTIONS = {"mode": (str,), "min_length": (int, type(None)), "max_length": (int, type(None)),
+           "pattern": (str, type(None)), "exclude": (list, type(None)), "limit": (int, type(None)),
+           "sort": (str,)}
+ANAGRAM_FIELDS = ("rack", "lexicon", "game", *OPTIONS)
+SPLIT_FIELDS = ("rack", "lexicon", "game")
+_NAMES = {str: "a string", int: "a whole number", list: "an array of strings",
+          type(None): "null"}
+
+
+@dataclass(frozen=True, slots=True)
+class AnagramAsk:
+    """One anagram (or split) question as sent: the rack, names, and the core's options."""
+
+    rack: str
+    lexicon: str | None = None
+    game: str | None = None
+    options: dict = field(default_factory=dict)
+
+
+def _object(body: bytes, fields: tuple[str, ...], example: str) -> dict:
+    data = load_json(body, example)
+    if type(data) is not dict:
+        raise Invalid("invalid_request", f"the body must be a JSON object like {example}, "
+                      f"not {a_json(data)}")
+    unknown = [key for key in data if key not in fields]
+    if unknown:
+        shown = ", ".join(repr(k[:40]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        raise Invalid("invalid_request", f"unknown field(s) {shown}; the fields are: "
+                      f"{', '.join(fields)}", {"unknown": [k[:40] for k in unknown[:20]]})
+    rack = data.get("rack")
+    if type(rack) is not str:
+        what = "has no 'rack'" if "rack" not in data else f"has 'rack' as {a_json(rack)}"
+        raise Invalid("invalid_rack", f"the body {what}: send the tiles as a string, like "
+                      f"{example}")
+    return data
+
+
+def _option(data: dict, key: str):
+    value, kinds = data[key], OPTIONS[key]
+    if type(value) in kinds and not isinstance(value, bool):
+        return value
+    wanted = " or ".join(_NAMES[k] for k in kinds)
+    raise Invalid("invalid_option", f"'{key}' must be {wanted}, not {a_json(value)}",
+                  {"field": key, "type": json_type(value)})
+
+
+def _exclude(words: list, limits: Settings) -> list:
+    for i, w in enumerate(words[:limits.max_exclude_words]):
+        if type(w) is not str:
+            raise Invalid("invalid_option", f"exclude[{i}] is {a_json(w)}, not a string: "
+                          "exclude lists words already played", {"index": i})
+        if len(w) > limits.max_word_chars:
+            raise TooLarge("word_too_long", f"exclude[{i}] has {len(w)} characters; the "
+                           f"limit is {limits.max_word_chars}",
+                           {"index": i, "length": len(w), "limit": limits.max_word_chars})
+    return words  # the core counts them against max_exclude_words
+
+
+def parse_anagram(body: bytes, limits: Settings) -> AnagramAsk:
+    """The question in a POST /v1/anagram body."""
+    data = _object(body, ANAGRAM_FIELDS, ANAGRAM_EXAMPLE)
+    options = {key: _option(data, key) for key in OPTIONS if key in data}
+    options = {key: value for key, value in options.items() if value is not None}
+    if "exclude" in options:
+        _exclude(options["exclude"], limits)
+    return AnagramAsk(data["rack"], name_field(data, "lexicon"), name_field(data, "game"),
+                      options)
+
+
+def parse_split(body: bytes, limits: Settings) -> AnagramAsk:
+    """The question in a POST /v1/split body."""
+    data = _object(body, SPLIT_FIELDS, SPLIT_EXAMPLE)
+    return AnagramAsk(data["rack"], name_field(data, "lexicon"), name_field(data, "game"))

@@ -1,0 +1,96 @@
+"""POST /v1/anagram and POST /v1/split: which words these tiles make, and can a hand be laid
+out whole (Harfbank). Thin shells around `Lexicon.anagram` and `Lexicon.split`, which are
+what `kelime anagram --json` and `kelime split --json` print.
+
+Plain Starlette routes like /v1/validate's (see there), described by `OPENAPI` below. The
+search runs in a worker thread: a split may search for its whole time budget, and the event
+loop keeps answering other requests meanwhile.
+"""
+
+from __future__ import annotations
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..body import read_body
+from ..questions import parse_anagram, parse_split
+from ..responses import etag, json_response
+from ..state import game
+from .validate import NamedRoute
+
+ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
+
+
+async def anagram_post(request: Request) -> Response:
+    """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
+    kelime = request.app.state.kelime
+    ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
+    lex, profile = kelime.lexicon(ask.lexicon), game(ask.game)
+    reply = await anyio.to_thread.run_sync(
+        lambda: lex.anagram(ask.rack, profile, kelime.settings.limits, **ask.options))
+    return json_response(reply, etag(lex.info["sha256"], [ANAGRAM, ask.rack, profile.name,
+                                                          ask.options]))
+
+
+async def split_post(request: Request) -> Response:
+    """The hand laid out as words, or the layout with the least penalty."""
+    kelime = request.app.state.kelime
+    ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
+    lex, profile = kelime.lexicon(ask.lexicon), game(ask.game or "harfbank")
+    reply = await anyio.to_thread.run_sync(
+        lambda: lex.split(ask.rack, profile, kelime.settings.limits))
+    return json_response(reply)  # no ETag: an answer cut short by the clock can differ
+
+
+routes = [NamedRoute(ANAGRAM, anagram_post, methods=["POST"]),
+          NamedRoute(SPLIT, split_post, methods=["POST"])]
+
+_ERRORS = {"413": {"description": "Over a limit (tiles, blanks, results, pattern squares, "
+                                  "exclude words, body size)."},
+           "422": {"description": "A rack, pattern or option that cannot be read; the message "
+                                  "says what to fix."},
+           "503": {"description": "The lexicon has no anagram index: rebuild it with "
+                                  "`kelime build`."}}
+_NAMES = {"lexicon": {"type": "string", "description": "Lexicon name (default: tr)."}}
+_TILES = {"type": "array", "items": {"type": "string"},
+          "description": "The tiles in word order: `?x` a blank laid as x, `lm` a two-letter tile."}
+OPENAPI = {
+    ANAGRAM: {"post": {
+        "tags": ["anagram"], "summary": "Words a rack makes", "description": anagram_post.__doc__,
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["rack"], "additionalProperties": False,
+            "properties": {
+                "rack": {"type": "string", "description": "One letter per tile, `?` a blank, "
+                         "`[lm]` a two-letter tile."},
+                "game": {"type": "string", "default": "kelimelik"}, **_NAMES,
+                "mode": {"type": "string", "enum": ["build", "exact"], "default": "build"},
+                "min_length": {"type": "integer", "minimum": 1},
+                "max_length": {"type": "integer", "minimum": 1},
+                "pattern": {"type": "string", "description": "A board slot: `.` a square the "
+                            "rack fills, a letter a tile already on the board (`k.t.p`)."},
+                "exclude": {"type": "array", "items": {"type": "string"},
+                            "description": "Words already played."},
+                "limit": {"type": "integer", "minimum": 0, "default": 100},
+                "sort": {"type": "string", "enum": ["score", "length", "alpha"],
+                         "default": "score"}},
+            "example": {"rack": "kale?[lm]", "game": "kelimatik"}}}}},
+        "responses": {"200": {"description": "`{lexicon, count, truncated, words: [{word, "
+                                             "score, tiles}]}`", "content": {
+            "application/json": {"schema": {"type": "object", "properties": {
+                "count": {"type": "integer"}, "truncated": {"type": "boolean"},
+                "words": {"type": "array", "items": {"type": "object", "properties": {
+                    "word": {"type": "string"}, "score": {"type": "integer"},
+                    "tiles": _TILES}}}}}}}}, **_ERRORS}}},
+    SPLIT: {"post": {
+        "tags": ["anagram"], "summary": "Lay a whole hand out as words (Harfbank)",
+        "description": split_post.__doc__,
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["rack"], "additionalProperties": False,
+            "properties": {"rack": {"type": "string"},
+                           "game": {"type": "string", "default": "harfbank"}, **_NAMES},
+            "example": {"rack": "kalemkitapsilg?"}}}}},
+        "responses": {"200": {"description": "`{lexicon, found, complete, words: [{word, "
+                                             "tiles}], discarded, penalty, thrown}`"},
+                      **_ERRORS}}},
+}

@@ -1,0 +1,198 @@
+"""POST /v1/anagram, POST /v1/split and the hooks of GET /v1/words, through the real app.
+
+Each answer is compared with the core's (`Lexicon.anagram`, `Lexicon.split`, which
+`kelime anagram --json` prints), and every refusal is checked for its status and code in
+the one error shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kelime.lexicon import Candidate, Lexicon, compile_words, write_lexicon
+from kelime.lexicon.format import INDEX_FILE, MANIFEST_FILE
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
+
+WORDS = ["kol", "haksız", "olmaz", "kale", "kalem", "ela", "kel", "ak", "elma", "alem", "lale",
+         "kitap", "kat", "tak", "at", "kitaplık", "silgi", "ilk", "sil", "gel", "kalp"]
+SOURCE = {"kind": "test", "name": "tests/test_service_anagram.py", "licence": "n/a"}
+
+
+def make_data(root, words=WORDS):
+    write_lexicon(compile_words([Candidate(w) for w in words]), root, "tr", SOURCE,
+                  created="2026-01-01T00:00:00Z")
+    return root
+
+
+@pytest.fixture(scope="module")
+def lexicon_dir(tmp_path_factory):
+    return make_data(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="module")
+def api(lexicon_dir):
+    with TestClient(create_app(Settings(data=lexicon_dir))) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def lex(lexicon_dir):
+    return Lexicon.load(lexicon_dir / "tr")
+
+
+def error(reply, status: int, code: str) -> dict:
+    assert reply.status_code == status, reply.text
+    assert reply.headers["content-type"] == "application/json"
+    body = reply.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    return body["error"]
+
+
+@pytest.mark.parametrize("ask", [
+    {"rack": "kale?"},
+    {"rack": "KALE?M", "sort": "alpha", "limit": 3},
+    {"rack": "kale?", "mode": "exact"},
+    {"rack": "ia", "pattern": "k.t.p"},
+    {"rack": "kalem?", "exclude": ["Kalem", "ALEM"], "min_length": 3, "max_length": 4},
+    {"rack": "kale?[lm]", "game": "kelimatik", "sort": "length"},
+])
+def test_anagram_answers_exactly_what_the_core_answers(api, lex, ask):
+    reply = api.post("/v1/anagram", json=ask)
+    assert reply.status_code == 200, reply.text
+    options = {k: v for k, v in ask.items() if k not in ("rack", "game")}
+    assert reply.json() == lex.anagram(ask["rack"], ask.get("game"), **options)
+    assert reply.json()["lexicon"]["name"] == "tr" and reply.headers["etag"]
+
+
+def test_kelimatik_worked_examples_over_http(api):
+    def best(rack: str, word: str) -> dict:
+        words = api.post("/v1/anagram", json={"rack": rack, "game": "kelimatik",
+                                              "limit": 1000}).json()["words"]
+        return next(w for w in words if w["word"] == word)
+
+    assert best("kol", "kol") == {"word": "kol", "score": 18, "tiles": ["k", "o", "l"]}
+    assert best("hak?ız", "haksız") == {"word": "haksız", "score": 78,
+                                        "tiles": ["h", "a", "k", "?s", "ı", "z"]}
+    assert best("?[lm]az", "olmaz") == {"word": "olmaz", "score": 24,
+                                        "tiles": ["?o", "lm", "a", "z"]}
+
+
+def test_truncated_answers_count_every_word(api):
+    full = api.post("/v1/anagram", json={"rack": "kalem??", "limit": 1000}).json()
+    cut = api.post("/v1/anagram", json={"rack": "kalem??", "limit": 2}).json()
+    assert cut["count"] == full["count"] > 2 and cut["truncated"] and not full["truncated"]
+    assert cut["words"] == full["words"][:2]
+
+
+def test_split_answers_exactly_what_the_core_answers(api, lex):
+    for rack in ("kalpkitapkalem", "kitapsilgkalem?", "kalemkitap?ilg"):
+        reply = api.post("/v1/split", json={"rack": rack})
+        assert reply.status_code == 200, reply.text
+        body = reply.json()
+        assert body == lex.split(rack, "harfbank")
+        laid = [t for w in body["words"] for t in w["tiles"]] + body["discarded"]
+        assert len(laid) == len(rack)  # every tile accounted for once
+    assert api.post("/v1/split", json={"rack": "kalpkitapkalem"}).json()["found"] is True
+
+
+@pytest.mark.parametrize("path, body, status, code", [
+    ("/v1/anagram", b"", 422, "invalid_json"),
+    ("/v1/anagram", b"[1]", 422, "invalid_request"),
+    ("/v1/anagram", b'{"rack": "kale", "rack2": 1}', 422, "invalid_request"),
+    ("/v1/anagram", b"{}", 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": 7}', 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": ""}', 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": "kale[lm"}', 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": "ka\\u0000le"}', 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": "kalex"}', 422, "invalid_rack"),
+    ("/v1/anagram", b'{"rack": "kale[lm]"}', 422, "invalid_rack"),  # kelimelik: no such tile
+    ("/v1/anagram", b'{"rack": "kale", "pattern": "k.x"}', 422, "invalid_pattern"),
+    ("/v1/anagram", b'{"rack": "kale", "pattern": "kale"}', 422, "invalid_pattern"),
+    ("/v1/anagram", b'{"rack": "kale", "mode": "all"}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "sort": "random"}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "limit": "5"}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "limit": true}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "min_length": 0}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "min_length": 5, "max_length": 3}', 422,
+     "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "exclude": "kale"}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "exclude": [1]}', 422, "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "game": "scrabble"}', 422, "unknown_game"),
+    ("/v1/anagram", b'{"rack": "kale", "lexicon": "zz"}', 404, "unknown_lexicon"),
+    ("/v1/anagram", b'{"rack": "kale???"}', 413, "over_limit"),
+    ("/v1/anagram", b'{"rack": "abcdefghijklmnoprs"}', 413, "over_limit"),
+    ("/v1/anagram", b'{"rack": "kale", "limit": 1001}', 413, "over_limit"),
+    ("/v1/anagram", b'{"rack": "kale", "pattern": "................"}', 413, "over_limit"),
+    ("/v1/anagram", json.dumps({"rack": "k" * 300}).encode(), 413, "over_limit"),
+    ("/v1/anagram", json.dumps({"rack": "kale", "exclude": ["ev"] * 1001}).encode(), 413,
+     "over_limit"),
+    ("/v1/anagram", json.dumps({"rack": "kale", "exclude": ["e" * 65]}).encode(), 413,
+     "word_too_long"),
+    ("/v1/split", b'{"rack": "kale", "mode": "exact"}', 422, "invalid_request"),
+    ("/v1/split", b'{"rack": "[lm"}', 422, "invalid_rack"),
+    ("/v1/split", b'{"rack": "kalemkitapsilgiev"}', 413, "over_limit"),
+    ("/v1/split", b'{"rack": "kalemkitapsilgie"}', 422, "invalid_rack"),  # 16 > 14 + 1
+])
+def test_bad_questions_get_the_error_shape(api, path, body, status, code):
+    message = error(api.post(path, content=body), status, code)["message"]
+    assert message and "Traceback" not in message
+
+
+def test_limits_come_from_the_settings(lexicon_dir):
+    settings = Settings(data=lexicon_dir, max_rack_tiles=4, max_blanks=0, max_results=3,
+                        default_results=2)
+    with TestClient(create_app(settings)) as api:
+        assert "limit is 4" in error(api.post("/v1/anagram", json={"rack": "kalem"}), 413,
+                                     "over_limit")["message"]
+        assert "limit is 0" in error(api.post("/v1/anagram", json={"rack": "ka?"}), 413,
+                                     "over_limit")["message"]
+        error(api.post("/v1/anagram", json={"rack": "kale", "limit": 4}), 413, "over_limit")
+        assert len(api.post("/v1/anagram", json={"rack": "kale"}).json()["words"]) == 2
+
+
+def test_settings_read_the_limits_from_the_environment():
+    settings = Settings.from_env({"KELIME_MAX_RACK_TILES": "20", "KELIME_MAX_BLANKS": "0",
+                                  "KELIME_SPLIT_BUDGET_MS": "250"})
+    assert (settings.limits.rack_tiles, settings.limits.blanks,
+            settings.limits.time_budget) == (20, 0, 0.25)
+    assert Settings.from_env(settings.as_env()).limits == settings.limits
+
+
+def test_a_lexicon_without_an_index_validates_and_says_to_rebuild_for_anagrams(tmp_path):
+    folder = make_data(tmp_path) / "tr"
+    raw = json.loads((folder / MANIFEST_FILE).read_text())
+    del raw["files"][INDEX_FILE]  # as a lexicon built before the index existed
+    from kelime.lexicon.format import digest
+    raw["sha256"] = digest(raw["files"])
+    raw["version"] = raw["sha256"][:12]
+    (folder / MANIFEST_FILE).write_text(json.dumps(raw))
+    (folder / INDEX_FILE).unlink()
+    with TestClient(create_app(Settings(data=tmp_path))) as api:
+        assert api.post("/v1/validate", json={"words": ["kale"]}).json()["all_valid"] is True
+        for path in ("/v1/anagram", "/v1/split"):
+            message = error(api.post(path, json={"rack": "kale"}), 503,
+                            "no_anagram_index")["message"]
+            assert "kelime build" in message
+
+
+def test_words_list_their_hooks(api):
+    body = api.get("/v1/words/kale").json()
+    assert body["hooks"] == {"front": [], "back": ["m"]}
+    assert api.get("/v1/words/ala").json()["hooks"] == {"front": [], "back": []}
+    assert api.get("/v1/words/il").json()["hooks"] == {"front": ["s"], "back": ["k"]}
+    assert api.get("/v1/words/at").json()["hooks"] == {"front": ["k"], "back": []}
+    assert api.get("/v1/words/el").json()["hooks"] == {"front": ["g", "k"], "back": ["a"]}
+    # Kelimatik's minimum is 3 letters: "ak" is too short there, so no hook makes it.
+    assert api.get("/v1/words/a?game=kelimatik").json()["hooks"] == {"front": [], "back": []}
+    assert api.get("/v1/words/k%C4%B1").json()["hooks"]["front"] == []
+    assert api.get("/v1/words/e-l").json()["hooks"] == {"front": [], "back": []}
+
+
+def test_the_schema_documents_both_routes(api):
+    paths = api.get("/openapi.json").json()["paths"]
+    for path in ("/v1/anagram", "/v1/split"):
+        assert {"200", "413", "422", "503"} <= set(paths[path]["post"]["responses"])
+    assert api.get("/v1/anagram").status_code == 405
