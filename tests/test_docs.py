@@ -68,3 +68,52 @@ def test_check_reads_words_from_standard_input(tmp_path):
     assert [r["word"] for r in json.loads(run.output)["results"]] == \
         ["kitap", "KALEM", "evler"]
     assert run.exit_code == 1
+
+
+@pytest.fixture(scope="module")
+def bootstrap_data(tmp_path_factory):
+    """The offline bootstrap lexicon, which the --help examples are written against."""
+    out = tmp_path_factory.mktemp("data")
+    run = CliRunner().invoke(cli, ["build", "--bootstrap", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    return out
+
+
+def shown_examples(command: click.Command):
+    """(arguments, printed lines) of each `$ kelime …` example in a command's help."""
+    import shlex
+
+    lines = (command.help or "").split("Example", 1)[-1].splitlines()
+    example = None
+    for line in lines:
+        text = line.strip()
+        if text.startswith("$ kelime "):
+            if example:
+                yield example
+            example = (shlex.split(text.removeprefix("$ kelime ")), [])
+        elif example and text and not text.startswith("\b"):
+            example[1].append(line.strip())
+        elif example:
+            yield example
+            example = None
+    if example:
+        yield example
+
+
+ANAGRAM_COMMANDS = [(path, c) for path, c in COMMANDS if path[-1] in ("anagram", "split")]
+
+
+@pytest.mark.parametrize("path, command", ANAGRAM_COMMANDS,
+                         ids=[" ".join(p) for p, _ in ANAGRAM_COMMANDS])
+def test_the_anagram_examples_print_what_they_show(bootstrap_data, path, command):
+    import re
+
+    version = re.compile(r"[0-9a-f]{12} \([\d,]+ words\)")
+    examples = list(shown_examples(command))
+    assert examples, f"`{' '.join(path)}` --help shows no `$ kelime` example with its output"
+    for args, shown in examples:
+        run = CliRunner().invoke(cli, [*args, "--data", str(bootstrap_data)])
+        assert run.exit_code == 0, run.output
+        printed = [line.strip() for line in run.output.strip().splitlines()]
+        assert [version.sub("V", line) for line in printed] == \
+            [version.sub("V", line) for line in shown], args

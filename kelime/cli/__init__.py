@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from . import build, check, crawl, serve
+from . import anagram, build, check, crawl, serve
 from .common import CONTEXT, Group
 
 
@@ -23,7 +23,8 @@ def cli() -> None:
     """
 
 
-for command in (check.check, build.build, serve.serve, crawl.crawl, crawl.define):
+for command in (check.check, anagram.anagram, anagram.split, build.build, serve.serve,
+                crawl.crawl, crawl.define):
     cli.add_command(command)
 
 

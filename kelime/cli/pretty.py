@@ -59,3 +59,66 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         if changes[key]:
             out.print(f"    {sign} " + ", ".join(changes[key][:10])
                       + (" …" if len(changes[key]) > 10 else ""))
+
+
+def _tiles(tiles: list[str]) -> str:
+    """Tiles as rich markup: a blank's letter dim after its ?, a two-letter tile in brackets."""
+    shown = []
+    for tile in tiles:
+        if tile.startswith("?"):
+            shown.append(f"[yellow]?{escape(tile[1:])}[/]")
+        elif len(tile) > 1:
+            shown.append(f"[cyan]{escape(tile)}[/]")
+        else:
+            shown.append(escape(tile))
+    return " ".join(shown)
+
+
+def _lexicon_line(lex: dict) -> str:
+    return f"[dim]lexicon {lex['name']} {lex['version']} ({lex['words']:,} words)[/]"
+
+
+SORT_TEXT = {"score": "by score", "length": "longest first", "alpha": "in Turkish order"}
+
+
+def print_anagrams(answer: dict, rack: str, game: str, sort: str,
+                   pattern: str | None = None) -> None:
+    """The words grouped by length (longest first), each with its score and tiles."""
+    out = console()
+    if pattern:
+        rack = f"{rack} on {pattern}"
+    words, count = answer["words"], answer["count"]
+    noun = "word" if count == 1 else "words"
+    shown = (f", the first {len(words):,} {SORT_TEXT[sort]}" if answer["truncated"] else "")
+    out.print(f"[bold]{escape(rack)}[/] · {escape(game)} · {count:,} {noun}{shown}")
+    if not words:
+        out.print("  [dim](no word of the lexicon can be made from these tiles)[/]")
+    width = max((len(w["word"]) for w in words), default=0)
+    points = max((len(str(w["score"])) for w in words), default=0)
+    for length in sorted({len(w["word"]) for w in words}, reverse=True):
+        out.print(f"[bold]{length} letters[/]")
+        for w in (w for w in words if len(w["word"]) == length):
+            out.print(f"  {escape(w['word']).ljust(width)}  {str(w['score']).rjust(points)}"
+                      f"  {_tiles(w['tiles'])}")
+    out.print(_lexicon_line(answer["lexicon"]))
+
+
+def print_split(answer: dict, rack: str, game: str) -> None:
+    """The layout word by word, what is left over, and whether the search was complete."""
+    out = console()
+    thrown = answer.get("thrown")
+    head = "laid out whole" if answer["found"] else "cannot be laid out whole"
+    if thrown:
+        head += f", {thrown!r} thrown away"
+    out.print(f"[bold]{escape(rack)}[/] · {escape(game)} · "
+              f"{'[green]' if answer['found'] else '[yellow]'}{escape(head)}[/]")
+    width = max((len(w["word"]) for w in answer["words"]), default=0)
+    for w in answer["words"]:
+        out.print(f"  {escape(w['word']).ljust(width)}  {_tiles(w['tiles'])}")
+    left = answer["discarded"][1:] if thrown else answer["discarded"]  # the thrown one first
+    if left:
+        out.print(f"  left over: {_tiles(left)}")
+    search = ("the search was complete" if answer["complete"]
+              else "[yellow]the time budget ran out: the best layout found so far[/]")
+    out.print(f"penalty {answer['penalty']} · {search}")
+    out.print(_lexicon_line(answer["lexicon"]))

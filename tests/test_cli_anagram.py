@@ -1,0 +1,104 @@
+"""`kelime anagram` and `kelime split`: --json prints exactly what the HTTP API answers,
+the table shows every word with its score and tiles, and bad racks are one error line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kelime.cli import cli
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
+from tests.test_service_anagram import make_data
+
+KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return make_data(tmp_path_factory.mktemp("data"))
+
+
+def kelime(data, *args, env=None):
+    return CliRunner().invoke(cli, [*args, "--data", str(data)], env=env)
+
+
+@pytest.mark.parametrize("args, body", [
+    (["anagram", "kale?"], {"rack": "kale?"}),
+    (["anagram", "KALEM?", "--exact"], {"rack": "KALEM?", "mode": "exact"}),
+    (["anagram", "kalem??", "--min", "4", "--max", "5", "--limit", "3", "--sort", "alpha"],
+     {"rack": "kalem??", "min_length": 4, "max_length": 5, "limit": 3, "sort": "alpha"}),
+    (["anagram", "ia", "--pattern", "k.t.p"], {"rack": "ia", "pattern": "k.t.p"}),
+    (["anagram", "kalem?", "-x", "kalem,Alem", "-x", "elma"],
+     {"rack": "kalem?", "exclude": ["kalem", "Alem", "elma"]}),
+    (["anagram", "?[lm]az", "-g", "kelimatik"], {"rack": "?[lm]az", "game": "kelimatik"}),
+    (["split", "kalpkitapkalem"], {"rack": "kalpkitapkalem"}),
+    (["split", "kitapsilgkalem?", "--game", "harfbank"], {"rack": "kitapsilgkalem?"}),
+])
+def test_json_is_the_api_answer(data, args, body):
+    run = kelime(data, *args, "--json")
+    assert run.exit_code == 0, run.output
+    with TestClient(create_app(Settings(data=data))) as api:
+        reply = api.post(f"/v1/{args[0]}", json=body)
+    assert reply.status_code == 200 and json.loads(run.output) == reply.json()
+
+
+def test_the_table_lists_every_word_by_length_with_score_and_tiles(data):
+    answer = json.loads(kelime(data, "anagram", "kalem??", "--json", "--limit", "1000").output)
+    out = kelime(data, "anagram", "kalem??", "--limit", "1000").output.splitlines()
+    assert out[0] == f"kalem?? · kelimelik · {answer['count']} words"
+    lengths = [int(line.split()[0]) for line in out if line.endswith(" letters")]
+    assert lengths == sorted(set(lengths), reverse=True)
+    rows = [line.split() for line in out if line.startswith("  ")]
+    grouped = sorted(answer["words"], key=lambda w: -len(w["word"]))  # stable: score order kept
+    assert [(r[0], int(r[1]), r[2:]) for r in rows] == \
+        [(w["word"], w["score"], w["tiles"]) for w in grouped]
+    assert out[-1].startswith("lexicon tr ")
+
+
+def test_a_truncated_table_says_so(data):
+    out = kelime(data, "anagram", "kalem??", "--limit", "2").output
+    assert "words, the first 2 by score" in out.splitlines()[0]
+
+
+def test_split_shows_the_layout_and_the_penalty(data):
+    out = kelime(data, "split", "kalpkitapkalem").output.splitlines()
+    assert out[0] == "kalpkitapkalem · harfbank · laid out whole"
+    assert out[-2] == "penalty 0 · the search was complete"
+    unsplit = kelime(data, "split", "kalpkitapkalez").output
+    assert "cannot be laid out whole" in unsplit and "left over: z" in unsplit
+
+
+@pytest.mark.parametrize("args, says", [
+    (["anagram", "kale[lm"], "never closed"),
+    (["anagram", "kale[lm]"], "kelimelik has no two-letter tiles"),
+    (["anagram", "kale", "--pattern", "kale"], "no '.' square"),
+    (["anagram", "kale???"], "the rack has 3 blanks; the limit is 2"),
+    (["anagram", "kale", "--game", "scrabble"], "scrabble"),
+    (["anagram", "kale", "--lexicon", "zz"], "no lexicon 'zz'"),
+    (["split", "kalemkitapsilgie"], "holds 14 tiles"),
+])
+def test_bad_racks_are_one_error_line(data, args, says):
+    run = kelime(data, *args)
+    assert run.exit_code == 1 and "Traceback" not in run.output
+    assert run.output.startswith("Error: ") and says in run.output, run.output
+
+
+def test_limits_come_from_the_environment(data):
+    run = kelime(data, "anagram", "kalem", env={"KELIME_MAX_RACK_TILES": "4"})
+    assert run.exit_code == 1 and "the rack has 5 tiles; the limit is 4" in run.output
+
+
+def test_the_real_command_prints_unicode_and_quoted_racks(data):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_")}
+    done = subprocess.run([*KELIME, "anagram", "HAK?IZ", "--data", str(data), "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    words = json.loads(done.stdout)["words"]
+    assert {"word": "haksız", "score": 13, "tiles": ["h", "a", "k", "?s", "ı", "z"]} in words
