@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from kelime.games import load_games
 from kelime.lexicon import load_all
 
 from .errors import HANDLED, handle_error
@@ -26,9 +27,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        games = load_games(settings.games)  # a broken profile stops the start, saying which
         lexicons = await anyio.to_thread.run_sync(load_all, settings.data)
         metrics.lexicons_loaded(lexicons)
-        app.state.kelime = Kelime(settings, lexicons, metrics)
+        app.state.kelime = Kelime(settings, lexicons, metrics, games)
         yield
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan,

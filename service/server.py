@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 
+from kelime.games import load_games
 from kelime.lexicon import LexiconError, lexicon_names, load_all
 
 from .settings import Settings, SettingsError
@@ -39,6 +40,7 @@ def check_data(settings: Settings) -> list[str]:
 def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """Serve every lexicon in `settings.data` until interrupted."""
     check_data(settings)
+    load_games(settings.games)  # a broken deployment profile: one error line, before uvicorn
     check_port(host, port)
     os.environ.update(settings.as_env())
     serve(APP_FACTORY, host=host, port=port, workers=workers)

@@ -21,6 +21,7 @@ from kelime.errors import KelimeError
 ENV = {
     "KELIME_DATA": "data",
     "KELIME_CACHE": "cache",
+    "KELIME_GAMES": "games",
     "KELIME_DEFAULT_LEXICON": "default_lexicon",
     "KELIME_MAX_WORDS": "max_words",
     "KELIME_MAX_WORD_CHARS": "max_word_chars",
@@ -53,6 +54,7 @@ class SettingsError(KelimeError, ValueError):
 class Settings:
     data: Path = Path("data")
     cache: Path | None = None
+    games: Path | None = None          # a folder of extra game profiles (*.toml)
     default_lexicon: str = "tr"
     max_words: int = 10_000
     max_word_chars: int = 64

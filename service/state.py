@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -25,6 +25,14 @@ class Kelime:
     settings: Settings
     lexicons: dict[str, Lexicon]
     metrics: Metrics
+    games: dict[str, Game] = field(default_factory=lambda: dict(GAMES))
+
+    def game(self, name: str | None, default: str | None = None) -> Game:
+        """The game profile called `name` (or `default`); 422 listing the known games."""
+        try:
+            return get_game(name or default, self.games)
+        except UnknownGame as e:
+            raise Invalid("unknown_game", str(e), {"known": list(self.games)}) from None
 
     def lexicon(self, name: str | None) -> Lexicon:
         """The lexicon called `name` (default: the settings' default); 404 names the loaded ones."""
@@ -57,14 +65,6 @@ class Kelime:
 def not_ready(settings: Settings) -> Unavailable:
     return Unavailable("not_ready", f"no lexicon is loaded from {settings.data}: build one with "
                        f"`kelime build --bootstrap --out {settings.data}` and restart")
-
-
-def game(name: str | None) -> Game:
-    """The game profile; 422 listing the known games."""
-    try:
-        return get_game(name)
-    except UnknownGame as e:
-        raise Invalid("unknown_game", str(e), {"known": list(GAMES)}) from None
 
 
 async def get_kelime(request: Request) -> Kelime:

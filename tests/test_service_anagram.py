@@ -196,3 +196,44 @@ def test_the_schema_documents_both_routes(api):
     for path in ("/v1/anagram", "/v1/split"):
         assert {"200", "413", "422", "503"} <= set(paths[path]["post"]["responses"])
     assert api.get("/v1/anagram").status_code == 405
+
+
+KIDS = '''name = "cocuk"
+description = "A children's game: rack of 5, every letter worth 2, words of 3+ letters"
+rack_size = 5
+min_length = 3
+scoring = "sum"
+
+[blank]
+value = 0
+count = 1
+
+[tiles]
+''' + "".join(f'"{ch}" = {{ value = 2 }}\n' for ch in "abcçdefgğhıijklmnoöprsştuüvyz")
+
+
+def test_a_deployment_adds_its_own_game_profile(lexicon_dir, tmp_path):
+    (tmp_path / "cocuk.toml").write_text(KIDS, encoding="utf-8")
+    with TestClient(create_app(Settings(data=lexicon_dir, games=tmp_path))) as api:
+        names = [g["name"] for g in api.get("/v1/games").json()["games"]]
+        assert names[-1] == "cocuk" and "kelimelik" in names
+        words = api.post("/v1/anagram", json={"rack": "kale?", "game": "Cocuk"}).json()["words"]
+        assert words[0] == {"word": "kale", "score": 8, "tiles": ["k", "a", "l", "e"]}
+        assert "ak" not in [w["word"] for w in words]  # its minimum is 3
+        assert api.get("/v1/words/ak?game=cocuk").json()["reason"] == "too_short"
+    from click.testing import CliRunner
+
+    from kelime.cli import cli
+    run = CliRunner().invoke(cli, ["anagram", "kale?", "-g", "cocuk", "--json", "--data",
+                                   str(lexicon_dir)], env={"KELIME_GAMES": str(tmp_path)})
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output)["words"] == words
+
+
+def test_a_broken_deployment_profile_stops_the_start_saying_which(lexicon_dir, tmp_path):
+    (tmp_path / "bozuk.toml").write_text('name = "bozuk"\n', encoding="utf-8")
+    from kelime.games import GameProfileError
+    with pytest.raises(GameProfileError) as err:
+        with TestClient(create_app(Settings(data=lexicon_dir, games=tmp_path))):
+            pass
+    assert "bozuk.toml" in str(err.value)

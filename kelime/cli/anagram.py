@@ -9,7 +9,7 @@ import click
 
 from ..games import DEFAULT_GAME
 from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, environment, print_json
+from .common import data_dir, data_option, environment, game_profile, print_json
 
 lexicon_option = click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True,
                               help="Lexicon name.")
@@ -76,7 +76,8 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
     """
     lex = _lexicon(data, lexicon)
-    answer = lex.anagram(rack, game, environment().limits, mode="exact" if exact else "build",
+    profile = game_profile(game)
+    answer = lex.anagram(rack, profile, environment().limits, mode="exact" if exact else "build",
                          min_length=min_length, max_length=max_length, pattern=pattern,
                          exclude=exclude, limit=limit, sort=sort)
     if as_json:
@@ -84,7 +85,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
         return
     from .pretty import print_anagrams
 
-    print_anagrams(answer, rack, game, sort, pattern)
+    print_anagrams(answer, rack, profile.name, sort, pattern)
 
 
 @click.command()
@@ -108,13 +109,14 @@ def split(rack, game, lexicon, data, as_json) -> None:
         ilk      i l k
         itki     i t k i
       penalty 0 · the search was complete
-      lexicon tr 8494156abf4c (26,499 words)
+      lexicon tr d3be16ace177 (26,499 words)
     """
     lex = _lexicon(data, lexicon)
-    answer = lex.split(rack, game, environment().limits)
+    profile = game_profile(game)
+    answer = lex.split(rack, profile, environment().limits)
     if as_json:
         print_json(answer)
         return
     from .pretty import print_split
 
-    print_split(answer, rack, game)
+    print_split(answer, rack, profile.name)

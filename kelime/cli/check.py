@@ -6,9 +6,8 @@ import sys
 
 import click
 
-from ..games import get_game
 from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, print_json
+from .common import data_dir, data_option, game_profile, print_json
 
 
 def read_words(words: tuple[str, ...]) -> list[str]:
@@ -41,9 +40,9 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr 8494156abf4c (26,499 words)
+      lexicon tr d3be16ace177 (26,499 words)
     """
-    profile = get_game(game)
+    profile = game_profile(game)
     lex = load_lexicon(data_dir(data), lexicon)
     report = lex.validate(read_words(words), profile.min_length)
     if as_json:

@@ -34,6 +34,14 @@ def environment():
     return Settings.from_env()
 
 
+def game_profile(name: str | None, default: str | None = None):
+    """The game profile called `name`: kelime's own, or one from the KELIME_GAMES folder."""
+    from ..games import get_game, load_games
+
+    folder = environment().games
+    return get_game(name or default, load_games(folder) if folder else None)
+
+
 def data_dir(flag: Path | None) -> Path:
     """The data folder: the flag beats KELIME_DATA, which beats `data/`."""
     return Path(flag) if flag else environment().data

@@ -16,7 +16,6 @@ from starlette.responses import Response
 from ..body import read_body
 from ..questions import parse_anagram, parse_split
 from ..responses import etag, json_response
-from ..state import game
 from .validate import NamedRoute
 
 ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
@@ -26,7 +25,7 @@ async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
     ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
-    lex, profile = kelime.lexicon(ask.lexicon), game(ask.game)
+    lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
     reply = await anyio.to_thread.run_sync(
         lambda: lex.anagram(ask.rack, profile, kelime.settings.limits, **ask.options))
     return json_response(reply, etag(lex.info["sha256"], [ANAGRAM, ask.rack, profile.name,
@@ -37,7 +36,7 @@ async def split_post(request: Request) -> Response:
     """The hand laid out as words, or the layout with the least penalty."""
     kelime = request.app.state.kelime
     ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
-    lex, profile = kelime.lexicon(ask.lexicon), game(ask.game or "harfbank")
+    lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
     reply = await anyio.to_thread.run_sync(
         lambda: lex.split(ask.rack, profile, kelime.settings.limits))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ

@@ -7,7 +7,7 @@ import hashlib
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from kelime.games import DEFAULT_GAME, GAMES
+from kelime.games import DEFAULT_GAME
 from kelime.lexicon import Lexicon
 
 from ..responses import etag, json_response
@@ -41,5 +41,5 @@ async def lexicons(kelime: KelimeDep) -> Response:
 async def games(kelime: KelimeDep) -> Response:
     """The game profiles: minimum word length, rack size, bingo bonus, letter values."""
     reply = {"lexicon": kelime.default_info(), "default": DEFAULT_GAME,
-             "games": [g.as_dict() for g in GAMES.values()]}
+             "games": [g.as_dict() for g in kelime.games.values()]}
     return json_response(reply, catalog_etag(kelime, reply))

@@ -16,7 +16,6 @@ from starlette.routing import Match, Route
 from ..body import read_body
 from ..parse import parse_body, parse_query
 from ..responses import etag, json_response, matches, not_modified
-from ..state import game
 
 PATH = "/v1/validate"
 
@@ -25,7 +24,7 @@ async def validate_post(request: Request) -> Response:
     """Check `{"words": [...], "lexicon"?: "tr", "game"?: "kelimelik"}`; results in request order."""
     kelime = request.app.state.kelime
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
-    lex, min_length = kelime.lexicon(ask.lexicon), game(ask.game).min_length
+    lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
     return json_response(kelime.validate(lex, ask.words, min_length),
                          answer_tag(lex, ask.words, min_length))
 
@@ -35,7 +34,7 @@ async def validate_get(request: Request) -> Response:
     At most 1,000 words and a 32 KiB query string: POST bigger batches."""
     kelime = request.app.state.kelime
     ask = parse_query(request.scope["query_string"], kelime.settings)
-    lex, min_length = kelime.lexicon(ask.lexicon), game(ask.game).min_length
+    lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
     tag = answer_tag(lex, ask.words, min_length)
     cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
     if matches(request.headers.get("if-none-match"), tag):

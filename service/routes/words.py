@@ -10,7 +10,7 @@ from starlette.responses import Response
 from ..entries import tdk_entries
 from ..parse import check_raw_path, check_word
 from ..responses import etag, json_response
-from ..state import KelimeDep, game
+from ..state import KelimeDep
 
 router = APIRouter(prefix="/v1", tags=["words"])
 LexiconName = Annotated[str | None, Query(max_length=64)]
@@ -23,7 +23,7 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
     """Normalised form, verdict with reason, `hooks` (the letters that make a valid word put
     before or after it), and TDK entries (`[]` and `cache: null` without a cache)."""
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
-    lex, min_length = kelime.lexicon(lexicon), game(game_name).min_length
+    lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
     hooks = lex.hooks(verdict["normalized"], min_length)
