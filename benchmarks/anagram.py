@@ -1,8 +1,8 @@
 """How fast kelime answers anagram and split questions, each scenario against the brute-force
 scan of the same word list measured in the same run.
 
-    .venv/bin/python benchmarks/anagram.py                  # bootstrap words, ~2 minutes
-    .venv/bin/python benchmarks/anagram.py --quick          # ~30 seconds
+    .venv/bin/python benchmarks/anagram.py                  # bootstrap words, ~20 seconds
+    .venv/bin/python benchmarks/anagram.py --quick          # ~10 seconds
     .venv/bin/python benchmarks/anagram.py --tdk autocomplete.json   # TDK's headword list
     .venv/bin/python benchmarks/anagram.py --words words.txt         # one word per line
 
@@ -15,11 +15,23 @@ for the split, the baseline is that scan of the same hand (a brute-force split w
 thousands of them). Then the index's size on disk and the resident memory: of this process,
 and of a fresh interpreter holding only the index (mapped) and a marisa trie of the words,
 as the service does.
+
+Then over HTTP (skip with --no-http): the same words written as a real lexicon folder
+(`compile_words` + `write_lexicon`, which writes ``anagram.idx`` beside the tries), served
+by ``kelime serve`` (uvicorn, one worker) on 127.0.0.1 the way benchmarks/validate.py
+starts it. One keep-alive connection sends the same racks one after the other to
+POST /v1/anagram (``{"rack", "game"}``) and POST /v1/split (``{"rack", "game": "harfbank"}``)
+after a few unrecorded warm-up requests; each row gives the median and p99 round trip, the
+in-process median, the brute-force scan's median from above and its ratio to the HTTP median.
+GET /healthz on the same server is the floor (what any request costs). Last, the serving
+process's RSS (VmRSS) after those runs, against the target of 150 MB. Any answer other than
+200 is reported with its body.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import random
 import statistics
@@ -103,6 +115,8 @@ class Scenario:
     racks: list[str]
     fast: Callable[[str], object]
     baseline: Callable[[str], object]
+    path: str = "/v1/anagram"   # the same question over HTTP: POST path and body's "game"
+    game: str = "kelimelik"
 
 
 def timings(fn: Callable[[str], object], racks: Sequence[str]) -> list[float]:
@@ -139,7 +153,7 @@ def query_scenario(name: str, racks: list[str], game: str, index, words: list[st
     def baseline(rack: str):
         return brute_search(words, make_query(rack, profile, index.alphabet), profile)
 
-    return Scenario(name, racks, fast, baseline)
+    return Scenario(name, racks, fast, baseline, game=game)
 
 
 def split_scenario(racks: list[str], index, words: list[str], found: list) -> Scenario:
@@ -153,7 +167,8 @@ def split_scenario(racks: list[str], index, words: list[str], found: list) -> Sc
     def baseline(rack: str):
         return brute_search(words, make_query(rack, profile, index.alphabet, limit=1000), profile)
 
-    return Scenario("harfbank split: 13 letters + joker", racks, fast, baseline)
+    return Scenario("harfbank split: 13 letters + joker", racks, fast, baseline,
+                    path="/v1/split", game="harfbank")
 
 
 def scenarios(index, words: list[str], count: int, found: list) -> list[Scenario]:
@@ -205,6 +220,122 @@ def fresh_rss(words: list[str], index_path: Path, folder: Path) -> float:
     return float(out.stdout.strip())
 
 
+# --- over HTTP -------------------------------------------------------------------------------
+
+RSS_TARGET_MB = 150     # the serving process's resident memory, in MB (10**6 bytes)
+WARMUP = 3              # unrecorded requests before each HTTP scenario
+JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+def write_folder(words: list[str], source_name: str, out: Path) -> Path:
+    """The words as lexicon "tr" under `out` (tries, refusals and anagram.idx), as built."""
+    from kelime.lexicon import Candidate, compile_words, write_lexicon
+
+    source = {"kind": "wordlist", "name": source_name, "licence": "benchmark only"}
+    write_lexicon(compile_words(Candidate(w) for w in words), out, "tr", source,
+                  created="2026-01-01T00:00:00Z")
+    return out
+
+
+def start_server(data: Path, logs: Path):
+    """`kelime serve --data DATA --port P`, one worker (one process), once /readyz says 200."""
+    sys.path.insert(0, str(HERE))
+    from validate import kelime_server  # benchmarks/validate.py
+
+    return kelime_server(data, 1, logs)
+
+
+def send(conn: http.client.HTTPConnection, method: str, path: str,
+         body: bytes | None = None) -> tuple[int, bytes]:
+    conn.request(method, path, body, JSON_HEADERS if body is not None else {})
+    reply = conn.getresponse()
+    return reply.status, reply.read()
+
+
+def http_timings(port: int, method: str, path: str, bodies: Sequence[bytes | None],
+                 label: str, errors: list[dict]) -> tuple[list[float], bytes]:
+    """Seconds per round trip on one keep-alive connection, one request per body after
+    WARMUP unrecorded ones, and the first recorded reply. Answers but 200 go to `errors`."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    out, first, warm = [], b"", len(bodies[:WARMUP])
+    try:
+        for i, body in enumerate([*bodies[:warm], *bodies]):
+            start = time.perf_counter()
+            status, reply = send(conn, method, path, body)
+            elapsed = time.perf_counter() - start
+            if status != 200:
+                errors.append({"scenario": label, "status": status,
+                               "request": (body or b"").decode(),
+                               "body": reply.decode("utf-8", "replace")[:1000]})
+            if i == warm:
+                first = reply
+            if i >= warm:
+                out.append(elapsed)
+    finally:
+        conn.close()
+    return out, first
+
+
+def http_row(name: str, times: list[float], in_process: dict | None) -> dict:
+    median = statistics.median(times)
+    row = {"scenario": name, "requests": len(times), "median_ms": median * 1e3,
+           "p99_ms": p99(times) * 1e3}
+    if in_process:
+        row.update(in_process_ms=in_process["median_ms"], baseline_ms=in_process["baseline_ms"],
+                   ratio=in_process["baseline_ms"] / 1e3 / median)
+    return row
+
+
+def same_words(scenario: Scenario, reply: bytes) -> bool | None:
+    """Whether the server's words for the first rack are the in-process answer's (None for
+    a split: its answer depends on the clock, and calling it would count it twice)."""
+    if scenario.path != "/v1/anagram":
+        return None
+    try:
+        served = [w["word"] for w in json.loads(reply)["words"]]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return served == [w["word"] for w in scenario.fast(scenario.racks[0]).as_dict()["words"]]
+
+
+def proc_memory(pid: int) -> dict:
+    """VmRSS and VmHWM (peak) of a process, in MiB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = int(value.split()[0]) / 1024
+    return {"rss_mib": fields.get("VmRSS", float("nan")),
+            "peak_rss_mib": fields.get("VmHWM", float("nan"))}
+
+
+def http_section(cases: list[Scenario], rows: list[dict], words: list[str], source_name: str,
+                 folder: Path, floor_requests: int) -> dict:
+    """Serve the words and time the same scenarios over HTTP; the server is always stopped."""
+    data = write_folder(words, source_name, folder / "data")
+    server = start_server(data, folder)
+    errors: list[dict] = []
+    try:
+        floor, _ = http_timings(server.port, "GET", "/healthz", [None] * floor_requests,
+                                "GET /healthz", errors)
+        out, agree = [http_row("GET /healthz (the floor)", floor, None)], {}
+        for scenario, row in zip(cases, rows):
+            bodies = [json.dumps({"rack": r, "game": scenario.game}).encode()
+                      for r in scenario.racks]
+            times, first = http_timings(server.port, "POST", scenario.path, bodies,
+                                        scenario.name, errors)
+            out.append({"path": scenario.path, "game": scenario.game,
+                        **http_row(scenario.name, times, row)})
+            agree[scenario.name] = same_words(scenario, first)
+        memory = proc_memory(server.proc.pid)
+    finally:
+        server.stop()
+    return {"server": f"kelime serve --workers 1 (pid {server.proc.pid})", "rows": out,
+            "same_words_as_in_process": agree, "errors": errors, "pid": server.proc.pid,
+            **memory, "rss_target_mb": RSS_TARGET_MB,
+            "rss_target_met": memory["rss_mib"] * 2**20 < RSS_TARGET_MB * 10**6}
+
+
 # --- the report ------------------------------------------------------------------------------
 
 def print_rows(rows: list[dict]) -> None:
@@ -216,6 +347,32 @@ def print_rows(rows: list[dict]) -> None:
               f"{r['baseline_ms']:9.1f} {r['ratio']:9.0f}")
 
 
+def print_http(served: dict) -> None:
+    print(f"\nover HTTP: {served['server']} on 127.0.0.1, one keep-alive connection, requests "
+          f"one after the other, {WARMUP} warm-up requests per row unrecorded")
+    header = (f"{'request':40} {'median ms':>10} {'p99 ms':>8} {'in-proc ms':>10} "
+              f"{'brute ms':>9} {'brute/HTTP':>10}")
+    print(header)
+    print("-" * len(header))
+    for r in served["rows"]:
+        extra = (f"{r['in_process_ms']:10.3f} {r['baseline_ms']:9.1f} {r['ratio']:10.0f}"
+                 if "ratio" in r else "")
+        print(f"{r['scenario']:40} {r['median_ms']:10.3f} {r['p99_ms']:8.3f} {extra}".rstrip())
+    differ = [name for name, same in served["same_words_as_in_process"].items() if same is False]
+    if differ:
+        print(f"WARNING: the server's words for the first rack differ from the in-process "
+              f"answer's: {', '.join(differ)}")
+    for error in served["errors"][:5]:
+        print(f"WARNING: {error['scenario']}: HTTP {error['status']} for {error['request']}: "
+              f"{error['body']}")
+    if served["errors"]:
+        print(f"WARNING: {len(served['errors'])} answers were not 200: the figures are not valid")
+    verdict = "met" if served["rss_target_met"] else "MISSED"
+    print(f"RSS of the serving process after the HTTP runs (VmRSS of pid {served['pid']}): "
+          f"{served['rss_mib']:.0f} MiB ({served['rss_mib'] * 2**20 / 1e6:.0f} MB; peak "
+          f"{served['peak_rss_mib']:.0f} MiB); target < {RSS_TARGET_MB} MB: {verdict}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer racks (a smoke test)")
@@ -225,6 +382,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--racks", type=int, help="racks per scenario [300, quick 60]")
     parser.add_argument("--baseline-racks", type=int, help="racks for brute force [15, quick 4]")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP section")
     args = parser.parse_args(argv)
     count = args.racks or (60 if args.quick else 300)
     baseline = args.baseline_racks or (4 if args.quick else 15)
@@ -243,7 +401,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"words: {len(words):,} from {source_name}; index {len(data) / 1024:,.0f} KiB "
               f"on disk, built in {build_s:.2f} s; RSS after loading {rss_mib():.0f} MiB\n")
         found: list = []
-        rows = [run(s, baseline) for s in scenarios(index, words, count, found)]
+        cases = scenarios(index, words, count, found)
+        rows = [run(s, baseline) for s in cases]
         print_rows(rows)
         complete = sum(c for _, c in found)
         print(f"\nsplits: {sum(f for f, _ in found)} of {len(found)} hands laid out whole, "
@@ -253,9 +412,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"RSS: this process {memory['rss_mib_this_process']:.0f} MiB; a fresh interpreter "
               f"with the index and a trie of the words "
               f"{memory['rss_mib_fresh_index_and_trie']:.0f} MiB")
+        served = None
+        if not args.no_http:
+            served = http_section(cases, rows, words, source_name, folder, count * 5)
+            print_http(served)
         if args.json:
             print(json.dumps({"words": len(words), "source": source_name, "rows": rows,
-                              **memory}, indent=2))
+                              **memory, "http": served}, indent=2))
 
 
 if __name__ == "__main__":
