@@ -35,6 +35,7 @@ bench: install
 	$(BIN)/python benchmarks/validate.py
 	$(BIN)/python benchmarks/crawl.py
 	$(BIN)/python benchmarks/normalize.py
+	$(BIN)/python benchmarks/anagram.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
