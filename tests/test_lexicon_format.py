@@ -206,7 +206,7 @@ def test_a_file_that_cannot_be_read_is_a_lexicon_error(lexicon, monkeypatch):
     def denied(path):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(fmt, "sha256_file", denied)
+    monkeypatch.setattr(fmt, "read_file", denied)
     assert "cannot be read (Permission denied)" in refused(lexicon)
 
 
@@ -338,3 +338,16 @@ def test_an_index_of_other_words_is_refused(lexicon):
     (lexicon / INDEX_FILE).write_bytes(build_index(["kitap", "kalem"]))
     reseal(lexicon)
     assert "indexes 2 words but the manifest says 3" in refused(lexicon)
+
+
+def test_files_rewritten_in_place_under_a_loaded_lexicon_change_nothing(lexicon):
+    """`cp` or `rsync --inplace` over a served file used to crash the worker inside marisa
+    (the tries were mapped): now the lexicon holds the bytes it hashed."""
+    lex = Lexicon.load(lexicon)
+    for name in (WORDS_FILE, REJECTED_FILE, INDEX_FILE):
+        with open(lexicon / name, "r+b") as f:  # same inode, new bytes
+            f.write(b"\xff" * 64)
+            f.truncate(64)
+    assert lex.check("kitap").valid and lex.check("İstanbul").reason == "proper_name"
+    assert [w["word"] for w in lex.anagram("pakit")["words"]] == ["kitap"]
+    assert "does not match its manifest" in refused(lexicon)

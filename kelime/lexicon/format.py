@@ -89,6 +89,12 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def read_file(path: Path) -> bytes:
+    """A data file's bytes (one read: what is hashed is what is loaded)."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -185,8 +191,12 @@ class Manifest:
             raise LexiconError(f"{path} is unreadable ({e}): {REBUILD}") from None
         return cls.from_dict(raw, str(path))
 
-    def verify(self, folder: Path) -> None:
-        """Every file the manifest lists exists and matches its hash, and `sha256` matches."""
+    def verify(self, folder: Path) -> dict[str, bytes]:
+        """Every file the manifest lists exists and matches its hash, and `sha256` matches.
+
+        Returns the bytes of every listed file, read once: the caller loads exactly what was
+        hashed, so a file rewritten in place afterwards cannot change what is served."""
+        contents: dict[str, bytes] = {}
         for file in DATA_FILES:
             if file.required and file.name not in self.files:
                 raise LexiconError(f"{folder}/{MANIFEST_FILE} lists no {file.name}: {REBUILD}")
@@ -195,11 +205,11 @@ class Manifest:
             if not path.is_file():
                 raise LexiconError(f"{path} is missing: {REBUILD}")
             try:
-                actual = sha256_file(path)
+                contents[name] = read_file(path)
             except OSError as e:  # no permission, an I/O error: not a traceback
                 raise LexiconError(f"{path} cannot be read ({e.strerror or e}): fix its "
                                    f"permissions or {REBUILD}") from None
-            if actual != sha:
+            if sha256_bytes(contents[name]) != sha:
                 raise LexiconError(f"{path} does not match its manifest (corrupt or edited): "
                                    f"{REBUILD}")
         if digest(self.files) != self.sha256:
@@ -208,6 +218,7 @@ class Manifest:
         if self.version != self.sha256[:12]:
             raise LexiconError(f"{folder}/{MANIFEST_FILE} claims version {self.version!r} but "
                                f"its sha256 gives {self.sha256[:12]!r}: {REBUILD}")
+        return contents
 
 
 _SHAPE = {"name": str, "version": str, "sha256": str, "created": str,

@@ -1,7 +1,9 @@
 """A loaded lexicon: membership, the reason a word is refused, and its identity.
 
 `Lexicon.load(folder)` verifies every claim of the manifest (see `kelime.lexicon.format`)
-before it maps the tries into memory; `judge` is the one verdict rule.
+and loads the tries and the anagram index from the very bytes it hashed, read into memory
+(a few MB, not mapped: a file rewritten in place under a running server cannot change or
+crash what it serves); `judge` is the one verdict rule.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ class Verdict:
                 "reason": self.reason}
 
 
-def _mmap(kind, path: Path):
+def _trie(kind, data: bytes, path: Path):
     try:
-        return kind().mmap(str(path))
+        return kind().frombytes(data)
     except Exception as e:  # marisa raises bare RuntimeError/ValueError on bad files
         raise LexiconError(f"{path} is not a readable trie ({e}): {REBUILD}") from None
 
@@ -54,22 +56,22 @@ class Lexicon:
 
     @classmethod
     def load(cls, folder: str | Path) -> "Lexicon":
-        """Map a lexicon folder into memory after checking every claim of its manifest."""
+        """Load a lexicon folder into memory after checking every claim of its manifest."""
         folder = Path(folder)
         manifest = Manifest.read(folder)
-        manifest.verify(folder)
-        words = _mmap(marisa_trie.Trie, folder / WORDS_FILE)
+        data = manifest.verify(folder)
+        words = _trie(marisa_trie.Trie, data[WORDS_FILE], folder / WORDS_FILE)
         if len(words) != manifest.words:
             raise LexiconError(f"{folder / WORDS_FILE} holds {len(words):,} words but the "
                                f"manifest says {manifest.words:,}: {REBUILD}")
         index = None
         if INDEX_FILE in manifest.files:
-            index = AnagramIndex.load(folder / INDEX_FILE)
+            index = AnagramIndex.from_buffer(data[INDEX_FILE])
             if len(index) != manifest.words:
                 raise LexiconError(f"{folder / INDEX_FILE} indexes {len(index):,} words but the "
                                    f"manifest says {manifest.words:,}: {REBUILD}")
-        return cls(words, _mmap(marisa_trie.BytesTrie, folder / REJECTED_FILE), manifest, folder,
-                   index)
+        rejected = _trie(marisa_trie.BytesTrie, data[REJECTED_FILE], folder / REJECTED_FILE)
+        return cls(words, rejected, manifest, folder, index)
 
     @property
     def anagrams(self) -> AnagramIndex:
