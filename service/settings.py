@@ -36,6 +36,13 @@ ENV = {
     "KELIME_MAX_PATTERN_LENGTH": "max_pattern_length",
     "KELIME_MAX_EXCLUDE_WORDS": "max_exclude_words",
     "KELIME_SPLIT_BUDGET_MS": "split_budget_ms",
+    "KELIME_ADMIN_TOKEN": "admin_token",
+    "KELIME_MAX_HEADER_BYTES": "max_header_bytes",
+    "KELIME_HEADER_TIMEOUT": "header_timeout",
+    "KELIME_BODY_TIMEOUT": "body_timeout",
+    "KELIME_KEEPALIVE_TIMEOUT": "keepalive_timeout",
+    "KELIME_MAX_CONNECTIONS": "max_connections",
+    "KELIME_ACCESS_LOG": "access_log",
 }
 
 
@@ -69,6 +76,13 @@ class Settings:
     max_pattern_length: int = Limits.pattern_length
     max_exclude_words: int = Limits.exclude_words
     split_budget_ms: int = int(Limits.time_budget * 1000)
+    admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
+    max_header_bytes: int = 32 * 1024    # request line + headers, per request (431 beyond)
+    header_timeout: int = 10             # seconds to receive a request's headers
+    body_timeout: int = 30               # seconds to receive a request's whole body
+    keepalive_timeout: int = 5           # seconds an idle keep-alive connection stays open
+    max_connections: int = 1000          # concurrent connections per worker (503 beyond)
+    access_log: str = "off"              # "json": one JSON line per request on stderr
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
