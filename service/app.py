@@ -5,17 +5,18 @@
 
 from __future__ import annotations
 
+import signal
 from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
 
 from kelime.games import load_games
-from kelime.lexicon import load_all
 
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
-from .routes import anagram, catalog, health, validate, words
+from .reload import RELOAD_SIGNAL, Reloader
+from .routes import admin, anagram, catalog, health, validate, words
 from .settings import Settings
 from .state import Kelime
 
@@ -28,9 +29,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         games = load_games(settings.games)  # a broken profile stops the start, saying which
-        lexicons = await anyio.to_thread.run_sync(load_all, settings.data)
+        reloader = app.state.reloader = Reloader(app, settings, metrics)
+        lexicons = await anyio.to_thread.run_sync(reloader.initial)
         metrics.lexicons_loaded(lexicons)
         app.state.kelime = Kelime(settings, lexicons, metrics, games)
+        reloader.listen()
         yield
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan,
@@ -39,6 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
     app.router.routes.extend(plain)
     routers = [module.router for module in (words, catalog, health)]
+    if settings.admin_token:  # without a token the route does not exist
+        routers.append(admin.router)
     for router in routers:
         app.include_router(router)
     app.state.allow = allow_table([plain, *(r.routes for r in routers)])
@@ -72,4 +77,11 @@ def document(app: FastAPI, paths: dict) -> None:
 
 def create_app_from_env() -> FastAPI:
     """`create_app` with settings from the environment (what each uvicorn worker calls)."""
-    return create_app(Settings.from_env())
+    settings = Settings.from_env()
+    if settings.pins is not None:  # a worker of `kelime serve`
+        from .pins import read_pins
+        from .supervisor import watch_parent
+
+        signal.signal(RELOAD_SIGNAL, signal.SIG_IGN)  # until the lifespan listens for it
+        watch_parent(read_pins(settings.pins).supervisor)
+    return create_app(settings)

@@ -31,6 +31,9 @@ class Metrics:
         self.loaded = Gauge("kelime_lexicons_loaded", "Lexicons loaded.", registry=self.registry)
         self.lexicon_words = Gauge("kelime_lexicon_words", "Valid words in each loaded lexicon.",
                                    ("lexicon", "version"), registry=self.registry)
+        self.reloads = Gauge("kelime_reloads", "Reloads of the lexicons since the server started, "
+                             "by outcome (reloaded, unchanged, refused).", ("outcome",),
+                             registry=self.registry)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
 
     def _child(self, metric, *labels):
@@ -42,8 +45,13 @@ class Metrics:
 
     def lexicons_loaded(self, lexicons: dict) -> None:
         self.loaded.set(len(lexicons))
+        self.lexicon_words.clear()  # a replaced build's series goes with it
         for lex in lexicons.values():
             self.lexicon_words.labels(lex.name, lex.info["version"]).set(lex.info["words"])
+
+    def reloads_seen(self, counts: dict[str, int]) -> None:
+        for outcome, n in counts.items():
+            self.reloads.labels(outcome).set(n)
 
     def count_verdicts(self, lexicon: str, results: list[dict]) -> None:
         tally: dict[str | None, int] = {}
@@ -59,6 +67,11 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+    def count_tally(self, lexicon: str, tally: dict[str | None, int]) -> None:
+        """`count_verdicts` from a tally already made: {reason (None: valid): words}."""
+        for reason, n in tally.items():
+            self._child(self.words, lexicon, reason or "valid").inc(n)
 
 
 class MetricsMiddleware:

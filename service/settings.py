@@ -43,6 +43,7 @@ ENV = {
     "KELIME_KEEPALIVE_TIMEOUT": "keepalive_timeout",
     "KELIME_MAX_CONNECTIONS": "max_connections",
     "KELIME_ACCESS_LOG": "access_log",
+    "KELIME_PINS": "pins",
 }
 
 
@@ -83,6 +84,7 @@ class Settings:
     keepalive_timeout: int = 5           # seconds an idle keep-alive connection stays open
     max_connections: int = 1000          # concurrent connections per worker (503 beyond)
     access_log: str = "off"              # "json": one JSON line per request on stderr
+    pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":

@@ -20,8 +20,21 @@ def sample(metrics: str, name: str, **labels) -> float:
 def test_ready_names_the_lexicons(data_dir):
     with TestClient(create_app(Settings(data=data_dir))) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
+        versions = {lex["name"]: lex["version"]
+                    for lex in client.get("/v1/lexicons").json()["lexicons"]}
         assert client.get("/readyz").json() == {"status": "ready", "lexicons": ["ku", "tr"],
-                                                "default": "tr"}
+                                                "versions": versions, "default": "tr"}
+
+
+def test_ready_is_503_while_the_default_lexicon_is_missing(data_dir):
+    """A dangling data/tr beside ku/ used to be "ready" while every request without a
+    lexicon failed with 404."""
+    with TestClient(create_app(Settings(data=data_dir, default_lexicon="xx"))) as client:
+        reply = client.get("/readyz")
+        assert reply.status_code == 503
+        error = reply.json()["error"]
+        assert error["code"] == "default_lexicon_missing" and "'xx'" in error["message"]
+        assert set(error["details"]["lexicons"]) == {"ku", "tr"}
 
 
 def test_no_lexicon_is_503_not_ready_with_the_fix(tmp_path):

@@ -3,6 +3,8 @@ to ``.builds/<name>-<version>``), and its manifest must carry the same name."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 
 from ..errors import LexiconError
@@ -42,3 +44,43 @@ def load_lexicon(folder: Path, name: str = DEFAULT_LEXICON) -> Lexicon:
 def load_all(folder: Path) -> dict[str, Lexicon]:
     """Every lexicon under `folder`, by name."""
     return {name: load_named(folder, name) for name in lexicon_names(folder)}
+
+
+def current_builds(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
+    """({name: the build folder `folder/name` resolves to}, {name: why it cannot be served}):
+    what a server pins, so that every worker, respawned or not, serves the same builds."""
+    builds, problems = {}, {}
+    if not folder.is_dir():
+        return builds, {"": f"{folder} is not a folder"}
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink() and not entry.exists():
+            problems[entry.name] = (f"{entry} points to {os.readlink(entry)}, which does not "
+                                    f"exist: rebuild it with `kelime build`")
+        elif (entry / MANIFEST_FILE).is_file():
+            builds[entry.name] = entry.resolve()
+    return builds, problems
+
+
+def hold(build: Path) -> int:
+    """Mark a build folder as served (a shared lock on the folder itself, held until the
+    returned descriptor is closed): `kelime build` never prunes a build that is held."""
+    fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def held(build: Path) -> bool:
+    """Whether some process serves this build folder (holds it, see `hold`)."""
+    try:
+        fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)

@@ -22,6 +22,7 @@ import marisa_trie
 from ..errors import BuildError, LexiconError, OutdatedLexicon
 from ..normalize import TURKISH, Alphabet
 from .compile import Compiled, diff_words
+from .folder import held
 from .format import CHANGES_FILE, MANIFEST_FILE, WORDS_FILE, Manifest, encode, json_bytes
 from .reader import Lexicon
 
@@ -159,7 +160,8 @@ def _prune(builds: Path, name: str, keep: Path) -> None:
                   if ours.fullmatch(p.name) and p.is_dir() and p != keep),
                  key=lambda p: p.stat().st_mtime, reverse=True)
     for path in old[KEEP_BUILDS - 1:]:
-        shutil.rmtree(path, ignore_errors=True)
+        if not held(path):  # a running server pins it: pruned by a later build instead
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, *,

@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from ..metrics import CONTENT_TYPE
 from ..responses import json_response
+from ..errors import Unavailable
 from ..state import KelimeDep, not_ready
 
 router = APIRouter(tags=["health"])
@@ -20,11 +21,19 @@ async def healthz() -> Response:
 
 @router.get("/readyz")
 async def readyz(kelime: KelimeDep) -> Response:
-    """200 naming the loaded lexicons; 503 (error shape) when none is loaded."""
+    """200 naming every loaded lexicon and its version; 503 (error shape) unless the default
+    lexicon is loaded (requests that name no lexicon would fail)."""
+    default = kelime.settings.default_lexicon
     if not kelime.lexicons:
         raise not_ready(kelime.settings)
+    versions = {name: lex.info["version"] for name, lex in sorted(kelime.lexicons.items())}
+    if default not in kelime.lexicons:
+        raise Unavailable("default_lexicon_missing", f"the default lexicon {default!r} is not "
+                          f"loaded (loaded: {', '.join(versions)}): build it with `kelime "
+                          f"build --name {default}`, or set KELIME_DEFAULT_LEXICON",
+                          {"lexicons": versions, "default": default})
     return json_response({"status": "ready", "lexicons": sorted(kelime.lexicons),
-                          "default": kelime.settings.default_lexicon})
+                          "versions": versions, "default": default})
 
 
 @router.get("/metrics")

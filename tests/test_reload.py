@@ -1,0 +1,248 @@
+"""Hot reload of a real `kelime serve` (1 and 2 workers) under a bounded client loop: by
+SIGHUP and by POST /v1/admin/reload, with zero failed requests, every reply from exactly
+one version, a broken build refused while the old one serves, a respawned worker on the
+pinned version, and pinned builds never pruned."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from kelime.lexicon import Candidate, compile_words, write_lexicon
+from kelime.lexicon.format import WORDS_FILE
+from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS
+from tests.service_helpers import free_port
+from tests.test_service_server import kelime_command
+
+TOKEN = "test-token-123"
+SOURCE = {"kind": "test", "name": "tests/test_reload.py", "licence": "n/a"}
+BASE = ["kitap", "kalem", "ev"]
+BODY = json.dumps({"words": ["kitap", "silgi", "defter"]}).encode()
+
+
+def build(data: Path, *extra: str, force: bool = False) -> str:
+    """Build `tr` from BASE plus `extra`; its version."""
+    words = [Candidate(w) for w in [*BASE, *extra]]
+    return write_lexicon(compile_words(words), data, "tr", SOURCE, created="2026-01-01T00:00:00Z",
+                         force=force).manifest.version
+
+
+def request(port: int, method: str, path: str, body: bytes | None = None,
+            headers: dict | None = None) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # a new connection each
+    try:                                                              # time: any worker answers
+        conn.request(method, path, body=body, headers=headers or {})
+        reply = conn.getresponse()
+        return reply.status, json.loads(reply.read())
+    finally:
+        conn.close()
+
+
+class Server:
+    def __init__(self, proc: subprocess.Popen, port: int, log: Path):
+        self.proc, self.port, self.log = proc, port, log
+
+    def workers(self) -> list[int]:
+        """The worker processes (children that are uvicorn servers, not the resource tracker)."""
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
+                             text=True).stdout.split()
+        return [int(p) for p in out
+                if "resource_tracker" not in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+
+    def version(self) -> str:
+        status, body = request(self.port, "POST", "/v1/validate", BODY,
+                               {"Content-Type": "application/json"})
+        assert status == 200, body
+        return body["lexicon"]["version"]
+
+    def settle(self, version: str, timeout: float = 15.0) -> None:
+        """Wait until 20 replies in a row (new connections: every worker) come from `version`."""
+        deadline, streak = time.monotonic() + timeout, 0
+        while streak < 20:
+            assert time.monotonic() < deadline, f"never settled on {version}: {self.log_text()}"
+            streak = streak + 1 if self.version() == version else 0
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def serve(data: Path, tmp: Path, workers: int):
+    port, log = free_port(), tmp / f"serve-{workers}.log"
+    env = {**os.environ, "KELIME_ADMIN_TOKEN": TOKEN}
+    with open(log, "w") as out:
+        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
+                                 str(port), "--workers", str(workers)], stdout=out, stderr=out,
+                                env=env)
+    server = Server(proc, port, log)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, server.log_text()
+            try:
+                started = server.log_text().count("Application startup complete.")
+                if started >= workers and request(port, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+class Client(threading.Thread):
+    """Two-word-kinds load: every reply's version and whether it knows `silgi`/`defter`."""
+
+    def __init__(self, port: int, seconds: float = 60.0):
+        super().__init__(daemon=True)
+        self.port, self.until = port, time.monotonic() + seconds
+        self.stop, self.replies, self.failures = threading.Event(), [], []
+
+    def run(self) -> None:
+        while not self.stop.is_set() and time.monotonic() < self.until:
+            try:
+                status, body = request(self.port, "POST", "/v1/validate", BODY,
+                                       {"Content-Type": "application/json"})
+            except OSError as e:
+                self.failures.append(repr(e))
+                continue
+            if status != 200:
+                self.failures.append((status, body))
+                continue
+            valid = tuple(r["valid"] for r in body["results"])
+            self.replies.append((body["lexicon"]["version"], valid))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_reload_by_sighup_and_admin_route_under_load(tmp_path, workers):
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, workers) as server:
+        clients = [Client(server.port) for _ in range(2)]
+        for c in clients:
+            c.start()
+        try:
+            v2 = build(data, "silgi")
+            os.kill(server.proc.pid, signal.SIGHUP)
+            server.settle(v2)
+
+            v3 = build(data, "silgi", "defter")
+            status, body = request(server.port, "POST", "/v1/admin/reload", b"",
+                                   {"Authorization": f"Bearer {TOKEN}"})
+            assert (status, body["outcome"], body["lexicons"]) == (200, "reloaded", {"tr": v3})
+            server.settle(v3)
+
+            # A broken build: refused, logged, and the old one goes on serving.
+            broken = build(data, "silgi", "defter", "silgiler")
+            with open(data / "tr" / WORDS_FILE, "r+b") as f:
+                f.write(b"\0" * 16)
+            status, body = request(server.port, "POST", "/v1/admin/reload", b"",
+                                   {"Authorization": f"Bearer {TOKEN}"})
+            assert status == 409 and body["error"]["code"] == "reload_refused", body
+            assert "does not match its manifest" in body["error"]["message"]
+            assert body["error"]["details"]["serving"] == {"tr": v3}
+            os.kill(server.proc.pid, signal.SIGHUP)
+            time.sleep(0.5)
+            server.settle(v3)
+            assert "reload refused" in server.log_text()
+        finally:
+            for c in clients:
+                c.stop.set()
+            for c in clients:
+                c.join(timeout=30)
+        want = ('kelime_reloads{outcome="refused"} 2.0', 'kelime_reloads{outcome="reloaded"} 2.0')
+        deadline, streak = time.monotonic() + 15, 0
+        while streak < 10:  # every worker has counted both refusals (new connections)
+            assert time.monotonic() < deadline, request_text(server.port, "/metrics")
+            metrics = request_text(server.port, "/metrics")
+            streak = streak + 1 if all(w in metrics for w in want) else 0
+    replies = [r for c in clients for r in c.replies]
+    assert not [f for c in clients for f in c.failures]
+    assert len(replies) > 50
+    meaning = {v1: (True, False, False), v2: (True, True, False), v3: (True, True, True)}
+    assert broken not in {v for v, _ in replies}
+    for version, valid in replies:  # every reply from exactly one version, and consistent
+        assert meaning[version] == valid
+    assert {v for v, _ in replies} >= {v2, v3}
+
+
+def request_text(port: int, path: str) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().read().decode()
+    finally:
+        conn.close()
+
+
+def test_a_respawned_worker_serves_the_pinned_version_and_pins_are_never_pruned(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        newer = [build(data, f"kelime{'x' * i}", force=True) for i in range(KEEP_BUILDS + 2)]
+        victim = server.workers()[0]
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while victim in server.workers() or len(server.workers()) < 2:
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.1)
+        server.settle(v1)  # both workers, the respawned one too, serve the pinned build
+        assert (data / BUILDS_DIR / f"tr-{v1}").is_dir()  # not pruned under the server
+        os.kill(server.proc.pid, signal.SIGHUP)
+        server.settle(newer[-1])
+    build(data, "yeni", force=True)  # no server holds it now: pruned by the next build
+    assert not (data / BUILDS_DIR / f"tr-{v1}").exists()
+
+
+def test_without_a_token_there_is_no_admin_route_and_a_wrong_token_is_refused(tmp_path):
+    from tests.service_helpers import TestClient
+
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+
+    data = tmp_path / "data"
+    build(data)
+    with TestClient(create_app(Settings(data=data))) as client:
+        assert client.post("/v1/admin/reload").status_code == 404
+    with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
+        assert client.post("/v1/admin/reload").status_code == 401
+        assert client.post("/v1/admin/reload",
+                           headers={"Authorization": "Bearer wrong"}).status_code == 403
+        v2 = build(data, "silgi")
+        reply = client.post("/v1/admin/reload", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert reply.json() == {"outcome": "reloaded", "generation": 1, "lexicons": {"tr": v2}}
+        assert client.post("/v1/validate", json={"words": ["silgi"]}).json()["all_valid"]
+        again = client.post("/v1/admin/reload", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert again.json()["outcome"] == "unchanged"
+
+
+def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
+    """A pinned build damaged on disk after the start: the respawned worker fails to start,
+    is retried, and the healthy worker goes on serving (uvicorn used to stop them all)."""
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        with open(data / "tr" / WORDS_FILE, "r+b") as f:
+            f.write(b"\0" * 16)
+        victim = server.workers()[0]
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 45
+        while "failed to start again" not in server.log_text():  # tried twice by now
+            assert time.monotonic() < deadline, server.log_text()
+            assert server.proc.poll() is None, server.log_text()
+            assert server.version() == v1
