@@ -1,0 +1,448 @@
+"""The shipped nginx config (deploy/nginx/kelime.conf) in front of two real `kelime serve`
+replicas: failover with no failed request when one is killed, gzip, and nginx's own limits.
+
+Real processes on 127.0.0.1 (free ports): a bootstrap lexicon built with `kelime build`,
+two `kelime serve` replicas, and nginx in the foreground with its own prefix, pid and logs
+in a temporary folder (deploy/nginx/standalone.py renders the shipped file for it). Skips
+when nginx is not installed: `apt-get install nginx`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import importlib.util
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("kelime_nginx_standalone",
+                                               ROOT / "deploy" / "nginx" / "standalone.py")
+standalone = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(standalone)
+
+NGINX = standalone.find_nginx()
+if NGINX is None:
+    pytest.skip("nginx is not installed (neither on PATH nor /usr/sbin/nginx): "
+                "apt-get install nginx to run the load-balancer tests", allow_module_level=True)
+
+RACKS = ["kalemsi", "kitapev", "ardıçlı", "sepetçi"]
+BODY_LIMIT = 4 * 1024 * 1024   # the app's KELIME_MAX_BODY_BYTES, client_max_body_size 4m
+
+
+# --- processes ---------------------------------------------------------------------------
+
+def kelime_command(*args: str) -> list[str]:
+    script = Path(sys.executable).parent / "kelime"
+    if script.exists():
+        return [str(script), *args]
+    return [sys.executable, "-c", "from kelime.cli import main; main()", *args]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def status_of(port: int, path: str) -> int | None:
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        conn.request("GET", path)
+        return conn.getresponse().status
+    except OSError:
+        return None
+
+
+@dataclass
+class Replica:
+    port: int
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """Stop a replica: SIGTERM to `kelime serve` (its supervisor stops its workers), then
+    SIGKILL to whatever is left in the session it was started in (only its own processes)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait(timeout=10)
+
+
+def crash(replica: "Replica", timeout: float = 10) -> None:
+    """kill -9 a whole replica, as a crashed machine or container loses it: the `kelime
+    serve` supervisor and its worker processes at once (the session it was started in).
+    (A worker whose supervisor alone is killed exits too, but gracefully, on SIGTERM: that
+    is a shutdown, not a crash.) Returns once the port refuses connections."""
+    os.killpg(replica.proc.pid, signal.SIGKILL)
+    replica.proc.wait(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", replica.port), timeout=1).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"port {replica.port} still answers after kill -9")
+
+
+@contextmanager
+def replicas(data: Path, folder: Path, count: int = 2):
+    """`count` `kelime serve` processes (1 worker each), yielded once all answer /readyz."""
+    started: list[Replica] = []
+    try:
+        for i in range(count):
+            port = free_port()
+            log = folder / f"replica-{i}.log"
+            with open(log, "wb") as out:
+                proc = subprocess.Popen(
+                    kelime_command("serve", "--data", str(data), "--host", "127.0.0.1",
+                                   "--port", str(port), "--workers", "1"),
+                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            started.append(Replica(port, proc, log))
+        deadline = time.monotonic() + 30
+        for replica in started:
+            while status_of(replica.port, "/readyz") != 200:
+                if replica.proc.poll() is not None:
+                    pytest.fail(f"kelime serve exited with {replica.proc.returncode}:\n"
+                                f"{replica.log.read_text(errors='replace')}")
+                if time.monotonic() > deadline:
+                    pytest.fail(f"kelime serve on {replica.port} not ready within 30 s")
+                time.sleep(0.05)
+        yield started
+    finally:
+        for replica in started:
+            stop_process(replica.proc)
+
+
+@dataclass
+class Nginx:
+    port: int
+    prefix: Path
+    proc: subprocess.Popen
+
+    @property
+    def access_log(self) -> Path:
+        return self.prefix / "logs" / "kelime.access.log"
+
+    def log_lines(self) -> dict[str, tuple[int, list[str]]]:
+        """request id -> (status, the upstream addresses tried, in order)."""
+        out = {}
+        for line in self.access_log.read_text(errors="replace").splitlines():
+            m = re.search(r'" (\d{3}) .* rid=(\S+) upstream="([^"]*)"', line)
+            if m:
+                tried = re.findall(r"\d+\.\d+\.\d+\.\d+:\d+", m.group(3))
+                out[m.group(2)] = (int(m.group(1)), tried)
+        return out
+
+
+@contextmanager
+def nginx_in_front(upstreams: list[int], prefix: Path):
+    port = free_port()
+    proc = standalone.start(NGINX, prefix, port, upstreams)
+    try:
+        yield Nginx(port, prefix, proc)
+    finally:
+        standalone.stop(proc)
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("lexicon")
+    done = subprocess.run(kelime_command("build", "--bootstrap", "--out", str(data)),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return data
+
+
+@pytest.fixture(scope="module")
+def stack(lexicon, tmp_path_factory):
+    """Two replicas and nginx in front of them, shared by the tests that kill nothing."""
+    folder = tmp_path_factory.mktemp("stack")
+    with replicas(lexicon, folder) as pair, nginx_in_front([r.port for r in pair],
+                                                            folder / "nginx") as front:
+        yield pair, front
+
+
+# --- requests ----------------------------------------------------------------------------
+
+def request(port: int, method: str, path: str, body: bytes | None = None,
+            headers: dict | None = None, conn: http.client.HTTPConnection | None = None):
+    """(status, headers, body bytes) of one request on a fresh (or the given) connection."""
+    own = conn is None
+    conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json",
+                                                       **(headers or {})})
+        reply = conn.getresponse()
+        return reply.status, {k.lower(): v for k, v in reply.getheaders()}, reply.read()
+    finally:
+        if own:
+            conn.close()
+
+
+def raw_exchange(port: int, data: bytes) -> bytes:
+    """Send raw bytes (as far as the server lets us), return what it answers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        try:
+            s.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # nginx answered and closed before taking it all: the answer is still there
+        reply = b""
+        try:  # up to the end of the reply (nginx keeps the socket open a while: lingering close)
+            while chunk := s.recv(65536):
+                reply += chunk
+                head, _, body = reply.partition(b"\r\n\r\n")
+                length = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+                if _ and length and len(body) >= int(length.group(1)):
+                    break
+        except ConnectionResetError:
+            pass
+        return reply
+
+
+def wait_for_log(front: Nginx, ids: set[str], timeout: float = 10) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = front.log_lines()
+        if ids <= lines.keys() or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+# --- the shipped file --------------------------------------------------------------------
+
+def test_the_shipped_site_is_what_runs(tmp_path):
+    """Only the listen port, the replicas and the log folder change; nginx -t accepts it."""
+    shipped = standalone.SITE.read_text(encoding="utf-8")
+    conf = standalone.render(tmp_path, 18080, [18001, 18002, 18003])
+    standalone.check(NGINX, tmp_path, conf)
+    site = (tmp_path / "kelime.conf").read_text(encoding="utf-8")
+
+    def normal(text: str) -> str:
+        text = re.sub(r"listen [^;]+;", "listen X;", text)
+        text = re.sub(r"^\s*server 127\.0\.0\.1:\d+[^;]*;\n", "", text, flags=re.M)
+        return text.replace(f"{tmp_path.resolve()}/logs/", "/var/log/nginx/")
+
+    assert normal(site) == normal(shipped)
+    assert "server 127.0.0.1:18003 max_fails=2 fail_timeout=10s;" in site
+    for directive in ("proxy_http_version 1.1;", 'proxy_set_header Connection "";',
+                      "keepalive 32;", "client_max_body_size 4m;",
+                      "gzip_types application/json text/plain;",
+                      "proxy_next_upstream error timeout http_502 http_503 non_idempotent;"):
+        pattern = r"\s+".join(map(re.escape, directive.split()))
+        assert re.search(pattern, shipped), f"kelime.conf lost `{directive}`"
+
+
+# --- through nginx -----------------------------------------------------------------------
+
+def test_requests_go_to_both_replicas(stack):
+    pair, front = stack
+    ids = {f"spread-{i}" for i in range(10)}
+    for rid in sorted(ids):
+        status, headers, body = request(front.port, "GET", "/v1/validate?word=kitap",
+                                        headers={"X-Request-ID": rid})
+        assert status == 200 and json.loads(body)["all_valid"] is True
+        assert headers["x-request-id"] == rid
+    served = {tried[-1] for _, tried in wait_for_log(front, ids).values() if tried}
+    assert served == {r.address for r in pair}
+
+
+def test_large_json_replies_are_gzipped_small_ones_not(stack):
+    _, front = stack
+    words = ["kitap", "KİTAP", "evler", "kalem", "İstanbul"] * 1000
+    status, headers, body = request(front.port, "POST", "/v1/validate",
+                                    json.dumps({"words": words}).encode(),
+                                    {"Accept-Encoding": "gzip"})
+    assert status == 200
+    assert headers.get("content-encoding") == "gzip"
+    assert "Accept-Encoding" in headers.get("vary", "")
+    reply = json.loads(gzip.decompress(body))
+    assert len(reply["results"]) == 5000 and reply["all_valid"] is False
+    assert len(body) * 5 < len(gzip.decompress(body))
+    status, headers, _ = request(front.port, "GET", "/v1/validate?word=kitap",
+                                 headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and "content-encoding" not in headers  # under gzip_min_length
+
+
+def test_a_one_mebibyte_header_is_refused_by_nginx(stack):
+    _, front = stack
+    reply = raw_exchange(front.port, b"GET /healthz HTTP/1.1\r\nHost: kelime\r\n"
+                         b"X-Request-ID: big-header\r\nX-Big: " + b"a" * (1 << 20) +
+                         b"\r\nConnection: close\r\n\r\n")
+    status = int(reply[9:12])
+    assert status in (400, 431, 494), reply[:300]
+    assert b'"code":"over_limit"' in reply
+
+
+def test_a_body_over_the_limit_gets_413_from_nginx(stack):
+    _, front = stack
+    reply = raw_exchange(front.port, b"POST /v1/validate HTTP/1.1\r\nHost: kelime\r\n"
+                         b"X-Request-ID: big-body\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (BODY_LIMIT + 1))
+    assert int(reply[9:12]) == 413, reply[:300]
+    assert b'"code":"over_limit"' in reply
+    status, tried = wait_for_log(front, {"big-body"})["big-body"]
+    assert status == 413 and tried == []  # no replica saw it
+
+
+def test_a_body_just_under_the_limit_reaches_a_replica(stack):
+    _, front = stack
+    head = b'{"words": ["kitap"]'
+    body = head + b" " * (BODY_LIMIT - len(head) - 1) + b"}"
+    assert len(body) == BODY_LIMIT
+    status, _, reply = request(front.port, "POST", "/v1/validate", body,
+                               {"X-Request-ID": "just-under"})
+    assert status == 200, reply[:300]
+    assert json.loads(reply)["all_valid"] is True
+
+
+# --- failover ----------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    rid: str
+    started: float
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class Load:
+    """A bounded client loop: `threads` keep-alive connections through nginx, `total`
+    requests in all (or fewer, if `deadline` seconds pass first: a loaded CI machine),
+    cycling GET /v1/validate, POST /v1/validate and POST /v1/anagram."""
+    port: int
+    expected: dict[tuple[str, str, bytes], object]
+    total: int = 2000
+    threads: int = 3
+    deadline: float = 15.0
+    on_count: tuple[int, callable] | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def run(self) -> None:
+        lock, counter = threading.Lock(), [0]
+        asks = list(self.expected)
+        stop_at = time.monotonic() + self.deadline
+
+        def client(t: int) -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            i = 0
+            while time.monotonic() < stop_at:
+                with lock:
+                    if counter[0] >= self.total:
+                        break
+                    counter[0] += 1
+                    n = counter[0]
+                if self.on_count and n == self.on_count[0]:
+                    self.on_count[1]()
+                method, path, body = asks[(t + i) % len(asks)]
+                rid, i = f"load-{t}-{i}", i + 1
+                started = time.monotonic()
+                try:
+                    status, _, reply = request(self.port, method, path, body or None,
+                                               {"X-Request-ID": rid}, conn=conn)
+                    ok = status == 200 and json.loads(reply) == self.expected[method, path, body]
+                    detail = "" if ok else f"{status} {reply[:200]!r}"
+                except Exception as e:  # noqa: BLE001: every failure is counted and shown
+                    ok, detail = False, f"{type(e).__name__}: {e}"
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+                with lock:
+                    self.outcomes.append(Outcome(rid, started, ok, detail))
+            conn.close()
+
+        workers = [threading.Thread(target=client, args=(t,)) for t in range(self.threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(self.deadline + 15)
+
+
+def the_questions(port: int) -> dict:
+    """The requests of the load and their replies, asked of one replica directly."""
+    asks = [("GET", "/v1/validate?word=kitap", b""),
+            ("POST", "/v1/validate", json.dumps({"words": ["kitap", "Kalem", "evler",
+                                                           "İstanbul", "ılık", "kâtil",
+                                                           "sepet", "e-posta"]}).encode())]
+    asks += [("POST", "/v1/anagram", json.dumps({"rack": rack, "limit": 20}).encode())
+             for rack in RACKS]
+    expected = {}
+    for method, path, body in asks:
+        status, _, reply = request(port, method, path, body or None)
+        assert status == 200, reply
+        expected[method, path, body] = json.loads(reply)
+    return expected
+
+
+def test_killing_a_replica_mid_load_fails_no_request(lexicon, tmp_path):
+    with ExitStack() as stack_:
+        pair = stack_.enter_context(replicas(lexicon, tmp_path))
+        front = stack_.enter_context(nginx_in_front([r.port for r in pair], tmp_path / "nginx"))
+        victim, survivor = pair
+        killed_at: list[float] = []
+
+        def kill_victim() -> None:
+            crash(victim)
+            killed_at.append(time.monotonic())
+
+        load = Load(front.port, the_questions(survivor.port), on_count=(600, kill_victim))
+        load.run()
+
+        failed = [o for o in load.outcomes if not o.ok]
+        assert killed_at, "the load ended before the replica was killed"
+        assert not failed, f"{len(failed)} of {len(load.outcomes)} failed: {failed[:5]}"
+        assert len(load.outcomes) >= 1000, f"only {len(load.outcomes)} requests in 15 s"
+
+        log = wait_for_log(front, {o.rid for o in load.outcomes})
+        before = [o for o in load.outcomes if o.started < killed_at[0]]
+        after = [o for o in load.outcomes if o.started > killed_at[0]]
+        assert len(after) >= 300
+        served_before = {log[o.rid][1][-1] for o in before}
+        assert served_before == {victim.address, survivor.address}
+        served_after = {log[o.rid][1][-1] for o in after}
+        assert served_after == {survivor.address}
+        assert all(log[o.rid][0] == 200 for o in load.outcomes)
+        retried = [o.rid for o in load.outcomes if len(log[o.rid][1]) > 1]
+        assert all(log[rid][1][-1] == survivor.address for rid in retried)
+        errors = (front.prefix / "logs" / "kelime.error.log").read_text(errors="replace")
+        seconds = max(o.started for o in load.outcomes) - min(o.started for o in load.outcomes)
+        print(f"\nfailover: {len(load.outcomes)} requests through nginx in {seconds:.1f} s "
+              f"({len(load.outcomes) / seconds:,.0f}/s, {load.threads} threads), 0 failed; "
+              f"replica {victim.address} killed (-9) at request 600: {len(before)} before "
+              f"(both replicas), {len(after)} after (all from {survivor.address}); nginx "
+              f"retried {len(retried)} on the survivor; its error log: "
+              f"{errors.count('prematurely closed')} 'upstream prematurely closed', "
+              f"{errors.count('Connection refused')} 'Connection refused', "
+              f"{errors.count('reset by peer')} 'reset by peer'")
+
+        # With no replica left, nginx answers in the app's error shape, asking for a retry.
+        stop_process(survivor.proc)
+        status, headers, body = request(front.port, "POST", "/v1/validate",
+                                        b'{"words": ["kitap"]}')
+        assert status in (502, 503) and headers.get("retry-after") == "1"
+        assert json.loads(body)["error"]["code"] == "unavailable"
