@@ -36,6 +36,8 @@ ENV = {
     "KELIME_MAX_PATTERN_LENGTH": "max_pattern_length",
     "KELIME_MAX_EXCLUDE_WORDS": "max_exclude_words",
     "KELIME_SPLIT_BUDGET_MS": "split_budget_ms",
+    "KELIME_MAX_TWO_LETTER_TILES": "max_two_letter_tiles",
+    "KELIME_MAX_QUEUED_SEARCHES": "max_queued_searches",
     "KELIME_ADMIN_TOKEN": "admin_token",
     "KELIME_MAX_HEADER_BYTES": "max_header_bytes",
     "KELIME_HEADER_TIMEOUT": "header_timeout",
@@ -51,7 +53,16 @@ ENV = {
 #: a bare `400 Invalid HTTP request received.` before the app sees it; GET's own query limit
 #: stays well under it so that a client growing its batch meets our JSON 413 first.
 SERVER_URL_LIMIT = 65_535
-MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024}
+MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024,
+        "KELIME_MAX_RACK_TILES": 31,        # a split packs each tile kind's count in 5 bits
+        "KELIME_MAX_BLANKS": 4,             # each blank multiplies the words a search tries
+        "KELIME_MAX_TWO_LETTER_TILES": 8,   # 2 ** this many ways to lay them
+        "KELIME_SPLIT_BUDGET_MS": 10_000}
+WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL_LIMIT} bytes",
+       "KELIME_MAX_RACK_TILES": "a split counts at most 31 tiles of a kind",
+       "KELIME_MAX_BLANKS": "every blank multiplies the cost of a search",
+       "KELIME_MAX_TWO_LETTER_TILES": "each one doubles the cost of a search",
+       "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile"}
 
 
 class SettingsError(KelimeError, ValueError):
@@ -77,6 +88,8 @@ class Settings:
     max_pattern_length: int = Limits.pattern_length
     max_exclude_words: int = Limits.exclude_words
     split_budget_ms: int = int(Limits.time_budget * 1000)
+    max_two_letter_tiles: int = Limits.two_letter_tiles
+    max_queued_searches: int = 32        # anagram/split questions waiting per worker (503 beyond)
     admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
     max_header_bytes: int = 32 * 1024    # request line + headers, per request (431 beyond)
     header_timeout: int = 10             # seconds to receive a request's headers
@@ -106,6 +119,7 @@ class Settings:
                       default_results=min(self.default_results, self.max_results),
                       pattern_length=self.max_pattern_length,
                       exclude_words=self.max_exclude_words,
+                      two_letter_tiles=self.max_two_letter_tiles,
                       time_budget=self.split_budget_ms / 1000)
 
     def with_data(self, data: str | Path) -> "Settings":
@@ -130,12 +144,12 @@ def _convert(var: str, raw: str, kind: str):
             value = int(raw)
         except ValueError:
             raise SettingsError(f"{var}={raw!r} is not a whole number") from None
-        least = 0 if var in ("KELIME_CACHE_MAX_AGE", "KELIME_MAX_BLANKS") else 1
+        least = 0 if var in ("KELIME_CACHE_MAX_AGE", "KELIME_MAX_BLANKS",
+                             "KELIME_MAX_TWO_LETTER_TILES") else 1
         if value < least:
             raise SettingsError(f"{var}={raw!r} must be {least} or more")
         if value > MOST.get(var, value):
-            raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less (the HTTP server "
-                                f"refuses URLs over {SERVER_URL_LIMIT} bytes)")
+            raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less ({WHY[var]})")
         return value
     if "Path" in kind:
         return Path(raw)

@@ -110,7 +110,7 @@ tiles = st.lists(st.sampled_from([*"abcçğıiöşüz?", "lm", "ar"]), min_size=
 @given(tiles)
 def test_written_racks_read_back(rack_tiles):
     text = "".join(f"[{t}]" if len(t) > 1 else t for t in rack_tiles)
-    limits = Limits(blanks=16)
+    limits = Limits(blanks=16, two_letter_tiles=16)
     assert parse_rack(text, limits=limits).tiles == tuple(rack_tiles)
     assert parse_rack(text.upper().replace("I", "İ") if "ı" not in text else text,
                       limits=limits).tiles == tuple(rack_tiles)
@@ -123,3 +123,14 @@ def test_any_text_is_a_rack_or_a_rack_error(text):
     except RackError:
         return
     assert rack.tiles and all(t == "?" or t.isalpha() for t in rack.tiles)
+
+
+def test_the_ways_to_lay_two_letter_tiles_are_bounded():
+    """Each distinct two-letter tile doubled the search: 16 of them took seconds."""
+    sixteen = "".join(f"[{t}]" for t in ("lm", "ar", "an", "er", "ak", "la", "ma", "le", "ik",
+                                         "in", "ka", "ta", "ra", "en", "at", "al"))
+    with pytest.raises(OverLimit) as err:
+        parse_rack(sixteen, limits=Limits(rack_tiles=16))
+    assert err.value.status == 413 and "65,536 combinations; the limit is 16" in str(err.value)
+    assert len(parse_rack("[lm][ar][an][er]kale").multi) == 4              # 16 ways: fine
+    assert len(parse_rack("[lm][lm][lm][lm][lm][lm][lm]").multi) == 7       # 8 ways: fine

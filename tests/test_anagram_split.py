@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kelime.anagram import AnagramIndex, RackError, build_index, parse_rack, split
+from kelime.anagram import AnagramIndex, OverLimit, RackError, build_index, parse_rack, split
 from kelime.anagram.split import SCALE
+from kelime.anagram.limits import Limits
 from kelime.anagram.usages import hand_usages
 from kelime.lexicon import compile_words
 from kelime.sources import bootstrap_candidates
@@ -103,6 +104,9 @@ def hands(draw, lexicon: list[str], game) -> list[str]:
     return draw(st.permutations(tiles))
 
 
+ANY_TILES = Limits(two_letter_tiles=16)  # racks made of words can hold many two-letter tiles
+
+
 @SETTINGS
 @given(st.data(), lexicons)
 def test_tiles_of_words_always_split(data, lexicon):
@@ -110,7 +114,7 @@ def test_tiles_of_words_always_split(data, lexicon):
     if len(tiles) > HARFBANK.rack_size:
         return
     answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), HARFBANK,
-                   deadline=10.0**9)
+                   ANY_TILES, deadline=10.0**9)
     check_layout(answer, tiles, HARFBANK, set(lexicon))
     assert answer.found and answer.complete
 
@@ -121,7 +125,7 @@ def test_small_hands_get_the_least_penalty(data, lexicon):
     tiles = data.draw(hands(lexicon, HARFBANK))[:data.draw(st.integers(1, 10))]
     tiles += data.draw(st.lists(st.sampled_from(LETTERS + "zj"), max_size=2))
     answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), HARFBANK,
-                   deadline=10.0**9)
+                   ANY_TILES, deadline=10.0**9)
     check_layout(answer, tiles, HARFBANK, set(lexicon))
     left = len(answer.discarded) - (answer.thrown is not None)
     assert (answer.penalty, left) == best_split(tiles, HARFBANK, lexicon)
@@ -136,7 +140,7 @@ def test_a_fifteen_tile_hand_throws_the_best_tile(data, lexicon):
     if len(tiles) != small.rack_size + 1:
         return
     answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), small,
-                   deadline=10.0**9)
+                   ANY_TILES, deadline=10.0**9)
     check_layout(answer, tiles, small, set(lexicon))
     left = len(answer.discarded) - 1
     assert answer.thrown is not None
@@ -174,3 +178,27 @@ def test_real_hands_get_the_least_penalty(bootstrap):
         assert (answer.penalty, len(answer.discarded) - (answer.thrown is not None)) == reference
         found += answer.found
     assert 0 < found < 30  # both kinds of hand were tried
+
+
+def test_more_tiles_of_one_kind_than_the_search_packs_are_refused(index):
+    """The search packs each tile kind in 5 bits: a 32nd `a` used to overflow into the next
+    kind (32 × a "laid out whole" with no words)."""
+    big = replace(HARFBANK, rack_size=40)
+    with pytest.raises(OverLimit) as err:
+        split(index, "a" * 32, big, Limits(rack_tiles=40))
+    assert "32 tiles of one kind; a split takes at most 31" in str(err.value)
+
+
+def test_listing_the_words_counts_against_the_time_budget(index):
+    """The budget used to start only after every way to lay every word was listed."""
+    readings = iter(range(10**6))
+    answer = split(index, "kalemmasa[ar][lm]?", HARFBANK, clock=lambda: next(readings) * 1.0,
+                   deadline=2.0)
+    assert not answer.complete
+    check_layout(answer, list(parse_rack("kalemmasa[ar][lm]?").tiles), HARFBANK, set(WORDS))
+
+
+def test_a_hand_for_a_game_without_the_one_to_throw_says_so(index):
+    with pytest.raises(RackError) as err:
+        split(index, "kalemler", get_game("kelimelik"))
+    assert str(err.value) == "a kelimelik hand holds 7 tiles, not 8"

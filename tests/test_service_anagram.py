@@ -237,3 +237,66 @@ def test_a_broken_deployment_profile_stops_the_start_saying_which(lexicon_dir, t
         with TestClient(create_app(Settings(data=lexicon_dir, games=tmp_path))):
             pass
     assert "bozuk.toml" in str(err.value)
+
+
+def test_min_length_never_goes_under_the_games_minimum(api):
+    """`ev` is too short for kelimatik, so min_length 1 must not list it."""
+    words = api.post("/v1/anagram", json={"rack": "kale", "game": "kelimatik",
+                                          "min_length": 1}).json()["words"]
+    assert words and all(len(w["word"]) >= 3 for w in words)
+    verdicts = api.post("/v1/validate", json={"words": [w["word"] for w in words],
+                                              "game": "kelimatik"}).json()
+    assert verdicts["all_valid"]
+
+
+class FakeRequest:
+    def __init__(self, gone: bool = False):
+        self.gone = gone
+
+    async def is_disconnected(self) -> bool:
+        return self.gone
+
+
+def test_one_search_at_a_time_a_bounded_queue_and_no_work_for_departed_clients():
+    """40 concurrent 16-two-letter-tile questions used to run at once on the thread pool,
+    starving /healthz for 70 s and taking the worker to 1.16 GB."""
+    import threading
+
+    import anyio
+    from starlette.requests import ClientDisconnect
+
+    from kelime.service.errors import Unavailable
+    from kelime.service.routes.anagram import Searches
+
+    gate, ran, outcomes = threading.Event(), [], []
+
+    def work(n):
+        def run():
+            ran.append(n)
+            gate.wait(10)
+            return n
+        return run
+
+    async def ask(searches, n, request=None):
+        try:
+            outcomes.append(await searches.run(request or FakeRequest(), work(n)))
+        except (Unavailable, ClientDisconnect) as e:
+            outcomes.append(type(e).__name__)
+
+    async def main():
+        searches = Searches(queue=3)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, searches, 1)
+            await anyio.sleep(0.1)
+            assert ran == [1] and searches.waiting == 1  # running
+            tg.start_soon(ask, searches, 2, FakeRequest(gone=True))
+            tg.start_soon(ask, searches, 3)
+            await anyio.sleep(0.1)
+            tg.start_soon(ask, searches, 4)  # the queue is full: refused at once
+            await anyio.sleep(0.1)
+            assert outcomes == ["Unavailable"] and ran == [1]
+            gate.set()
+        assert sorted(map(str, outcomes)) == ["1", "3", "ClientDisconnect", "Unavailable"]
+        assert ran == [1, 3]  # the departed client's question was never searched
+
+    anyio.run(main)

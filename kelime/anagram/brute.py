@@ -91,7 +91,7 @@ def could_lay(word: str, letters: dict[str, int], blanks: int) -> bool:
 
 def brute_search(words: Iterable[str], query: Query, game: Game) -> Answer:
     """The answer `search` must give, found by trying every word."""
-    low = query.min_length or game.min_length
+    low = max(query.min_length or 0, game.min_length)  # a shorter word is not valid there
     high = query.max_length or 10**6
     letters, blanks = _letters(query)
     hits = []

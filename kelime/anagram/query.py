@@ -70,10 +70,7 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                exclude=None, limit=None, sort: str = "score") -> Query:
     """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
     alphabet = alphabet or TURKISH
-    parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
-    if parsed.multi and not game.has_two_letter_tiles:
-        raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
-                        f"[{parsed.multi[0]}]", {"tile": parsed.multi[0]})
+    parsed = fit(rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits), game)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
     if low is not None and high is not None and low > high:
         raise OptionError(f"min_length {low} is more than max_length {high}")
@@ -83,9 +80,20 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                  _choice(sort, "sort", SORTS))
 
 
+def fit(rack: Rack, game: Game) -> Rack:
+    """The rack, when the game has its kinds of tiles (two-letter tiles). Blanks are bounded
+    by `Limits.blanks`, not by the game's count: "what if I drew a second joker?" is a fair
+    question to a solver."""
+    if rack.multi and not game.has_two_letter_tiles:
+        raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
+                        f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
+    return rack
+
+
 def bounds(query: Query, game: Game) -> tuple[int, int]:
-    """The word lengths the query allows, in letters."""
-    low = query.min_length or game.min_length
+    """The word lengths the query allows, in letters (never under the game's minimum: a
+    shorter word is not valid in the game)."""
+    low = max(query.min_length or 0, game.min_length)
     board = sum(query.pattern.board.values()) if query.pattern else 0
     high = min(query.max_length or 10**6, query.rack.letter_count + board)
     if query.pattern is not None:

@@ -22,10 +22,11 @@ from typing import Callable
 
 from ..games import Game, get_game
 from ..normalize import sort_key
-from .cover import Cover, OutOfTime
-from .errors import RackError
+from .cover import WIDTH, Cover, OutOfTime
+from .errors import OverLimit, RackError
 from .index import AnagramIndex
 from .limits import Limits
+from .query import fit
 from .rack import BLANK, Rack, parse_rack
 from .usages import Usage, hand_usages
 
@@ -79,8 +80,9 @@ def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     if over <= 0:
         return [None]
     if over > game.discard:
-        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles "
-                        f"({game.rack_size + game.discard} with the one to throw away), "
+        spare = f" ({game.rack_size + game.discard} with the one to throw away)" \
+            if game.discard else ""
+        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, "
                         f"not {len(rack)}",
                         {"tiles": len(rack), "rack_size": game.rack_size})
     return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
@@ -115,15 +117,26 @@ def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, 
 def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
                clock: Callable[[], float] = time.monotonic) -> Split:
     """The best layout of a parsed hand (see `split`)."""
-    if rack.multi and not game.has_two_letter_tiles:
-        raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
-                        f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
-    usages = hand_usages(index, rack, game.min_length)
+    fit(rack, game)
+    most = max(Counter(rack.tiles).values())
+    if most >= 1 << WIDTH:
+        raise OverLimit(f"the hand holds {most} tiles of one kind; a split takes at most "
+                        f"{(1 << WIDTH) - 1}", {"limit": (1 << WIDTH) - 1})
+    cut = []  # set when the clock ran out while the hand's words were still being listed
+
+    def late() -> bool:
+        if clock() > deadline:
+            cut.append(True)
+        return bool(cut)
+
+    usages = hand_usages(index, rack, game.min_length, late)
     kinds = _kinds(rack, usages)
     throws = _throws(rack, game, kinds)
     search = Cover(kinds, [game.tile_value(k) * SCALE + 1 for k in kinds], usages, clock,
                    deadline)
-    (_, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)), throws)
+    (cost, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)),
+                                                   throws)
+    complete = complete and (not cut or cost == 0)  # a perfect layout is the best anyway
     return _answer(game, laid, left, thrown, complete)
 
 

@@ -98,11 +98,15 @@ def word_usages(word: str, plan: Plan, rack: Rack) -> list[Usage]:
             for singles in _spared(real, spare)]
 
 
-def hand_usages(index: AnagramIndex, rack: Rack, min_length: int) -> list[Usage]:
-    """Every distinct usage of every word the hand can lay, one word per tile multiset."""
+def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
+                late=lambda: False) -> list[Usage]:
+    """Every distinct usage of every word the hand can lay, one word per tile multiset;
+    when `late()` turns true, those found so far (the split then answers incomplete)."""
     seen: dict[tuple, Usage] = {}
     done: set[tuple] = set()
-    for plan in plans(rack, None, exact=False):
+    for n, plan in enumerate(plans(rack, None, exact=False)):
+        if n and late():  # the plan of single tiles is always listed: it lays the most words
+            break
         found = candidates(index, rack, plan, min_length, rack.letter_count, False, None)
         for i in ids(found):
             word = index.word(i)

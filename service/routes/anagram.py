@@ -2,18 +2,22 @@
 out whole (Harfbank). Thin shells around `Lexicon.anagram` and `Lexicon.split`, which are
 what `kelime anagram --json` and `kelime split --json` print.
 
-Plain Starlette routes like /v1/validate's (see there), described by `OPENAPI` below. The
-search runs in a worker thread: a split may search for its whole time budget, and the event
-loop keeps answering other requests meanwhile.
+Plain Starlette routes like /v1/validate's (see there), described by `OPENAPI` below.
+
+A search is CPU-bound and holds the GIL, so threads would only share one core: each worker
+runs **one search at a time** in a worker thread (the event loop keeps answering other
+routes meanwhile), queues up to `max_queued_searches` more, refuses beyond that with a 503
+and `Retry-After`, and skips a queued question whose client has gone.
 """
 
 from __future__ import annotations
 
 import anyio
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ..body import read_body
+from ..errors import Unavailable
 from ..questions import parse_anagram, parse_split
 from ..responses import etag, json_response
 from .validate import NamedRoute
@@ -21,13 +25,41 @@ from .validate import NamedRoute
 ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
 
 
+class Searches:
+    """One search at a time per worker, a bounded queue, and no work for departed clients."""
+
+    def __init__(self, queue: int):
+        self.lock, self.queue, self.waiting = anyio.Lock(), queue, 0
+
+    async def run(self, request: Request, work):
+        if self.waiting >= self.queue:
+            raise Unavailable("busy", f"{self.waiting} anagram and split questions are already "
+                              "waiting here; try again in a moment", {"waiting": self.waiting},
+                              headers={"Retry-After": "1"})
+        self.waiting += 1
+        try:
+            async with self.lock:
+                if await request.is_disconnected():
+                    raise ClientDisconnect()
+                return await anyio.to_thread.run_sync(work)
+        finally:
+            self.waiting -= 1
+
+
+def searches(request: Request) -> Searches:
+    state = request.app.state
+    if getattr(state, "searches", None) is None:
+        state.searches = Searches(state.kelime.settings.max_queued_searches)
+    return state.searches
+
+
 async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
     ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
-    reply = await anyio.to_thread.run_sync(
-        lambda: lex.anagram(ask.rack, profile, kelime.settings.limits, **ask.options))
+    reply = await searches(request).run(
+        request, lambda: lex.anagram(ask.rack, profile, kelime.settings.limits, **ask.options))
     return json_response(reply, etag(lex.info["sha256"], [ANAGRAM, ask.rack, profile.name,
                                                           ask.options]))
 
@@ -37,8 +69,8 @@ async def split_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
-    reply = await anyio.to_thread.run_sync(
-        lambda: lex.split(ask.rack, profile, kelime.settings.limits))
+    reply = await searches(request).run(
+        request, lambda: lex.split(ask.rack, profile, kelime.settings.limits))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 
