@@ -1,14 +1,38 @@
 """Reading a request body with a bound: refuse on Content-Length, and count while streaming.
 
 A 20 MB body is refused after at most `limit` bytes were read, whether or not the
-client announced its size (chunked uploads have no Content-Length).
+client announced its size (chunked uploads have no Content-Length). All the bodies a worker
+is receiving at once share one budget (`max_buffered_bytes`): 100 uploads that stall just
+short of 4 MiB each used to hold 400 MB until they timed out; past the budget a request is
+refused with 503 and Retry-After, and the memory stays bounded.
 """
 
 from __future__ import annotations
 
 from starlette.requests import ClientDisconnect, Request
 
-from .errors import Invalid, TooLarge
+from .errors import Invalid, TooLarge, Unavailable
+
+
+class Budget:
+    """Bytes of request bodies a worker holds while receiving them."""
+
+    def __init__(self, most: int):
+        self.most, self.used = most, 0
+
+    def take(self, n: int) -> None:
+        if self.used + n > self.most:
+            raise Unavailable("busy", f"this server is receiving {self.used:,} bytes of other "
+                              f"requests' bodies (its limit is {self.most:,}); try again in a "
+                              "moment", headers={"Retry-After": "1"})
+        self.used += n
+
+
+def budget(request: Request) -> Budget:
+    state = request.app.state
+    if getattr(state, "body_budget", None) is None:
+        state.body_budget = Budget(state.kelime.settings.max_buffered_bytes)
+    return state.body_budget
 
 
 def too_large(size: int, limit: int, declared: bool) -> TooLarge:
@@ -32,15 +56,20 @@ async def read_body(request: Request, limit: int) -> bytes:
     declared = declared_length(request)
     if declared is not None and declared > limit:
         raise too_large(declared, limit, declared=True)
-    chunks, size = [], 0
-    while True:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            raise ClientDisconnect()
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise too_large(size, limit, declared=False)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    chunks, size, held, budget_ = [], 0, 0, budget(request)
+    try:
+        while True:
+            message = await request.receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise too_large(size, limit, declared=False)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            budget_.take(len(chunk))  # a body still arriving: count what it holds
+            held += len(chunk)
+    finally:
+        budget_.used -= held

@@ -19,13 +19,14 @@ from pathlib import Path
 from kelime.games import load_games
 from kelime.lexicon import LexiconError, current_builds
 
+from .protocol import uvicorn_options
 from .reload import load_builds
 from .settings import Settings, SettingsError
 
 APP_FACTORY = f"{__package__}.app:create_app_from_env"
-#: The one place uvicorn is configured (the benchmark serves its baseline with these too).
-UVICORN_OPTIONS = {"loop": "uvloop", "http": "httptools", "access_log": False,
-                   "server_header": False, "timeout_keep_alive": 5}
+#: uvicorn's options for the default settings (tests and the benchmarks' baselines serve with
+#: these); `kelime serve` uses `uvicorn_options(settings)` of its own settings.
+UVICORN_OPTIONS = uvicorn_options(Settings())
 
 log = logging.getLogger("kelime.service")
 
@@ -85,7 +86,7 @@ def supervise(settings: Settings, builds: dict[str, Path], versions: dict[str, s
     from .supervisor import Supervisor
 
     config = uvicorn.Config(APP_FACTORY, factory=True, host=host, port=port, workers=workers,
-                            **UVICORN_OPTIONS)
+                            **uvicorn_options(settings))
     supervisor = Supervisor(config, [config.bind_socket()], settings)
     supervisor.pin_initial(builds, versions)
     supervisor.run()
@@ -96,4 +97,5 @@ def serve(factory: str, *, host: str, port: int, workers: int = 1) -> None:
     benchmarks serve their hello-world baseline this way)."""
     import uvicorn
 
-    uvicorn.run(factory, factory=True, host=host, port=port, workers=workers, **UVICORN_OPTIONS)
+    uvicorn.run(factory, factory=True, host=host, port=port, workers=workers,
+                **uvicorn_options(Settings.from_env()))

@@ -26,6 +26,7 @@ ENV = {
     "KELIME_MAX_WORDS": "max_words",
     "KELIME_MAX_WORD_CHARS": "max_word_chars",
     "KELIME_MAX_BODY_BYTES": "max_body_bytes",
+    "KELIME_MAX_BUFFERED_BYTES": "max_buffered_bytes",
     "KELIME_MAX_GET_WORDS": "max_get_words",
     "KELIME_MAX_QUERY_BYTES": "max_query_bytes",
     "KELIME_CACHE_MAX_AGE": "cache_max_age",
@@ -78,6 +79,7 @@ class Settings:
     max_words: int = 10_000
     max_word_chars: int = 64
     max_body_bytes: int = 4 * 1024 * 1024
+    max_buffered_bytes: int = 64 * 1024 * 1024  # request bodies being received, per worker
     max_get_words: int = 1_000           # GET /v1/validate: bigger batches are POSTed
     max_query_bytes: int = 32 * 1024     # GET /v1/validate's query string; see SERVER_URL_LIMIT
     cache_max_age: int = 300
@@ -91,7 +93,7 @@ class Settings:
     max_two_letter_tiles: int = Limits.two_letter_tiles
     max_queued_searches: int = 32        # anagram/split questions waiting per worker (503 beyond)
     admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
-    max_header_bytes: int = 32 * 1024    # request line + headers, per request (431 beyond)
+    max_header_bytes: int = 64 * 1024    # request line + headers, per request (431 beyond)
     header_timeout: int = 10             # seconds to receive a request's headers
     body_timeout: int = 30               # seconds to receive a request's whole body
     keepalive_timeout: int = 5           # seconds an idle keep-alive connection stays open
@@ -109,7 +111,13 @@ class Settings:
             raw = environ.get(var, "").strip()
             if raw:
                 values[name] = _convert(var, raw, types[name])
-        return cls(**values)
+        settings = cls(**values)
+        room = settings.max_query_bytes + 4096
+        if settings.max_header_bytes < room:
+            raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "
+                                f"room for a GET of KELIME_MAX_QUERY_BYTES="
+                                f"{settings.max_query_bytes} bytes: make it {room} or more")
+        return settings
 
     @property
     def limits(self) -> Limits:

@@ -1,0 +1,370 @@
+"""service.protocol on a real uvicorn: what a client can make the server hold, and for how long.
+
+Each server runs in its own process (kelime's app, `uvicorn_options(settings)` with small
+timeouts) so that its memory can be read from /proc/PID/status. Every loop is bounded in
+count; the only clocks are the server's own timeouts and generous socket timeouts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import select
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+
+from kelime.service.protocol import ConnectionLimits, connection_limit, uvicorn_options
+from kelime.service.settings import Settings
+from tests.service_helpers import free_port
+
+MIB = 1024 * 1024
+SERVE = """
+import json, sys
+from pathlib import Path
+import uvicorn
+from kelime.service.app import create_app
+from kelime.service.protocol import uvicorn_options
+from kelime.service.settings import Settings
+settings = Settings(data=Path(sys.argv[1]), **json.loads(sys.argv[3]))
+uvicorn.run(create_app(settings), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
+            **uvicorn_options(settings))
+"""
+
+
+@dataclass
+class Served:
+    port: int
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def status(self, field: str) -> int:
+        """A /proc/PID/status figure in MB (VmRSS: now, VmHWM: the peak so far)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) // 1024
+        raise AssertionError(f"no {field} in /proc/{self.proc.pid}/status")
+
+    def fds(self) -> int:
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def healthy(self) -> bool:
+        """A normal request, on a connection of its own, answered 200."""
+        return httpx.get(f"{self.url}/healthz", timeout=30).status_code == 200
+
+
+@contextmanager
+def serve(data: Path, log: Path, nofile: int | None = None, **settings):
+    """kelime with `Settings(data=data, **settings)` in a process of its own, ready."""
+    port = free_port()
+    def limit():
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", SERVE, str(data), str(port),
+                                 json.dumps(settings)], stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=limit)
+    served = Served(port, proc, log)
+    try:
+        for _ in range(600):
+            if proc.poll() is not None:
+                raise AssertionError(f"the server exited {proc.returncode}: {log.read_text()}")
+            try:
+                if httpx.get(f"{served.url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server was not ready in 60 s")
+        yield served
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(data_dir, tmp_path_factory):
+    """Short timeouts: headers 1 s, bodies 2 s, idle keep-alive 1 s."""
+    log = tmp_path_factory.mktemp("limits") / "server.log"
+    with serve(data_dir, log, header_timeout=1, body_timeout=2, keepalive_timeout=1) as served:
+        yield served
+
+
+def connect(port: int, timeout: float = 30) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    sock.settimeout(timeout)
+    return sock
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """Everything until the server closes (a reset after a reply counts as the close)."""
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except ConnectionResetError:
+        pass
+    return data
+
+
+def ask(port: int, request: bytes) -> tuple[int, bytes]:
+    """(status, body) of the one reply to `request` on a new connection."""
+    with connect(port) as sock:
+        sock.sendall(request)
+        reply = read_all(sock)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return int(head[9:12]), body
+
+
+def get(path: str, headers: bytes = b"") -> bytes:
+    return b"GET " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + b"\r\n"
+
+
+# --- the head ----------------------------------------------------------------------------
+
+def test_a_1_mib_header_gets_431_and_memory_stays_flat(server):
+    before = server.status("VmRSS")
+    for _ in range(10):
+        status, body = ask(server.port, get("/healthz", b"X-Big: " + b"a" * MIB + b"\r\n"))
+        assert status == 431
+        error = orjson.loads(body)["error"]
+        assert error["code"] == "headers_too_large" and error["details"]["limit"] == 64 * 1024
+    # a real client sending 16 MiB of header reads the 431 too (the server lingers)
+    reply = httpx.get(f"{server.url}/healthz", headers={"X-Big": "a" * (16 * MIB)}, timeout=30)
+    assert reply.status_code == 431 and reply.json()["error"]["code"] == "headers_too_large"
+    assert server.status("VmRSS") < before + 50
+    assert server.healthy()
+
+
+def test_200_000_tiny_headers_are_refused(server):
+    status, body = ask(server.port, get("/healthz", b"a: b\r\n" * 200_000))
+    assert status == 431 and b"headers_too_large" in body
+    assert server.healthy()
+
+
+def test_headers_just_under_the_limit_are_served(server):
+    status, _ = ask(server.port, get("/healthz", b"Connection: close\r\nx-pad: " +
+                                     b"p" * (63 * 1024) + b"\r\n"))
+    assert status == 200
+    request = get("/healthz", b"a: b\r\n" * 4000)  # 24 KiB of tiny headers, sent piecewise
+    with connect(server.port) as sock:
+        for k in range(0, len(request), 1000):
+            sock.sendall(request[k:k + 1000])
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+
+
+def test_a_long_url_is_refused_with_advice(server):
+    query = "&".join(["word=kitap"] * 6500)  # 71 KB: over the head's 64 KiB
+    status, body = ask(server.port, get(f"/v1/validate?{query}"))
+    assert status == 431 and "POST" in orjson.loads(body)["error"]["message"]
+
+
+def chunked(pieces: list[bytes], trailer: bytes = b"") -> bytes:
+    return (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n" + trailer
+            + b"\r\n")
+
+
+def test_chunked_bodies_are_served_and_long_trailers_refused(server):
+    words = orjson.dumps({"words": ["ev", "kitap"] * 500})
+    status, body = ask(server.port, chunked([words[k:k + 100] for k in range(0, len(words), 100)]))
+    assert status == 200 and len(orjson.loads(body)["results"]) == 1000
+    before = server.status("VmRSS")
+    status, body = ask(server.port, chunked([b'{"words": ["ev"]}'],
+                                            b"X-Trailer: " + b"t" * (64 * MIB) + b"\r\n"))
+    assert status == 431 and b"trailers" in body
+    assert server.status("VmRSS") < before + 50
+
+
+def test_a_slow_loris_is_closed_after_the_header_timeout(server):
+    head = get("/healthz", b"x-slow: " + b"s" * 60 + b"\r\n")  # ~110 bytes: ~55 s at this pace
+    sent, reply = 0, b""
+    with connect(server.port) as sock:
+        for byte in head:  # two bytes a second, faster than the 1 byte/s of a slow loris
+            sock.sendall(bytes([byte]))
+            sent += 1
+            if select.select([sock], [], [], 0.5)[0]:
+                reply = read_all(sock)
+                break
+    assert sent < len(head), "the server waited for the whole head"
+    assert reply.startswith(b"HTTP/1.1 408") and b"request_timeout" in reply
+    assert server.healthy()
+
+
+def test_a_silent_connection_is_closed(server):
+    with connect(server.port) as sock:
+        assert sock.recv(100) == b""  # closed by the server (a timeout would raise)
+    assert server.healthy()
+
+
+def test_an_idle_keep_alive_connection_is_closed(server):
+    with connect(server.port) as sock:
+        sock.sendall(get("/healthz"))
+        reply = read_all(sock)  # the reply, then the close of uvicorn's keep-alive timeout
+        assert reply.startswith(b"HTTP/1.1 200") and reply.endswith(b'{"status":"ok"}')
+
+
+# --- the body ----------------------------------------------------------------------------
+
+CUT = b"<closed while the body was being sent>"
+
+
+async def stalled_uploads(port: int, count: int, size: int, short: int) -> list[bytes]:
+    """`count` POSTs declaring `size` bytes that stop `short` bytes before the end; what
+    each connection received before the server closed it."""
+
+    async def one() -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: %d\r\n\r\n" % size)
+        writer.write(b'{"words": ["' + b"k" * (size - short - 12))
+        try:
+            try:
+                await writer.drain()
+            except ConnectionError:  # on a busy machine the timeout can come first
+                return CUT
+            return await asyncio.wait_for(reader.read(), 60)
+        finally:
+            writer.close()
+
+    return await asyncio.gather(*(one() for _ in range(count)))
+
+
+async def while_stalled(served: Served, count: int) -> tuple[list[bytes], bool]:
+    uploads = asyncio.ensure_future(stalled_uploads(served.port, count, 4 * MIB, 200))
+    await asyncio.sleep(0.5)
+    healthy = await asyncio.to_thread(served.healthy)
+    return await uploads, healthy
+
+
+def dropped(reply: bytes) -> bool:
+    """Cut off, timed out (408), or refused because the worker's body budget was spent (503)."""
+    return reply == CUT or (reply.startswith(b"HTTP/1.1 408") and b"request_timeout" in reply) \
+        or (reply.startswith(b"HTTP/1.1 503") and b'"busy"' in reply)
+
+
+def test_stalled_uploads_are_dropped_and_memory_stays_bounded(server):
+    """100 uploads declaring 4 MiB and stopping 200 bytes short used to take the worker to
+    477 MB: now they share one 64 MiB budget (503 beyond it) and time out (408)."""
+    before = server.status("VmRSS")
+    replies, healthy = asyncio.run(while_stalled(server, 100))
+    assert healthy, "a normal request failed while 100 uploads were stalled"
+    assert all(map(dropped, replies)), {r[:40] for r in replies}
+    assert any(r.startswith(b"HTTP/1.1 503") for r in replies)  # the budget was reached
+    assert server.status("VmHWM") < before + 64 + 150
+    replies, healthy = asyncio.run(while_stalled(server, 100))
+    assert healthy and all(map(dropped, replies))
+    assert server.status("VmHWM") < before + 64 + 150
+
+
+# --- the connections ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_server(data_dir, tmp_path_factory):
+    """20 connections at most; timeouts long enough not to matter here."""
+    log = tmp_path_factory.mktemp("limits") / "small.log"
+    with serve(data_dir, log, max_connections=20, header_timeout=30, body_timeout=30,
+               keepalive_timeout=30) as served:
+        yield served
+
+
+def busy_post(port: int) -> tuple[socket.socket, bytes]:
+    """A POST that waits for `100 Continue` before its body: the server's first answer is
+    100 once the app reads the body, or a final status if it refused the request."""
+    sock = connect(port)
+    sock.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                 b"application/json\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n")
+    return sock, sock.recv(65536)
+
+
+def test_connections_over_the_limit_are_answered_503(small_server):
+    held, refused = [], []
+    try:
+        for _ in range(26):
+            sock, first = busy_post(small_server.port)
+            if first.startswith(b"HTTP/1.1 100"):
+                assert not refused, "a request was served after one had been refused"
+                held.append(sock)
+            else:
+                assert first.startswith(b"HTTP/1.1 503"), first[:40]
+                refused.append(sock)
+        assert 15 <= len(held) <= 20 and len(refused) >= 6
+        assert httpx.get(f"{small_server.url}/healthz", timeout=30).status_code == 503
+        for sock in held:  # the held requests finish, and then there is room again
+            sock.sendall(b'{"words": ["ev"]}')
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in held + refused:
+            sock.close()
+    assert small_server.healthy()
+
+
+def test_silent_connections_at_the_limit_make_room_for_requests(small_server):
+    silent = [connect(small_server.port) for _ in range(40)]
+    try:
+        for _ in range(5):
+            assert small_server.healthy()
+        oldest, closed = silent[:20], set()  # the oldest were closed to make room
+        for _ in range(20):
+            ready = select.select([s for s in oldest if s not in closed], [], [], 0.5)[0]
+            closed.update(s for s in ready if s.recv(100) == b"")
+            if len(closed) == len(oldest):
+                break
+        assert len(closed) >= 18
+        assert not select.select([silent[-1]], [], [], 0.2)[0]  # the newest is still open
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+def test_200_silent_sockets_under_a_128_descriptor_limit_do_not_stop_requests(
+        data_dir, tmp_path):
+    with serve(data_dir, tmp_path / "fds.log", nofile=128, header_timeout=30) as served:
+        silent = [connect(served.port) for _ in range(200)]
+        try:
+            for _ in range(5):
+                assert served.healthy()
+            assert served.fds() < 128
+        finally:
+            for sock in silent:
+                sock.close()
+
+
+# --- the options -------------------------------------------------------------------------
+
+def test_uvicorn_options_carry_the_settings():
+    settings = Settings(max_header_bytes=1000, header_timeout=3, body_timeout=4,
+                        keepalive_timeout=6, max_connections=50)
+    options = uvicorn_options(settings)
+    assert options["http"].keywords["limits"] == ConnectionLimits(1000, 3, 4)
+    assert options["limit_concurrency"] == 50 and options["timeout_keep_alive"] == 6
+    assert options["loop"] == "uvloop" and options["access_log"] is False
+    assert options["server_header"] is False
+    import pickle  # `--workers N` sends the config to spawned processes
+    assert pickle.loads(pickle.dumps(options["http"])).keywords == options["http"].keywords
+
+
+def test_the_connection_limit_leaves_descriptors_free():
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    many = Settings(max_connections=10 * soft)
+    assert connection_limit(many) == soft - 64
+    assert connection_limit(Settings(max_connections=5)) == 5
