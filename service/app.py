@@ -16,7 +16,7 @@ from kelime.games import load_games
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .reload import RELOAD_SIGNAL, Reloader
-from .routes import admin, anagram, catalog, health, validate, words
+from .routes import admin, anagram, catalog, health, page, validate, words
 from .settings import Settings
 from .state import Kelime
 
@@ -41,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
     app.router.routes.extend(plain)
-    routers = [module.router for module in (words, catalog, health)]
+    routers = [module.router for module in (words, catalog, health, page)]
     if settings.admin_token:  # without a token the route does not exist
         routers.append(admin.router)
     for router in routers:

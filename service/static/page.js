@@ -1,0 +1,383 @@
+// kelime's page: asks the JSON API (same origin, relative URLs) and keeps the question in
+// the URL (?w=kitap+evler, ?rack=kale%3F%5Blm%5D&game=kelimatik) so a result can be shared.
+// Everything shown from a reply goes in through textContent / setAttribute, never as HTML.
+"use strict";
+
+(() => {
+  const REASONS = {
+    not_in_dictionary: ["sözlükte yok", "not in the dictionary"],
+    proper_name: ["özel ad", "proper name"],
+    obscene: ["müstehcen veya hakaret", "obscene or insulting"],
+    too_short: ["bu oyun için çok kısa", "too short for this game"],
+    invalid_chars: ["Türkçe harf dışı karakter", "not a Turkish word (characters)"],
+    phrase: ["tek kelime değil, söz öbeği", "a phrase, not one word"],
+  };
+  const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",
+                        list: "kelime listesi", test: "deneme"};
+  const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
+  const numbers = new Intl.NumberFormat("tr-TR");
+  const $ = (id) => document.getElementById(id);
+  const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
+  const wordsOut = $("words-out"), rackOut = $("rack-out");
+  // What a screen reader announces (role=status): the summary of an answer, not all of it.
+  const announce = (section, text) => { $(`${section}-status`).textContent = text; };
+  let games = {}, defaultGame = "kelimelik";
+  const last = {words: null, rack: null};             // the question each section shows
+  const running = {words: null, rack: null};          // its AbortController
+
+  // ---- DOM helpers ------------------------------------------------------------------
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));  // a string becomes text
+    }
+    return node;
+  }
+  const en = (text) => el("span", {lang: "en", class: "en"}, text);
+  const status = (text, english) => el("p", {class: "status"}, text, english ? [" ", en(english)] : null);
+  const errorBox = (err) => el("p", {class: "error", role: "alert"}, "Hata: ", err.message,
+                               err.code ? el("span", {class: "en"}, ` (${err.code})`) : null);
+  const count = (n) => numbers.format(n);
+  function pageLink(params) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+    return location.pathname + "?" + q.toString();
+  }
+
+  // ---- the API ----------------------------------------------------------------------
+  class ApiError extends Error {
+    constructor(message, code) { super(message); this.code = code; }
+  }
+  async function api(path, body, signal) {
+    const init = {signal, headers: {Accept: "application/json"}};
+    if (body !== undefined) {
+      init.method = "POST";
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let reply;
+    try {
+      reply = await fetch(path, init);
+    } catch (e) {
+      if (e.name === "AbortError") throw e;
+      throw new ApiError("sunucuya ulaşılamadı (could not reach the server)", "network");
+    }
+    let data = null;
+    try { data = await reply.json(); } catch (e) { data = null; }
+    if (!reply.ok) {
+      const error = data && data.error;
+      throw new ApiError(error && error.message ? error.message : `HTTP ${reply.status}`,
+                         error && error.code ? error.code : null);
+    }
+    return data;
+  }
+  function restart(section) {
+    if (running[section]) running[section].abort();
+    running[section] = new AbortController();
+    return running[section].signal;
+  }
+  const aborted = (e) => e && e.name === "AbortError";
+
+  // ---- state in the URL ------------------------------------------------------------------
+  function readURL() {
+    const q = new URLSearchParams(location.search);
+    return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || ""};
+  }
+  function state() {
+    return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value};
+  }
+  function writeURL(s) {
+    const q = new URLSearchParams();
+    if (s.w) q.set("w", s.w);
+    if (s.rack) q.set("rack", s.rack);
+    if (s.game && s.game !== defaultGame) q.set("game", s.game);
+    const query = q.toString();
+    history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
+  }
+  function splitWords(text) {
+    const parts = text.includes(",") ? text.split(",") : text.split(/\s+/);
+    return parts.map((w) => w.trim().replace(/\s+/g, " ")).filter(Boolean);
+  }
+
+  // ---- words -----------------------------------------------------------------------
+  function reasonText(reason) {
+    const known = REASONS[reason];
+    return known ? [known[0], " ", en(`(${known[1]})`)] : [reason || "geçersiz"];
+  }
+  function verdictItem(result) {
+    const valid = result.valid === true;
+    const reason = result.reason || "";
+    const head = el("div", {class: "verdict-head"},
+      el("span", {class: "mark", "aria-hidden": "true"}, valid ? "✓" : "✗"),
+      el("span", {class: "word"}, result.word),
+      result.normalized && result.normalized !== result.word
+        ? el("span", {class: "normal"}, "→ ", result.normalized) : null,
+      el("span", {class: "state"}, valid ? "geçerli" : "geçersiz:"),
+      valid ? en("valid") : el("span", {class: "reason"}, reasonText(reason)));
+    return el("li", {class: "verdict", "data-word": result.word, "data-valid": String(valid),
+                     "data-reason": reason}, head, el("div", {class: "details"}));
+  }
+  function letters(label, english, list) {
+    if (!list || !list.length) return null;
+    return el("p", {}, el("span", {class: "label"}, label), " ", en(english), ": ",
+              el("ul", {class: "chips"}, list.map((x) => el("li", {}, x))));
+  }
+  function entriesBlock(entries) {
+    return el("div", {class: "tdk"},
+      el("p", {class: "label"}, "TDK Güncel Türkçe Sözlük ", en("(definitions)")),
+      entries.map((entry) => {
+        const senses = entry.anlamlarListe || [];
+        const sayings = (entry.atasozu || []).map((a) => a.madde).filter(Boolean);
+        return el("div", {class: "entry"},
+          el("p", {}, el("span", {class: "madde"}, entry.madde || ""),
+             entry.telaffuz ? ` /${entry.telaffuz}/` : null,
+             entry.lisan ? el("span", {class: "author"}, ` (${entry.lisan})`) : null),
+          senses.length ? el("ol", {}, senses.map((sense) => el("li", {},
+            (sense.ozelliklerListe || []).length
+              ? el("span", {class: "tags"}, sense.ozelliklerListe.map((t) => t.tam_adi).join(", "))
+              : null,
+            sense.anlam || "",
+            (sense.orneklerListe || []).map((ex) => [" ", el("q", {}, ex.ornek || ""),
+              ex.yazar && ex.yazar[0] ? el("span", {class: "author"}, ` (${ex.yazar[0].tam_adi.trim()})`) : null])))) : null,
+          sayings.length ? el("p", {}, el("span", {class: "label"}, "Atasözleri, deyimler: "),
+                                el("ul", {class: "chips"}, sayings.map((s) => el("li", {}, s)))) : null);
+      }));
+  }
+  function detailsBlock(info, game) {
+    const parts = [];
+    const suggestions = Array.isArray(info.suggestions) ? info.suggestions : null;
+    if (suggestions && suggestions.length) {
+      parts.push(el("p", {}, el("span", {class: "label"}, "Öneriler"), " ", en("suggestions"), ": ",
+        el("ul", {class: "chips"}, suggestions.map((s) => {
+          const word = typeof s === "string" ? s : (s && s.word) || "";
+          return el("li", {}, el("a", {href: pageLink({w: word, game: game !== defaultGame && game}),
+                                        "data-suggestion": word}, word));
+        }))));
+    }
+    if (info.hooks) {
+      parts.push(letters("Başına gelebilen harfler", "front hooks", info.hooks.front));
+      parts.push(letters("Sonuna gelebilen harfler", "back hooks", info.hooks.back));
+    }
+    if (info.entries && info.entries.length) parts.push(entriesBlock(info.entries));
+    else if (info.cache) parts.push(el("p", {class: "hint"}, "TDK önbelleğinde bu kelime yok. ",
+                                       en("Not in the TDK cache.")));
+    return parts;
+  }
+  // Runs `ask` for one section unless it already shows this question; the section's box is
+  // aria-busy while it runs, and a newer question aborts an older one.
+  async function runSection(section, out, key, ask) {
+    if (last[section] === key) return;
+    last[section] = key;
+    const signal = restart(section);
+    out.setAttribute("aria-busy", "true");
+    try {
+      await ask(signal);
+    } finally {
+      if (!signal.aborted) out.removeAttribute("aria-busy");
+    }
+  }
+  const runWords = (text, game) => runSection("words", wordsOut, JSON.stringify([text, game]),
+                                               (signal) => askWords(text, game, signal));
+  const runRack = (rack, game) => runSection("rack", rackOut, JSON.stringify([rack, game]),
+                                             (signal) => askRack(rack, game, signal));
+
+  async function askWords(text, game, signal) {
+    const words = splitWords(text);
+    if (!words.length) { wordsOut.replaceChildren(); announce("words", ""); return; }
+    wordsOut.replaceChildren(status("Denetleniyor…", "checking…"));
+    let reply;
+    try {
+      reply = await api("v1/validate", {words, game}, signal);
+    } catch (e) {
+      if (!aborted(e)) { wordsOut.replaceChildren(errorBox(e)); last.words = null; }
+      return;
+    }
+    const valid = reply.results.filter((r) => r.valid).length;
+    announce("words", reply.all_valid ? "Hepsi geçerli" : `${reply.results.length} kelimeden ${valid} tanesi geçerli`);
+    const items = reply.results.map(verdictItem);
+    const note = el("div");
+    wordsOut.replaceChildren(
+      el("p", {class: "summary"}, reply.all_valid ? "Hepsi geçerli" : `${count(reply.results.length)} kelimeden ${count(valid)} tanesi geçerli`,
+         " ", en(reply.all_valid ? "all valid" : `${valid} of ${reply.results.length} valid`)),
+      el("ul", {class: "verdicts", id: "verdicts"}, items), note,
+      el("p", {class: "lexicon-line"}, `Sözlük: ${reply.lexicon.name} ${reply.lexicon.version} · ${count(reply.lexicon.words)} kelime · oyun: ${game}`));
+    // Details (hooks, TDK entries, suggestions), one GET a word, for the first DETAILS_FOR.
+    const asked = reply.results.slice(0, DETAILS_FOR);
+    const infos = await Promise.all(asked.map((r, i) => /^\.{1,2}$/.test(r.word) ? null :  // a dot segment
+      api(`v1/words/${encodeURIComponent(r.word)}?game=${encodeURIComponent(game)}`, undefined, signal)
+        .then((info) => {
+          items[i].querySelector(".details").replaceChildren(...detailsBlock(info, game).filter(Boolean));
+          return info;
+        })
+        .catch((e) => (aborted(e) ? null : {failed: e}))));
+    if (signal.aborted) return;
+    if (infos.some((x) => x && !x.failed) && infos.every((x) => !x || x.failed || x.cache === null)) {
+      note.replaceChildren(el("p", {class: "hint"},
+        "TDK tanımları gösterilemiyor: sunucuda TDK önbelleği yok (KELIME_CACHE). ",
+        en("No TDK cache is configured, so no definitions.")));
+    }
+  }
+
+  // ---- rack ------------------------------------------------------------------------
+  function tiles(list) {
+    const spoken = list.map((t) => (t.startsWith("?") ? `joker ${t.slice(1)}` : t)).join(", ");
+    return [el("span", {class: "tiles", "aria-hidden": "true"},
+               list.map((t) => t.startsWith("?")
+                 ? el("span", {class: "tile blank", title: `joker: ${t.slice(1)}`}, t.slice(1) || "?")
+                 : el("span", {class: "tile"}, t))),
+            el("span", {class: "sr"}, ` taşlar: ${spoken}`)];
+  }
+  function rackWord(item, rack, game) {
+    return el("li", {"data-word": item.word, "data-score": item.score},
+      el("a", {class: "word", href: pageLink({w: item.word, rack, game: game !== defaultGame && game}),
+               title: "Bu kelimeyi denetle (check this word)"}, item.word),
+      tiles(item.tiles || []),
+      item.score === undefined ? null : el("span", {class: "score"}, `${count(item.score)} puan`));
+  }
+  function anagramBlock(reply, rack, game) {
+    if (!reply.words.length) return [status("Bu taşlarla kelime yok.", "no words from these tiles")];
+    const groups = new Map();
+    for (const item of reply.words) {
+      const n = Array.from(item.word).length;
+      if (!groups.has(n)) groups.set(n, []);
+      groups.get(n).push(item);
+    }
+    const lengths = [...groups.keys()].sort((a, b) => b - a);
+    const shown = reply.words.length;
+    return [
+      el("p", {class: "summary"}, `${count(reply.count)} kelime`,
+         reply.truncated ? `, puana göre ilk ${count(shown)} tanesi gösteriliyor` : "", " ",
+         en(reply.truncated ? `${reply.count} words, the first ${shown} shown` : `${reply.count} words`)),
+      el("div", {id: "anagram-results"}, lengths.map((n) => {
+        const items = groups.get(n);
+        return el("section", {class: "length-group", "aria-label": `${n} harfli kelimeler`},
+          el("h3", {}, `${n} harfli `, el("span", {class: "count"}, `(${count(items.length)})`)),
+          el("ul", {class: "words"}, items.map((item) => rackWord(item, rack, game))));
+      })),
+    ];
+  }
+  function splitBlock(reply, rack, game) {
+    const verdict = reply.found
+      ? el("p", {class: "verdict-line ok"}, "El tamamen dizildi ", en("laid out whole"))
+      : el("p", {class: "verdict-line no"}, "El tamamen dizilemedi ", en("not laid out whole"));
+    const facts = [];
+    if (reply.thrown) facts.push(el("p", {}, el("span", {class: "label"}, "Atılan taş: "),
+                                    el("span", {class: "tile" + (reply.thrown === "?" ? " blank" : "")}, reply.thrown)));
+    const left = (reply.discarded || []).slice(reply.thrown ? 1 : 0);
+    if (left.length) facts.push(el("p", {}, el("span", {class: "label"}, "Artan taşlar: "),
+                                   left.map((t) => [el("span", {class: "tile"}, t), " "])));
+    facts.push(el("p", {}, el("span", {class: "label"}, "Ceza: "), `${count(reply.penalty)} puan`));
+    if (!reply.complete) facts.push(el("p", {class: "hint"}, "Süre doldu: daha iyi bir dizilim olabilir. ",
+                                       en("The search ran out of time; a better layout may exist.")));
+    return el("section", {class: "split", id: "split-results", "aria-labelledby": "split-h"},
+      el("h3", {id: "split-h"}, "Harfbank dizilimi ", en("Harfbank split")), verdict,
+      reply.words.length ? el("ul", {class: "words"}, reply.words.map((item) => rackWord(item, rack, game))) : null,
+      facts);
+  }
+  async function askRack(rack, game, signal) {
+    if (!rack) { rackOut.replaceChildren(); announce("rack", ""); return; }
+    rackOut.replaceChildren(status("Aranıyor…", "searching…"));
+    const splitting = game === "harfbank";
+    const [anagram, split] = await Promise.allSettled([
+      api("v1/anagram", {rack, game}, signal),
+      splitting ? api("v1/split", {rack, game}, signal) : Promise.resolve(null)]);
+    if (signal.aborted) return;
+    const parts = [];
+    if (splitting) {  // Harfbank's own question first: can the hand be laid out whole?
+      if (split.status === "fulfilled") parts.push(splitBlock(split.value, rack, game));
+      else if (anagram.status === "fulfilled") parts.push(errorBox(split.reason));
+    }
+    if (anagram.status === "fulfilled") parts.push(...anagramBlock(anagram.value, rack, game));
+    else parts.push(errorBox(anagram.reason));
+    announce("rack", anagram.status === "fulfilled" ? `${anagram.value.count} kelime` : "");
+    if (anagram.status === "fulfilled") {
+      const lex = anagram.value.lexicon;
+      parts.push(el("p", {class: "lexicon-line"}, `Sözlük: ${lex.name} ${lex.version} · oyun: ${game}`));
+    } else {
+      last.rack = null;
+    }
+    rackOut.replaceChildren(...parts);
+  }
+
+  // ---- games and provenance --------------------------------------------------------------
+  function describeGame() {
+    const game = games[gameSelect.value];
+    const desc = $("game-desc");
+    if (!game) return;
+    desc.replaceChildren(`En az ${game.min_length} harf · ıstaka ${game.rack_size} taş · `,
+                         en(game.description || ""));
+  }
+  async function loadGames(wanted) {
+    try {
+      const reply = await api("v1/games");
+      games = Object.fromEntries(reply.games.map((g) => [g.name, g]));
+      defaultGame = reply.default || defaultGame;
+      gameSelect.replaceChildren(...reply.games.map((g) => el("option", {value: g.name}, g.name)));
+    } catch (e) {
+      $("game-desc").replaceChildren(errorBox(e));
+    }
+    const names = [...gameSelect.options].map((o) => o.value);
+    if (wanted && !names.includes(wanted)) gameSelect.append(el("option", {value: wanted}, wanted));
+    gameSelect.value = wanted || defaultGame;
+    describeGame();
+  }
+  function lexiconBlock(lex) {
+    const source = lex.source || {};
+    const counts = lex.counts || {};
+    const rejected = counts.rejected_by_reason || {};
+    const row = (term, english, ...value) => [el("dt", {}, term, " ", en(english)), el("dd", {}, value)];
+    return el("article", {class: "lexicon", "data-lexicon": lex.name},
+      el("h3", {}, lex.name),
+      el("dl", {},
+        row("Ad", "name", lex.name),
+        row("Sürüm", "version", el("code", {}, lex.version || "")),
+        row("Kaynak", "source", source.name || "", source.kind ? ` (${SOURCE_KINDS[source.kind] || source.kind})` : ""),
+        source.note ? row("Not", "note", source.note) : null,
+        row("Lisans", "licence", source.licence || "belirtilmemiş"),
+        row("Kelime sayısı", "words", count(lex.words)),
+        counts.rejected !== undefined ? row("Elenen", "rejected", count(counts.rejected),
+          Object.keys(rejected).length ? [" (", Object.entries(rejected).map(([r, n], i) =>
+            [i ? ", " : "", (REASONS[r] || [r])[0], ": ", count(n)]), ")"] : "") : null,
+        lex.created ? row("Oluşturulma", "created", lex.created) : null,
+        lex.alphabet ? row("Alfabe", "alphabet", lex.alphabet) : null,
+        lex.sha256 ? row("SHA-256", "sha256", el("code", {}, lex.sha256)) : null));
+  }
+  async function loadLexicons() {
+    const box = $("lexicons");
+    try {
+      const reply = await api("v1/lexicons");
+      box.replaceChildren(...reply.lexicons.map(lexiconBlock));
+    } catch (e) {
+      box.replaceChildren(errorBox(e));
+    }
+  }
+
+  // ---- wiring ------------------------------------------------------------------------
+  function run() {
+    const s = state();
+    writeURL(s);
+    return Promise.all([runWords(s.w, s.game), runRack(s.rack, s.game)]);
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run();
+  });
+  gameSelect.addEventListener("change", () => { describeGame(); run(); });
+
+  async function start() {
+    const s = readURL();
+    wordsInput.value = s.w;
+    rackInput.value = s.rack;
+    loadLexicons();
+    await loadGames(s.game);
+    await run();
+    document.documentElement.setAttribute("data-ready", "true");  // for tests and scripts
+  }
+  start();
+})();

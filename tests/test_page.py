@@ -1,0 +1,307 @@
+"""The page for people at GET /: its files and headers (always), and the page itself in
+headless Chromium driven by Selenium against a real uvicorn on 127.0.0.1 (skipped, saying
+what to install, when Chromium, chromedriver or selenium is missing).
+
+The screenshot lands in $KELIME_TEST_ARTIFACTS (default: pytest's tmp dir) and its path is
+printed."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from kelime.lexicon import Candidate, compile_words, write_lexicon
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from kelime.tdk import store as tdk_store
+
+from .fake_tdk import builtin_entries
+from .service_helpers import CREATED, SOURCE, TR_WORDS, serve_in_thread
+
+STATIC = Path(__file__).parents[1] / "service" / "static"
+
+
+# ---- without a browser ---------------------------------------------------------------
+
+class Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def parse(html: str) -> list[tuple[str, dict]]:
+    parser = Tags()
+    parser.feed(html)
+    return parser.tags
+
+
+def test_the_page_is_html_with_a_strict_csp(client):
+    reply = client.get("/")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "text/html; charset=utf-8"
+    csp = reply.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert reply.headers["x-content-type-options"] == "nosniff"
+    tags = parse(reply.text)
+    scripts = [a for t, a in tags if t == "script"]
+    assert scripts and all(a.get("src", "").startswith("static/") for a in scripts)  # no inline
+    assert "<style" not in reply.text and " style=" not in reply.text  # CSP forbids inline style
+
+
+def test_without_javascript_the_form_asks_by_get_and_every_field_has_a_label(client):
+    tags = parse(client.get("/").text)
+    forms = [a for t, a in tags if t == "form"]
+    assert [f.get("method") for f in forms] == ["get"]
+    fields = {a["name"]: a for t, a in tags if t in ("input", "select") and "name" in a}
+    assert {"w", "rack", "game"} <= set(fields)
+    labelled = {a["for"] for t, a in tags if t == "label" and "for" in a}
+    assert {a["id"] for a in fields.values()} <= labelled
+    assert ("html", {"lang": "tr"}) in tags
+
+
+@pytest.mark.parametrize("name, content_type", [
+    ("page.js", "text/javascript; charset=utf-8"), ("page.css", "text/css; charset=utf-8"),
+    ("icon.svg", "image/svg+xml")])
+def test_static_files_are_served_with_their_content_type(client, name, content_type):
+    reply = client.get(f"/static/{name}")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == content_type
+    assert reply.headers["x-content-type-options"] == "nosniff"
+    assert reply.content == (STATIC / name).read_bytes()
+    again = client.get(f"/static/{name}", headers={"If-None-Match": reply.headers["etag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("path", ["/static/nope.js", "/static/..%2Fapp.py", "/static/.hidden.js",
+                                  "/static/index"])
+def test_other_static_paths_are_404_in_the_error_shape(client, path):
+    reply = client.get(path)
+    assert reply.status_code == 404
+    assert reply.json()["error"]["code"] == "not_found"
+
+
+def test_the_page_answers_get_and_head_only(client):
+    assert client.head("/").status_code == 200
+    reply = client.post("/")
+    assert reply.status_code == 405 and reply.headers["allow"] == "GET, HEAD"
+
+
+def test_the_page_loads_nothing_from_outside_and_never_inserts_html():
+    for path in STATIC.glob("*.*"):
+        text = path.read_text(encoding="utf-8")
+        text = text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a load
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), path.name
+        assert "@import" not in text and "url(" not in text, path.name
+    js = (STATIC / "page.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert sink not in js
+
+
+# ---- in headless Chromium ----------------------------------------------------------------
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+try:
+    import selenium  # noqa: F401
+    SELENIUM = True
+except ImportError:
+    SELENIUM = False
+needs_browser = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER and SELENIUM),
+    reason="the page's browser tests need Chromium, chromedriver and selenium: "
+           "apt-get install chromium chromium-driver; pip install selenium"
+           f" (found: chromium={bool(CHROMIUM)}, chromedriver={bool(CHROMEDRIVER)}, "
+           f"selenium={SELENIUM})")
+
+PAGE_WORDS = [*TR_WORDS, *(Candidate(w) for w in (
+    "kale", "elma", "lale", "kalem", "alem", "elmalık", "kel", "ela",  # from kale?[lm]
+    "galip", "ikamet", "ilk"))]                                         # kalemkitap?ilgi
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A real uvicorn on 127.0.0.1 with a small lexicon and a TDK cache (kitap, kalem, ...)."""
+    root = tmp_path_factory.mktemp("page")
+    write_lexicon(compile_words(PAGE_WORDS), root / "data", "tr", SOURCE, created=CREATED)
+    db = tdk_store.open_cache(root / "tdk.sqlite", create=True)
+    for word in ("kitap", "kalem"):
+        entries = [e for e in builtin_entries() if e["madde"] == word]
+        tdk_store.save_reply(db, {"query": word, "url": "u", "status": 200, "outcome": "ok",
+                                  "body": "[]", "error": None, "attempts": 1}, entries)
+    db.close()
+    app = create_app(Settings(data=root / "data", cache=root / "tdk.sqlite"))
+    with serve_in_thread(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1000", "--no-first-run", "--no-default-browser-check",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-extensions", "--lang=tr"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    # An explicit driver path: Selenium Manager (which would look online) is not used.
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(15)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def settle(driver, timeout: float = 10.0) -> None:
+    """Wait until page.js has run its first question and no section is busy."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+        "return document.documentElement.dataset.ready === 'true'"
+        " && !document.querySelector('[aria-busy]')"))
+
+
+def open_page(driver, site: str, query: str = "") -> None:
+    driver.get(f"{site}/{query}")
+    settle(driver)
+
+
+def verdicts(driver) -> list[tuple[str, str, str]]:
+    return [(e.get_attribute("data-word"), e.get_attribute("data-valid"),
+             e.get_attribute("data-reason"))
+            for e in driver.find_elements("css selector", "#words-out [data-valid]")]
+
+
+def rack_words(driver, where: str = "#anagram-results") -> list[str]:
+    return [e.get_attribute("data-word")
+            for e in driver.find_elements("css selector", f"{where} [data-word]")]
+
+
+def query_of(driver) -> str:
+    return urlsplit(driver.current_url).query
+
+
+@needs_browser
+def test_a_link_opens_with_its_verdicts_and_definitions(browser, site):
+    open_page(browser, site, "?w=kitap+%C4%B0stanbul+evler")
+    assert verdicts(browser) == [("kitap", "true", ""), ("İstanbul", "false", "proper_name"),
+                                 ("evler", "false", "not_in_dictionary")]
+    assert browser.find_element("id", "w").get_attribute("value") == "kitap İstanbul evler"
+    text = browser.find_element("id", "words-out").text
+    assert "özel ad" in text and "sözlükte yok" in text
+    kitap = browser.find_element("css selector", '[data-word="kitap"] .tdk').text
+    assert "Ciltli veya ciltsiz" in kitap  # TDK's sense, from the cache
+
+
+@needs_browser
+def test_typing_words_and_a_rack_and_submitting_by_keyboard(browser, site):
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, site)
+    assert verdicts(browser) == [] and rack_words(browser) == []
+    box = browser.find_element("id", "w")
+    box.send_keys("KİTAP göt ev", Keys.ENTER)
+    settle(browser)
+    assert verdicts(browser) == [("KİTAP", "true", ""), ("göt", "false", "obscene"),
+                                 ("ev", "true", "")]
+    assert query_of(browser) == "w=K%C4%B0TAP+g%C3%B6t+ev"
+    rack = browser.find_element("id", "rack")
+    rack.send_keys("kitap?", Keys.ENTER)
+    settle(browser)
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "kitap?", "game": "kelimelik"})
+    assert {"kitap", "katil"} <= set(rack_words(browser)) == {w["word"] for w in asked.json()["words"]}
+    assert query_of(browser) == "w=K%C4%B0TAP+g%C3%B6t+ev&rack=kitap%3F"
+    game = browser.find_element("id", "game")  # choose kelimatik by keyboard: "ev" is too short
+    game.send_keys("kelimatik")
+    settle(browser)
+    assert ("ev", "false", "too_short") in verdicts(browser)
+    assert query_of(browser).endswith("&game=kelimatik")
+
+
+@needs_browser
+def test_a_rack_link_shows_the_anagram_words_of_the_api(browser, site):
+    open_page(browser, site, "?rack=kale%3F%5Blm%5D&game=kelimatik")
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "kale?[lm]", "game": "kelimatik"})
+    expected = [w["word"] for w in asked.json()["words"]]
+    assert "elmalık" in expected
+    shown = rack_words(browser)
+    assert sorted(shown) == sorted(expected) and len(shown) == len(expected)
+    lengths = [len(w) for w in shown]
+    assert lengths == sorted(lengths, reverse=True)  # grouped by length, the longest first
+    assert browser.find_element("id", "rack").get_attribute("value") == "kale?[lm]"
+    assert browser.find_element("id", "game").get_attribute("value") == "kelimatik"
+    assert query_of(browser) == "rack=kale%3F%5Blm%5D&game=kelimatik"
+    scores = {e.get_attribute("data-word"): e.get_attribute("data-score")
+              for e in browser.find_elements("css selector", "#anagram-results [data-word]")}
+    assert scores == {w["word"]: str(w["score"]) for w in asked.json()["words"]}
+
+
+@needs_browser
+def test_harfbank_shows_the_split(browser, site):
+    open_page(browser, site, "?rack=kalemkitap%3Filgi&game=harfbank")
+    asked = httpx.post(f"{site}/v1/split", json={"rack": "kalemkitap?ilgi", "game": "harfbank"})
+    assert rack_words(browser, "#split-results") == [w["word"] for w in asked.json()["words"]]
+    text = browser.find_element("id", "split-results").text
+    assert "El tamamen dizildi" in text and "Atılan taş" in text
+
+
+@needs_browser
+def test_errors_show_the_message_and_data_is_never_html(browser, site):
+    open_page(browser, site, "?w=%3Cb%3Ex%3C%2Fb%3E&rack=kale%5Blm&game=kelimatik")
+    assert "never closed" in browser.find_element("css selector", "#rack-out .error").text
+    assert verdicts(browser) == [("<b>x</b>", "false", "invalid_chars")]
+    assert browser.find_elements("css selector", "#words-out b") == []
+
+
+@needs_browser
+def test_the_provenance_of_the_lexicon(browser, site):
+    open_page(browser, site)
+    text = browser.find_element("id", "lexicons").text
+    for shown in ("tests/service_helpers.py", "n/a", "Lisans", "Kaynak", "Sürüm",
+                  str(len(compile_words(PAGE_WORDS).words))):
+        assert shown in text
+
+
+@needs_browser
+def test_no_request_leaves_127_0_0_1_and_a_screenshot(browser, site, tmp_path_factory,
+                                                      capsys):
+    open_page(browser, site, "?w=kitap+%C4%B0stanbul+evler+kalem&rack=kale%3F%5Blm%5D"
+                             "&game=kelimatik")
+    time.sleep(0.2)  # let the icon request land in the log
+    origin = urlsplit(site)
+    assert origin.hostname == "127.0.0.1"
+    sent = [json.loads(entry["message"])["message"] for entry in browser.get_log("performance")]
+    urls = [m["params"]["request"]["url"] for m in sent if m["method"] == "Network.requestWillBeSent"]
+    urls += browser.execute_script("return performance.getEntries().map(e => e.name)"
+                                   ".filter(n => n.includes('://'))")
+    assert any("/v1/anagram" in u for u in urls) and any("/v1/validate" in u for u in urls)
+    outside = [u for u in urls if urlsplit(u).netloc != origin.netloc]
+    assert outside == [], outside  # every test's pages, since the log was last read
+    console = [e["message"] for e in browser.get_log("browser")]
+    assert not [m for m in console if "Content Security Policy" in m or "Uncaught" in m], console
+    folder = Path(os.environ.get("KELIME_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = browser.execute_cdp_cmd("Page.captureScreenshot",
+                                   {"format": "png", "captureBeyondViewport": True})
+    path = folder / "page.png"
+    path.write_bytes(base64.b64decode(shot["data"]))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with capsys.disabled():
+        print(f"\npage screenshot: {path}")
