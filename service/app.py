@@ -50,7 +50,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     document(app, {**validate.OPENAPI, **anagram.OPENAPI})
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(MetricsMiddleware, metrics=metrics,
+                       access_log=settings.access_log == "json", router=app.router)
     return app
 
 

@@ -1,39 +1,87 @@
-"""Prometheus metrics: one registry per app, filled by a pure-ASGI middleware and the routes.
+"""Prometheus metrics for all of a server's workers, and the access log.
 
-With several workers each process counts its own requests (no multiprocess mode):
-scrape each worker, or sum over them.
+Counters and histograms (requests, latency, words by verdict, anagram and split searches)
+are counted by each worker; under `kelime serve` they go to prometheus_client's
+multiprocess files in the supervisor's runtime folder (`PROMETHEUS_MULTIPROC_DIR`), so any
+worker's `/metrics` sums every worker, those that have died included (counters never go
+down). What the server *is* (the lexicons loaded, their versions, the reloads) is read
+from the answering worker's state when scraped: a replaced lexicon's series goes with it,
+and after a reload every worker tells the same.
+
+An app made in-process (tests, one process) counts in its own registry instead.
+
+With `KELIME_ACCESS_LOG=json` each request is one JSON line on stderr: time, method, route
+template, status, milliseconds, and for the routes that know them the batch size and the
+lexicon version. Off by default: it costs a few microseconds a request.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from time import perf_counter
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+import orjson
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+LOG_KEY = "kelime.log"  # routes put {"words": N, "lexicon": version} in the scope under it
+
+
+class Live:
+    """The collector of what the answering worker serves (read at scrape time)."""
+
+    def __init__(self) -> None:
+        self.lexicons: dict = {}
+        self.reloads: dict[str, int] = {}
+
+    def collect(self):
+        loaded = GaugeMetricFamily("kelime_lexicons_loaded", "Lexicons loaded.")
+        loaded.add_metric([], len(self.lexicons))
+        words = GaugeMetricFamily("kelime_lexicon_words", "Valid words in each loaded lexicon.",
+                                  labels=("lexicon", "version"))
+        info = InfoMetricFamily("kelime_lexicon", "The lexicons served: name, version, sha256.",
+                                labels=("lexicon",))
+        for name, lex in sorted(self.lexicons.items()):
+            words.add_metric([name, lex.info["version"]], lex.info["words"])
+            info.add_metric([name], {"version": lex.info["version"],
+                                     "sha256": lex.info["sha256"]})
+        reloads = GaugeMetricFamily("kelime_reloads", "Reloads of the lexicons since the server "
+                                    "started, by outcome (reloaded, unchanged, refused).",
+                                    labels=("outcome",))
+        for outcome, n in sorted(self.reloads.items()):
+            reloads.add_metric([outcome], n)
+        return [loaded, words, info, reloads]
 
 
 class Metrics:
-    """The service's counters, in their own registry (so several apps can live in one process)."""
+    """The service's metrics (so several apps can live in one process, each has its own)."""
 
     def __init__(self) -> None:
+        self.folder = os.environ.get(MULTIPROCESS) or None
         self.registry = CollectorRegistry()
+        counted = None if self.folder else self.registry  # multiprocess: the files hold them
         self.requests = Counter("kelime_http_requests", "HTTP requests by route and status.",
-                                ("method", "route", "status"), registry=self.registry)
+                                ("method", "route", "status"), registry=counted)
         self.latency = Histogram("kelime_http_request_duration_seconds",
                                  "Time to answer an HTTP request.", ("route",),
-                                 buckets=BUCKETS, registry=self.registry)
+                                 buckets=BUCKETS, registry=counted)
         self.words = Counter("kelime_words_validated", "Words validated, by lexicon and verdict "
                              "(valid, or the reason for refusing).", ("lexicon", "verdict"),
-                             registry=self.registry)
-        self.loaded = Gauge("kelime_lexicons_loaded", "Lexicons loaded.", registry=self.registry)
-        self.lexicon_words = Gauge("kelime_lexicon_words", "Valid words in each loaded lexicon.",
-                                   ("lexicon", "version"), registry=self.registry)
-        self.reloads = Gauge("kelime_reloads", "Reloads of the lexicons since the server started, "
-                             "by outcome (reloaded, unchanged, refused).", ("outcome",),
-                             registry=self.registry)
+                             registry=counted)
+        self.searches = Counter("kelime_searches", "Anagram and split questions answered, by "
+                                "kind, and for splits whether the search was complete.",
+                                ("kind", "complete"), registry=counted)
+        self.search_time = Histogram("kelime_search_seconds", "Time spent searching (not "
+                                     "waiting), by kind.", ("kind",), buckets=BUCKETS,
+                                     registry=counted)
+        self.live = Live()
+        self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
 
     def _child(self, metric, *labels):
@@ -44,41 +92,60 @@ class Metrics:
         return child
 
     def lexicons_loaded(self, lexicons: dict) -> None:
-        self.loaded.set(len(lexicons))
-        self.lexicon_words.clear()  # a replaced build's series goes with it
-        for lex in lexicons.values():
-            self.lexicon_words.labels(lex.name, lex.info["version"]).set(lex.info["words"])
+        self.live.lexicons = dict(lexicons)
 
     def reloads_seen(self, counts: dict[str, int]) -> None:
-        for outcome, n in counts.items():
-            self.reloads.labels(outcome).set(n)
+        self.live.reloads = dict(counts)
 
     def count_verdicts(self, lexicon: str, results: list[dict]) -> None:
         tally: dict[str | None, int] = {}
         for result in results:
             reason = result["reason"]
             tally[reason] = tally.get(reason, 0) + 1
-        for reason, n in tally.items():
-            self._child(self.words, lexicon, reason or "valid").inc(n)
-
-    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        self._child(self.requests, method, route, status).inc()
-        self._child(self.latency, route).observe(seconds)
-
-    def render(self) -> bytes:
-        return generate_latest(self.registry)
+        self.count_tally(lexicon, tally)
 
     def count_tally(self, lexicon: str, tally: dict[str | None, int]) -> None:
         """`count_verdicts` from a tally already made: {reason (None: valid): words}."""
         for reason, n in tally.items():
             self._child(self.words, lexicon, reason or "valid").inc(n)
 
+    def count_search(self, kind: str, seconds: float, complete: bool = True) -> None:
+        self._child(self.searches, kind, "true" if complete else "false").inc()
+        self._child(self.search_time, kind).observe(seconds)
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        self._child(self.requests, method, route, status).inc()
+        self._child(self.latency, route).observe(seconds)
+
+    def render(self) -> bytes:
+        if self.folder is None:
+            return generate_latest(self.registry)
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=self.folder)
+        registry.register(self.live)
+        return generate_latest(registry)
+
+
+def route_template(scope, app) -> str:
+    """The route template a request matched ("/v1/words/{word:path}"), not its path."""
+    route = scope.get("route")
+    if route is not None:
+        return route.path
+    endpoint = scope.get("endpoint")  # plain Starlette routes (/docs, /openapi.json)
+    if endpoint is not None:
+        for candidate in getattr(app, "routes", ()):
+            if getattr(candidate, "endpoint", None) is endpoint:
+                return candidate.path
+    return "unmatched"
+
 
 class MetricsMiddleware:
-    """Counts every HTTP request by its route template (not its path) and status, and times it."""
+    """Counts every HTTP request by its route template and status, times it, and logs it."""
 
-    def __init__(self, app, metrics: Metrics) -> None:
-        self.app, self.metrics = app, metrics
+    def __init__(self, app, metrics: Metrics, access_log: bool = False, router=None) -> None:
+        self.app, self.metrics, self.access_log, self.router = app, metrics, access_log, router
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -94,5 +161,15 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_status)
         finally:
-            route = getattr(scope.get("route"), "path", None) or "unmatched"
-            self.metrics.observe(scope["method"], route, status[0], perf_counter() - start)
+            seconds = perf_counter() - start
+            route = route_template(scope, self.router)
+            self.metrics.observe(scope["method"], route, status[0], seconds)
+            if self.access_log:
+                log_line(scope, route, status[0], seconds)
+
+
+def log_line(scope, route: str, status: int, seconds: float) -> None:
+    line = {"ts": round(time.time(), 3), "method": scope["method"], "route": route,
+            "status": status, "ms": round(seconds * 1000, 3), **scope.get(LOG_KEY, {})}
+    sys.stderr.buffer.write(orjson.dumps(line) + b"\n")
+    sys.stderr.flush()

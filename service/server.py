@@ -19,6 +19,7 @@ from pathlib import Path
 from kelime.games import load_games
 from kelime.lexicon import LexiconError, current_builds
 
+from .metrics import MULTIPROCESS
 from .protocol import uvicorn_options
 from .reload import load_builds
 from .settings import Settings, SettingsError
@@ -57,6 +58,8 @@ def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: 
     try:
         settings = replace(settings, pins=runtime / "pins.json")
         os.environ.update(settings.as_env())
+        (runtime / "metrics").mkdir()  # every worker counts here; any worker's /metrics sums
+        os.environ[MULTIPROCESS] = str(runtime / "metrics")
         supervise(settings, builds, versions, host=host, port=port, workers=workers)
     finally:
         shutil.rmtree(runtime, ignore_errors=True)

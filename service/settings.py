@@ -112,6 +112,8 @@ class Settings:
             if raw:
                 values[name] = _convert(var, raw, types[name])
         settings = cls(**values)
+        if settings.access_log not in ("off", "json"):
+            raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
         room = settings.max_query_bytes + 4096
         if settings.max_header_bytes < room:
             raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "

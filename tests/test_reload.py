@@ -246,3 +246,63 @@ def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
             assert time.monotonic() < deadline, server.log_text()
             assert server.proc.poll() is None, server.log_text()
             assert server.version() == v1
+
+
+def scrape(port: int, name: str, **labels) -> float:
+    from tests.test_service_health import sample
+    return sample(request_text(port, "/metrics"), name, **labels)
+
+
+def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        for _ in range(40):  # a new connection each: both workers answer some
+            status, _ = request(server.port, "POST", "/v1/validate", BODY,
+                                {"Content-Type": "application/json"})
+            assert status == 200
+        for _ in range(3):
+            request_text(server.port, "/docs")
+        for _ in range(10):  # whichever worker answers, the sums are the same
+            assert scrape(server.port, "kelime_http_requests_total", method="POST",
+                          route="/v1/validate", status="200") == 40
+            assert scrape(server.port, "kelime_words_validated_total", lexicon="tr",
+                          verdict="valid") == 40
+            assert scrape(server.port, "kelime_http_requests_total", method="GET",
+                          route="/docs", status="200") == 3
+            text = request_text(server.port, "/metrics")
+            assert 'kelime_lexicon_info{lexicon="tr",sha256="' in text
+            assert f'version="{v1}"' in text
+        v2 = build(data, "silgi")
+        os.kill(server.proc.pid, signal.SIGHUP)
+        server.settle(v2)
+        for _ in range(10):
+            text = request_text(server.port, "/metrics")
+            assert f'version="{v2}"' in text and f'version="{v1}"' not in text
+
+
+def test_the_access_log_is_one_json_line_a_request(tmp_path):
+    data = tmp_path / "data"
+    build(data)
+    port, log = free_port(), tmp_path / "serve.log"
+    env = {**os.environ, "KELIME_ACCESS_LOG": "json"}
+    with open(log, "w") as out:
+        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
+                                 str(port)], stdout=out, stderr=out, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while "Application startup complete." not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        assert request(port, "POST", "/v1/anagram", b'{"rack": "kalem"}')[0] == 200
+        assert request(port, "GET", "/v1/words/kitap")[0] == 200
+        time.sleep(0.3)
+        lines = [json.loads(line) for line in log.read_text().splitlines()
+                 if line.startswith("{")]
+        anagram = next(x for x in lines if x["route"] == "/v1/anagram")
+        assert anagram["status"] == 200 and anagram["method"] == "POST" and anagram["ms"] > 0
+        assert len(anagram["lexicon"]) == 12
+        assert any(x["route"] == "/v1/words/{word:path}" for x in lines)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -12,12 +12,15 @@ and `Retry-After`, and skips a queued question whose client has gone.
 
 from __future__ import annotations
 
+from time import perf_counter
+
 import anyio
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ..body import read_body
 from ..errors import Unavailable
+from ..metrics import LOG_KEY
 from ..questions import parse_anagram, parse_split
 from ..responses import etag, json_response
 from .validate import NamedRoute
@@ -53,13 +56,26 @@ def searches(request: Request) -> Searches:
     return state.searches
 
 
+def timed(request: Request, kind: str, work):
+    """`work`, counted in the metrics (kind, time searching) and noted for the access log."""
+    def run() -> dict:
+        start = perf_counter()
+        reply = work()
+        request.app.state.kelime.metrics.count_search(kind, perf_counter() - start,
+                                                      reply.get("complete", True))
+        request.scope[LOG_KEY] = {"lexicon": reply["lexicon"]["version"]}
+        return reply
+    return run
+
+
 async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
     ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
-    reply = await searches(request).run(
-        request, lambda: lex.anagram(ask.rack, profile, kelime.settings.limits, **ask.options))
+    reply = await searches(request).run(request, timed(
+        request, "anagram", lambda: lex.anagram(ask.rack, profile, kelime.settings.limits,
+                                                **ask.options)))
     return json_response(reply, etag(lex.info["sha256"], [ANAGRAM, ask.rack, profile.name,
                                                           ask.options]))
 
@@ -69,8 +85,8 @@ async def split_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
-    reply = await searches(request).run(
-        request, lambda: lex.split(ask.rack, profile, kelime.settings.limits))
+    reply = await searches(request).run(request, timed(
+        request, "split", lambda: lex.split(ask.rack, profile, kelime.settings.limits)))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 
