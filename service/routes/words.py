@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from kelime.suggest import suggest
+
 from ..entries import tdk_entries
 from ..parse import check_raw_path, check_word
 from ..responses import etag, json_response
@@ -20,12 +22,17 @@ GameName = Annotated[str | None, Query(alias="game", max_length=64)]
 @router.get("/words/{word:path}")
 async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: LexiconName = None,
                     game_name: GameName = None) -> Response:
-    """Normalised form, verdict with reason, `hooks` (the letters that make a valid word put
-    before or after it), and TDK entries (`[]` and `cache: null` without a cache)."""
+    """Normalised form, verdict with reason, `suggestions` (for a word that is not valid: the
+    valid words it was probably meant to be, e.g. `KITAP` → `kitap`, `cay` → `çay`), `hooks`
+    (the letters that make a valid word put before or after it), and TDK entries (`[]` and
+    `cache: null` without a cache)."""
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
     lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
     hooks = lex.hooks(verdict["normalized"], min_length)
-    reply = {"lexicon": lex.info, **verdict, "hooks": hooks, "entries": entries, "cache": cache}
+    suggestions = [] if verdict["valid"] else suggest(verdict["normalized"], lex.words,
+                                                      lex.alphabet, min_length=min_length)
+    reply = {"lexicon": lex.info, **verdict, "suggestions": suggestions, "hooks": hooks,
+             "entries": entries, "cache": cache}
     return json_response(reply, etag(lex.info["sha256"], [word, min_length, entries]))
