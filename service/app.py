@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from kelime.games import load_games
 
+from .conditional import Conditional
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .reload import RELOAD_SIGNAL, Reloader
@@ -36,7 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         reloader.listen()
         yield
 
-    app = FastAPI(title="kelime", version="1", lifespan=lifespan,
+    app = FastAPI(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
                   description="Turkish word-game dictionary: is this word valid, and why not; "
                               "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     document(app, {**validate.OPENAPI, **anagram.OPENAPI})
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
+    app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)
     return app

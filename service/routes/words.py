@@ -10,6 +10,7 @@ from starlette.responses import Response
 from kelime.suggest import suggest
 
 from ..entries import tdk_entries
+from ..errors import Invalid
 from ..parse import check_raw_path, check_word
 from ..responses import etag, json_response
 from ..state import KelimeDep
@@ -27,6 +28,8 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
     (the letters that make a valid word put before or after it), and TDK entries (`[]` and
     `cache: null` without a cache)."""
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
+    if not word:
+        raise Invalid("invalid_request", "no word in the path: ask GET /v1/words/kitap")
     lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])

@@ -1,0 +1,56 @@
+"""HTTP done right across the API: HEAD on every GET, 304 on every ETag the client has,
+no redirects built from the client's Host header, no verdict on an empty word."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from tests.service_helpers import serve_in_thread
+
+GETS = ["/healthz", "/readyz", "/v1/lexicons", "/v1/games", "/v1/words/kitap",
+        "/v1/validate?word=kitap", "/", "/openapi.json", "/metrics", "/docs"]
+
+
+@pytest.fixture(scope="module")
+def url(data_dir):
+    with serve_in_thread(create_app(Settings(data=data_dir))) as base:
+        yield base
+
+
+@pytest.mark.parametrize("path", GETS)
+def test_head_answers_every_get_without_its_body(url, path):
+    get, head = httpx.get(url + path), httpx.head(url + path)
+    assert get.status_code == head.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    if path != "/metrics":  # its counters moved between the two requests
+        assert head.headers["content-length"] == get.headers["content-length"]
+
+
+@pytest.mark.parametrize("path", [p for p in GETS if p not in ("/healthz", "/readyz",
+                                                               "/metrics", "/openapi.json",
+                                                               "/docs")])
+def test_every_etag_answers_304(url, path):
+    tag = httpx.get(url + path).headers["etag"]
+    for method in ("GET", "HEAD"):
+        reply = httpx.request(method, url + path, headers={"If-None-Match": tag})
+        assert reply.status_code == 304 and reply.content == b"" and reply.headers["etag"] == tag
+    weak = httpx.get(url + path, headers={"If-None-Match": f"W/{tag}, \"other\""})
+    assert weak.status_code == 304
+    assert httpx.get(url + path, headers={"If-None-Match": '"other"'}).status_code == 200
+
+
+def test_no_redirect_built_from_the_host_header(url):
+    reply = httpx.get(url + "/healthz/", headers={"Host": "evil.example"})
+    assert reply.status_code == 404 and "location" not in reply.headers
+    assert reply.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/v1/words", "/v1/words/"])
+def test_no_verdict_on_an_empty_word(url, path):
+    reply = httpx.get(url + path)
+    assert reply.status_code in (404, 422) and "error" in reply.json()
+    assert "location" not in reply.headers
