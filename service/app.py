@@ -10,6 +10,8 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 
 from kelime.games import load_games
 
@@ -51,6 +53,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     document(app, {**validate.OPENAPI, **anagram.OPENAPI})
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
+    app.add_middleware(GZipMiddleware, minimum_size=settings.gzip_min_bytes)
+    origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    if origins:  # off by default: browsers on other origins may call only when allowed
+        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Content-Type", "If-None-Match"],
+                           expose_headers=["ETag"], max_age=3600)
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)

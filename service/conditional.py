@@ -14,6 +14,12 @@ from .responses import matches
 KEPT = {b"etag", b"cache-control", b"vary", b"content-location", b"expires", b"date"}
 
 
+def weakened(headers: list) -> list:
+    """The headers with a strong ETag made weak (the body was compressed on the way out)."""
+    return [(k, b"W/" + v if k == b"etag" and not v.startswith(b"W/") else v)
+            for k, v in headers]
+
+
 class Conditional:
     def __init__(self, app) -> None:
         self.app = app
@@ -35,6 +41,9 @@ class Conditional:
         async def reply(message) -> None:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", [])
+                if any(k == b"content-encoding" for k, _ in headers):
+                    headers = weakened(headers)  # a strong ETag names one representation
+                    message = {**message, "headers": headers}
                 tag = next((v.decode("latin-1") for k, v in headers if k == b"etag"), None)
                 if wanted and tag and message["status"] == 200 and matches(wanted, tag):
                     silent[0] = True

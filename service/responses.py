@@ -39,6 +39,7 @@ def matches(if_none_match: str | None, tag: str) -> bool:
         return False
     if if_none_match.strip() == "*":
         return True
+    tag = tag.removeprefix("W/")
     return any(part.strip().removeprefix("W/") == tag for part in if_none_match.split(","))
 
 

@@ -46,6 +46,8 @@ ENV = {
     "KELIME_KEEPALIVE_TIMEOUT": "keepalive_timeout",
     "KELIME_MAX_CONNECTIONS": "max_connections",
     "KELIME_ACCESS_LOG": "access_log",
+    "KELIME_GZIP_MIN_BYTES": "gzip_min_bytes",
+    "KELIME_CORS_ORIGINS": "cors_origins",
     "KELIME_PINS": "pins",
 }
 
@@ -99,6 +101,8 @@ class Settings:
     keepalive_timeout: int = 5           # seconds an idle keep-alive connection stays open
     max_connections: int = 1000          # concurrent connections per worker (503 beyond)
     access_log: str = "off"              # "json": one JSON line per request on stderr
+    gzip_min_bytes: int = 1400           # replies this big or bigger are gzipped when asked
+    cors_origins: str = ""               # comma-separated origins browsers may call from
     pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
 
     @classmethod

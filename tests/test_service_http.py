@@ -38,7 +38,8 @@ def test_every_etag_answers_304(url, path):
     for method in ("GET", "HEAD"):
         reply = httpx.request(method, url + path, headers={"If-None-Match": tag})
         assert reply.status_code == 304 and reply.content == b"" and reply.headers["etag"] == tag
-    weak = httpx.get(url + path, headers={"If-None-Match": f"W/{tag}, \"other\""})
+    weak = httpx.get(url + path, headers={"If-None-Match": f"W/{tag.removeprefix('W/')}, "
+                                                           '"other"'})
     assert weak.status_code == 304
     assert httpx.get(url + path, headers={"If-None-Match": '"other"'}).status_code == 200
 
@@ -54,3 +55,36 @@ def test_no_verdict_on_an_empty_word(url, path):
     reply = httpx.get(url + path)
     assert reply.status_code in (404, 422) and "error" in reply.json()
     assert "location" not in reply.headers
+
+
+def test_big_replies_are_gzipped_when_asked_and_their_etag_turns_weak(url):
+    body = {"words": ["kitap"] * 5000}
+    plain = httpx.post(url + "/v1/validate", json=body, headers={"Accept-Encoding": "identity"})
+    packed = httpx.post(url + "/v1/validate", json=body, headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip" and packed.json() == plain.json()
+    assert int(packed.headers["content-length"]) < len(plain.content) / 20
+    small = httpx.get(url + "/v1/words/kitap", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers  # under gzip_min_bytes: not worth it
+    games = httpx.get(url + "/v1/games", headers={"Accept-Encoding": "gzip"})
+    tag = games.headers["etag"]
+    assert games.headers["content-encoding"] == "gzip" and tag.startswith('W/"')
+    again = httpx.get(url + "/v1/games", headers={"Accept-Encoding": "gzip",
+                                                  "If-None-Match": tag})
+    assert again.status_code == 304
+
+
+def test_cors_is_off_by_default_and_allows_only_the_configured_origins(data_dir, url):
+    origin = {"Origin": "https://oyun.example"}
+    assert "access-control-allow-origin" not in httpx.get(url + "/healthz", headers=origin).headers
+    settings = Settings(data=data_dir, cors_origins="https://oyun.example, https://b.example")
+    with serve_in_thread(create_app(settings)) as other:
+        ok = httpx.get(other + "/v1/validate?word=kitap", headers=origin)
+        assert ok.headers["access-control-allow-origin"] == "https://oyun.example"
+        assert "etag" in ok.headers["access-control-expose-headers"].lower()
+        preflight = httpx.options(other + "/v1/anagram", headers={
+            **origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type"})
+        assert preflight.status_code == 200
+        stranger = httpx.get(other + "/healthz", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in stranger.headers

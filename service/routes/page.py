@@ -21,7 +21,6 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from ..errors import NotFound, Unavailable
-from ..responses import matches
 
 router = APIRouter(tags=["page"], include_in_schema=False)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -62,9 +61,7 @@ def serve(request: Request, name: str) -> Response:
                               "reinstall kelime (its wheel ships service/static/)")
         raise NotFound("not_found", f"no static file {name!r}; the page is at /")
     body, content_type, tag = found
-    headers = {**HEADERS, "ETag": tag}
-    if matches(request.headers.get("if-none-match"), tag):
-        return Response(status_code=304, headers=headers)
+    headers = {**HEADERS, "ETag": tag}  # If-None-Match → 304: service/conditional.py
     return Response(body, media_type=content_type, headers=headers)
 
 
