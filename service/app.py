@@ -11,11 +11,10 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
-from starlette.middleware.gzip import GZipMiddleware
 
 from kelime.games import load_games
 
-from .conditional import Conditional
+from .conditional import Compress, Conditional
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .reload import RELOAD_SIGNAL, Reloader
@@ -53,7 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     document(app, {**validate.OPENAPI, **anagram.OPENAPI})
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
-    app.add_middleware(GZipMiddleware, minimum_size=settings.gzip_min_bytes)
+    app.add_middleware(Compress, minimum_size=settings.gzip_min_bytes)
     origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
     if origins:  # off by default: browsers on other origins may call only when allowed
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],

@@ -1,4 +1,4 @@
-"""HEAD on every GET route, and 304 for every GET whose ETag the client already has.
+"""HEAD on every GET route, 304 for every GET whose ETag the client already has, and gzip.
 
 One pure-ASGI middleware, so that no route has to remember either: a HEAD is answered as
 the GET would be, without its body (same status, same headers, Content-Length included);
@@ -7,6 +7,8 @@ a 304 with the ETag and caching headers and no body (RFC 9110 §13.1.2, §15.4.5
 """
 
 from __future__ import annotations
+
+from starlette.middleware.gzip import GZipMiddleware
 
 from .responses import matches
 
@@ -18,6 +20,39 @@ def weakened(headers: list) -> list:
     """The headers with a strong ETag made weak (the body was compressed on the way out)."""
     return [(k, b"W/" + v if k == b"etag" and not v.startswith(b"W/") else v)
             for k, v in headers]
+
+
+class Compress:
+    """Starlette's gzip, which also makes a strong ETag weak when it compresses the body (a
+    strong ETag names one representation). Replies a route encoded itself keep theirs."""
+
+    def __init__(self, app, minimum_size: int) -> None:
+        self.app = app
+        self.gzip = GZipMiddleware(self._route, minimum_size=minimum_size)
+
+    async def _route(self, scope, receive, send) -> None:
+        async def noted(message) -> None:
+            if message["type"] == "http.response.start":
+                scope[_ENCODED] = any(k == b"content-encoding" for k, _ in message["headers"])
+            await send(message)
+
+        await self.app(scope, receive, noted)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def out(message) -> None:
+            if message["type"] == "http.response.start" and not scope.get(_ENCODED) and \
+                    any(k == b"content-encoding" for k, _ in message["headers"]):
+                message = {**message, "headers": weakened(message["headers"])}
+            await send(message)
+
+        await self.gzip(scope, receive, out)
+
+
+_ENCODED = "kelime.encoded"
 
 
 class Conditional:
@@ -41,9 +76,6 @@ class Conditional:
         async def reply(message) -> None:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", [])
-                if any(k == b"content-encoding" for k, _ in headers):
-                    headers = weakened(headers)  # a strong ETag names one representation
-                    message = {**message, "headers": headers}
                 tag = next((v.decode("latin-1") for k, v in headers if k == b"etag"), None)
                 if wanted and tag and message["status"] == 200 and matches(wanted, tag):
                     silent[0] = True

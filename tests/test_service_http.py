@@ -88,3 +88,27 @@ def test_cors_is_off_by_default_and_allows_only_the_configured_origins(data_dir,
         assert preflight.status_code == 200
         stranger = httpx.get(other + "/healthz", headers={"Origin": "https://evil.example"})
         assert "access-control-allow-origin" not in stranger.headers
+
+
+def test_the_lexicon_as_a_download(url, data_dir):
+    from kelime.lexicon import load_lexicon
+    from kelime.normalize import turkish_sorted
+
+    lex = load_lexicon(data_dir, "tr")
+    plain = httpx.get(url + "/v1/lexicons/tr/words", headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and plain.headers["content-type"].startswith("text/plain")
+    assert plain.text.splitlines() == turkish_sorted(lex.words.keys())
+    assert plain.headers["etag"] == f'"{lex.info["sha256"]}"'
+    assert plain.headers["x-kelime-licence"] == "n/a"
+    packed = httpx.get(url + "/v1/lexicons/tr/words")  # httpx asks for gzip
+    assert packed.headers["content-encoding"] == "gzip" and packed.text == plain.text
+    assert packed.headers["etag"] == f'"{lex.info["sha256"]}-gzip"'
+    for reply in (plain, packed):
+        again = httpx.get(url + "/v1/lexicons/tr/words", headers={
+            "If-None-Match": reply.headers["etag"],
+            "Accept-Encoding": reply.headers.get("content-encoding", "identity")})
+        assert again.status_code == 304 and again.content == b""
+    ku = httpx.get(url + "/v1/lexicons/ku/words").text.splitlines()
+    assert "şîr" in ku and "kitap" not in ku
+    missing = httpx.get(url + "/v1/lexicons/zz/words")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_lexicon"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 
-from fastapi import APIRouter
+import anyio
+
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from kelime.games import DEFAULT_GAME
 from kelime.lexicon import Lexicon
+from kelime.normalize import turkish_sorted
 
 from ..responses import etag, json_response
 from ..state import Kelime, KelimeDep
@@ -35,6 +39,48 @@ async def lexicons(kelime: KelimeDep) -> Response:
     reply = {"lexicon": kelime.default_info(), "default": kelime.settings.default_lexicon,
              "lexicons": [summary(lex) for _, lex in sorted(kelime.lexicons.items())]}
     return json_response(reply, catalog_etag(kelime, reply))
+
+
+_DOWNLOADS: dict[str, tuple[bytes, bytes]] = {}  # sha256 → (text, gzip of it)
+
+
+def download(lex: Lexicon, served: set[str]) -> tuple[bytes, bytes]:
+    """The lexicon's valid words, one a line in Turkish order, and its gzip (made once per
+    lexicon; those of lexicons no longer `served` (sha256s) are dropped)."""
+    found = _DOWNLOADS.get(lex.info["sha256"])
+    if found is None:
+        if lex.index is not None:  # the index holds the words in Turkish order already
+            words = lex.index.words(range(len(lex.index)))
+        else:
+            words = turkish_sorted(lex.words.keys(), lex.alphabet)
+        text = "".join(w + "\n" for w in words).encode("utf-8")
+        found = (text, gzip.compress(text, compresslevel=9, mtime=0))
+        for sha in [s for s in _DOWNLOADS if s not in served]:
+            del _DOWNLOADS[sha]  # a replaced lexicon's download goes with it
+        _DOWNLOADS[lex.info["sha256"]] = found
+    return found
+
+
+@router.get("/lexicons/{name}/words", response_class=Response, responses={
+    200: {"content": {"text/plain": {}}, "description": "The valid words, one a line, in "
+                                                        "Turkish order (UTF-8)."},
+    304: {"description": "The client's copy (its ETag in If-None-Match) is current."}})
+async def lexicon_words(name: str, kelime: KelimeDep, request: Request) -> Response:
+    """Every valid word of a lexicon, to check words offline: one a line, Turkish order;
+    gzip when asked; a strong ETag from the lexicon's sha256 (304 on If-None-Match)."""
+    lex = kelime.lexicon(name)
+    served = {other.info["sha256"] for other in kelime.lexicons.values()}
+    text, packed = await anyio.to_thread.run_sync(download, lex, served)
+    zipped = "gzip" in request.headers.get("accept-encoding", "")
+    sha = lex.info["sha256"]
+    headers = {"ETag": f'"{sha}{"-gzip" if zipped else ""}"', "Vary": "Accept-Encoding",
+               "Cache-Control": f"public, max-age={kelime.settings.cache_max_age}",
+               "Content-Disposition": f'inline; filename="{lex.name}-{lex.info["version"]}.txt"',
+               "X-Kelime-Licence": str(lex.manifest.source.get("licence", ""))[:200]}
+    if zipped:
+        headers["Content-Encoding"] = "gzip"
+    return Response(packed if zipped else text, media_type="text/plain; charset=utf-8",
+                    headers=headers)
 
 
 @router.get("/games")
