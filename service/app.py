@@ -18,7 +18,7 @@ from .conditional import Compress, Conditional
 from .errors import HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .reload import RELOAD_SIGNAL, Reloader
-from .routes import admin, anagram, catalog, health, page, validate, words
+from .routes import admin, anagram, catalog, docs, health, page, validate, words
 from .settings import Settings
 from .state import Kelime
 
@@ -39,11 +39,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
 
     app = FastAPI(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
+                  docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
                   description="Turkish word-game dictionary: is this word valid, and why not; "
                               "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
     app.router.routes.extend(plain)
-    routers = [module.router for module in (words, catalog, health, page)]
+    routers = [module.router for module in (words, catalog, health, page, docs)]
     if settings.admin_token:  # without a token the route does not exist
         routers.append(admin.router)
     for router in routers:

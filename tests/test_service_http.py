@@ -112,3 +112,18 @@ def test_the_lexicon_as_a_download(url, data_dir):
     assert "şîr" in ku and "kitap" not in ku
     missing = httpx.get(url + "/v1/lexicons/zz/words")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_lexicon"
+
+
+def test_docs_load_nothing_from_outside(url):
+    import re
+
+    page = httpx.get(url + "/docs")
+    assert page.status_code == 200
+    sources = re.findall(r'(?:src|href)=["\']([^"\']+)', page.text)
+    assert sources and all(s.startswith("/") for s in sources), sources
+    assert "cdn" not in page.text.lower()
+    for source in sources:
+        asset = httpx.get(url + source)
+        assert asset.status_code == 200 and len(asset.content) > 500, source
+    assert httpx.get(url + "/docs/secrets.txt").status_code == 404
+    assert httpx.get(url + "/openapi.json").json()["info"]["title"] == "kelime"

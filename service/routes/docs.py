@@ -1,0 +1,42 @@
+"""GET /docs: Swagger UI for the API, served from this machine (offline works).
+
+FastAPI's own /docs loads Swagger UI from a CDN, which is a blank page without internet;
+this one serves the files of the `swagger-ui-bundle` package (Apache-2.0) itself.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.openapi.docs import get_swagger_ui_html
+from starlette.responses import Response
+
+from ..errors import NotFound
+
+router = APIRouter(include_in_schema=False)
+ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
+
+
+def assets_folder() -> Path:
+    import swagger_ui_bundle
+
+    return Path(swagger_ui_bundle.swagger_ui_path)
+
+
+@router.get("/docs")
+async def docs() -> Response:
+    return get_swagger_ui_html(openapi_url="/openapi.json", title="kelime API",
+                               swagger_js_url="/docs/swagger-ui-bundle.js",
+                               swagger_css_url="/docs/swagger-ui.css",
+                               swagger_favicon_url="/docs/favicon-32x32.png")
+
+
+@router.get("/docs/{name}")
+async def asset(name: str) -> Response:
+    if name not in ASSETS:
+        raise NotFound("not_found", f"no file {name[:40]!r} here; the API is described at /docs")
+    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return Response((assets_folder() / name).read_bytes(), media_type=kind,
+                    headers={"Cache-Control": "public, max-age=86400"})
