@@ -280,6 +280,19 @@ def test_the_provenance_of_the_lexicon(browser, site):
 
 
 @needs_browser
+def test_the_api_docs_render_offline(browser, site):
+    """Swagger UI from kelime itself: the operations are listed with nothing from outside."""
+    browser.get(site + "/docs")
+    deadline = time.monotonic() + 15
+    while not browser.find_elements("css selector", ".opblock-summary-path"):
+        assert time.monotonic() < deadline, browser.page_source[:500]
+        time.sleep(0.1)
+    paths = {e.get_attribute("data-path") for e in
+             browser.find_elements("css selector", ".opblock-summary-path")}
+    assert {"/v1/validate", "/v1/anagram", "/v1/split"} <= paths
+
+
+@needs_browser
 def test_no_request_leaves_127_0_0_1_and_a_screenshot(browser, site, tmp_path_factory,
                                                       capsys):
     open_page(browser, site, "?w=kitap+%C4%B0stanbul+evler+kalem&rack=kale%3F%5Blm%5D"

@@ -1,7 +1,8 @@
 """GET /docs: Swagger UI for the API, served from this machine (offline works).
 
 FastAPI's own /docs loads Swagger UI from a CDN, which is a blank page without internet;
-this one serves the files of the `swagger-ui-bundle` package (Apache-2.0) itself.
+this one serves the Swagger UI 5 files that the `fastapi-offline` package ships (Swagger UI
+4, as in `swagger-ui-bundle`, cannot read the OpenAPI 3.1 that FastAPI writes).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from starlette.responses import Response
 from ..errors import NotFound
 
 router = APIRouter(include_in_schema=False)
-ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
+ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 
 
 def assets_folder() -> Path:
-    import swagger_ui_bundle
+    from importlib.resources import files
 
-    return Path(swagger_ui_bundle.swagger_ui_path)
+    return Path(str(files("fastapi_offline") / "static"))
 
 
 @router.get("/docs")
@@ -30,7 +31,7 @@ async def docs() -> Response:
     return get_swagger_ui_html(openapi_url="/openapi.json", title="kelime API",
                                swagger_js_url="/docs/swagger-ui-bundle.js",
                                swagger_css_url="/docs/swagger-ui.css",
-                               swagger_favicon_url="/docs/favicon-32x32.png")
+                               swagger_favicon_url="/docs/favicon.png")
 
 
 @router.get("/docs/{name}")
