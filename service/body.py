@@ -51,8 +51,30 @@ def declared_length(request: Request) -> int | None:
     return int(raw)
 
 
+class Unsupported(Invalid):
+    status = 415
+
+
+def check_json_type(request: Request) -> None:
+    """A 415 for a body that says it is not JSON (no Content-Type at all is taken as JSON)."""
+    raw = request.headers.get("content-type")
+    if raw is None:
+        return
+    kind, _, params = raw.partition(";")
+    kind = kind.strip().lower()
+    charset = next((p.split("=", 1)[1].strip().strip('"').lower() for p in params.split(";")
+                    if p.strip().lower().startswith("charset=")), "utf-8")
+    if (kind == "application/json" or kind.endswith("+json")) and charset in ("utf-8", "utf8"):
+        return
+    raise Unsupported("unsupported_media_type", f"the body is sent as {raw[:60]!r}; send JSON "
+                      "in UTF-8 with `Content-Type: application/json` (curl: -H "
+                      "'Content-Type: application/json')", {"content_type": raw[:60]})
+
+
 async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, or TooLarge as soon as it is known to exceed `limit` bytes."""
+    """The whole body (JSON by its Content-Type), or TooLarge as soon as it is known to
+    exceed `limit` bytes."""
+    check_json_type(request)
     declared = declared_length(request)
     if declared is not None and declared > limit:
         raise too_large(declared, limit, declared=True)

@@ -196,10 +196,21 @@ def test_null_lexicon_and_game_mean_the_defaults(client):
     assert reply.status_code == 200 and reply.json()["lexicon"]["name"] == "tr"
 
 
-def test_any_content_type_is_read_as_json(client):
-    reply = client.post("/v1/validate", content=b'{"words": ["ev"]}',
-                        headers={"content-type": "text/plain"})
-    assert reply.status_code == 200 and reply.json()["all_valid"] is True
+@pytest.mark.parametrize("kind, status", [
+    ("application/json", 200), ("application/json; charset=utf-8", 200),
+    ("application/vnd.api+json", 200), (None, 200),
+    ("text/plain", 415), ("application/x-www-form-urlencoded", 415),
+    ("multipart/form-data; boundary=x", 415), ("application/json; charset=latin-1", 415)])
+def test_a_body_that_says_it_is_not_json_is_415(client, kind, status):
+    headers = {"content-type": kind} if kind else {}
+    for path, body in (("/v1/validate", b'{"words": ["ev"]}'), ("/v1/anagram", b'{"rack": "ev"}'),
+                       ("/v1/split", b'{"rack": "kitap"}')):
+        reply = client.post(path, content=body, headers=headers)
+        assert reply.status_code == status, (path, reply.text)
+        if status == 415:
+            error = reply.json()["error"]
+            assert error["code"] == "unsupported_media_type"
+            assert "Content-Type: application/json" in error["message"]
 
 
 def test_word_length_limit_is_413_naming_the_index(client):
