@@ -133,3 +133,9 @@ def test_a_missing_folder(tmp_path):
 def test_game_is_plain_data():
     game = Game("minik", 2, 5, letter_values={"a": 1})
     assert game.score(["a", "?b"]) == 1 and game.tile_value("q") == 0
+
+
+def test_an_unknown_game_name_is_quoted_short():
+    with pytest.raises(UnknownGame) as caught:
+        get_game("x" * 4_000_000)
+    assert len(str(caught.value)) < 200 and "xxxx…'" in str(caught.value)

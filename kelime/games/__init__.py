@@ -30,7 +30,8 @@ def get_game(name: str | None, games: dict[str, Game] | None = None) -> Game:
     try:
         return games[key]
     except KeyError:
-        raise UnknownGame(f"unknown game {name!r}; known games: {', '.join(games)}") from None
+        shown = name if len(name) <= 40 else name[:40] + "…"  # never echo a huge name back
+        raise UnknownGame(f"unknown game {shown!r}; known games: {', '.join(games)}") from None
 
 
 __all__ = ["BLANK", "DEFAULT_GAME", "GAMES", "Game", "GameProfileError", "KELIMATIK_VALUES",
