@@ -57,9 +57,9 @@ class Kelime:
 
     def check(self, lex: Lexicon, word: str, min_length: int) -> dict:
         """`Lexicon.check` on one word as a dict, counted in the metrics."""
-        verdict = lex.check(word, min_length).as_dict()
-        self.metrics.count_verdicts(lex.name, [verdict])
-        return verdict
+        verdict = lex.check(word, min_length)
+        self.metrics.count_tally(lex.name, {verdict.reason: 1})
+        return verdict.as_dict()
 
 
 def not_ready(settings: Settings) -> Unavailable:

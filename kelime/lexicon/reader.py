@@ -9,7 +9,9 @@ crash what it serves); `judge` is the one verdict rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import marisa_trie
 
@@ -19,6 +21,9 @@ from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
 from ..normalize import Alphabet, letters_problem, normalize
 from .format import INDEX_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
+
+if TYPE_CHECKING:
+    from .verdicts import Verdicts
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,10 @@ class Lexicon:
 
     def judge(self, word: str, min_length: int = 2) -> tuple[str, str | None]:
         """(normalised word, reason it is refused or None when valid): the one verdict rule."""
+        return self._judge(word, min_length, self.words)
+
+    def _judge(self, word: str, min_length: int, valid) -> tuple[str, str | None]:
+        """`judge`, with `valid` (the trie, or a set of the same words) for membership."""
         if word and self._settled.issuperset(word):  # already normal, only letters
             norm, problem = word, None
         else:
@@ -124,9 +133,16 @@ class Lexicon:
             problem = letters_problem(norm, self.alphabet) if norm else "too_short"
         if problem is None and len(norm) < min_length:
             problem = "too_short"
-        if problem is None and norm not in self.words:
+        if problem is None and norm not in valid:
             problem = self.reason_for(norm)
         return norm, problem
+
+    @cached_property
+    def _verdicts(self) -> "Verdicts":
+        """The batch fast path (`kelime.lexicon.verdicts.validate_json`), made on first use."""
+        from .verdicts import Verdicts
+
+        return Verdicts(self)
 
     def check(self, word: str, min_length: int = 2) -> Verdict:
         """The verdict on one word as a player typed it."""

@@ -5,6 +5,11 @@ ones: FastAPI's per-request dependency solving cost ~30 µs here, more than chec
 8 words (benchmarks/validate.py). They take the same state (`request.app.state.kelime`)
 the other routes get through `KelimeDep`, raise the same domain errors, and are described
 in the OpenAPI schema by `OPENAPI` below.
+
+Both answer with `kelime.lexicon.verdicts.validate_json`: the bytes of
+``orjson.dumps(kelime.validate(lex, words, min_length))`` (what `kelime check --json` prints),
+joined from the lexicon's memo of serialised results, and counted in the metrics from the
+tally it returns (tests/test_validate_fast.py holds them equal).
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
 
+from kelime.lexicon.verdicts import validate_json
+
 from ..body import read_body
 from ..parse import parse_body, parse_query
-from ..responses import etag, json_response, matches, not_modified
+from ..responses import JSON, etag, matches, not_modified
 
 PATH = "/v1/validate"
 
@@ -25,8 +32,8 @@ async def validate_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
-    return json_response(kelime.validate(lex, ask.words, min_length),
-                         answer_tag(lex, ask.words, min_length))
+    return answer(kelime, lex, ask.words, min_length,
+                  {"ETag": answer_tag(lex, ask.words, min_length)})
 
 
 async def validate_get(request: Request) -> Response:
@@ -39,7 +46,14 @@ async def validate_get(request: Request) -> Response:
     cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
     if matches(request.headers.get("if-none-match"), tag):
         return not_modified(tag, cache)
-    return json_response(kelime.validate(lex, ask.words, min_length), tag, cache)
+    return answer(kelime, lex, ask.words, min_length, {**cache, "ETag": tag})
+
+
+def answer(kelime, lex, words: list[str], min_length: int, headers: dict) -> Response:
+    """The reply of `kelime.validate(lex, words, min_length)`, byte for byte, counted."""
+    body, tally = validate_json(lex, words, min_length)
+    kelime.metrics.count_tally(lex.name, tally)
+    return Response(body, media_type=JSON, headers=headers)
 
 
 def answer_tag(lex, words: list[str], min_length: int) -> str:
