@@ -112,8 +112,13 @@ def check_words(words: list, limits: Settings, most: int | None = None,
         raise TooLarge("too_many_words", f"{len(words):,} words in one request; the limit is "
                        f"{most:,}: {advice}", {"count": len(words), "limit": most})
     longest = limits.max_word_chars
-    if all(type(w) is str and len(w) <= longest for w in words):
-        return words
+    try:
+        "".join(words)  # a C loop that refuses anything but strings (JSON has no str subclass)
+    except TypeError:
+        pass
+    else:
+        if max(map(len, words)) <= longest:  # the usual case, checked in C: 27 µs, not 47
+            return words
     for i, w in enumerate(words):
         if type(w) is not str:
             raise Invalid("invalid_request", f"words[{i}] is {a_json(w)}, not a string: "
