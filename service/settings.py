@@ -93,7 +93,7 @@ class Settings:
     max_exclude_words: int = Limits.exclude_words
     split_budget_ms: int = int(Limits.time_budget * 1000)
     max_two_letter_tiles: int = Limits.two_letter_tiles
-    max_queued_searches: int = 32        # anagram/split questions waiting per worker (503 beyond)
+    max_queued_searches: int = 256       # anagram/split questions waiting per worker (503 beyond)
     admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
     max_header_bytes: int = 64 * 1024    # request line + headers, per request (431 beyond)
     header_timeout: int = 10             # seconds to receive a request's headers
