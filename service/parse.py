@@ -4,7 +4,7 @@ Pure functions over bytes: no HTTP here, so every refusal is tested without a se
 
     >>> from kelime.service.settings import Settings
     >>> parse_body(b'{"words": ["kitap", "ev"], "game": "kelimatik"}', Settings())
-    Ask(words=['kitap', 'ev'], lexicon=None, game='kelimatik')
+    Ask(words=['kitap', 'ev'], lexicon=None, game='kelimatik', suggest=False)
     >>> parse_query(b"word=kitap&word=%C4%B0stanbul", Settings()).words
     ['kitap', 'İstanbul']
 """
@@ -19,7 +19,7 @@ import orjson
 from .errors import Invalid, TooLarge
 from .settings import Settings
 
-FIELDS = ("words", "lexicon", "game")
+FIELDS = ("words", "lexicon", "game", "suggest")
 QUERY_FIELDS = ("word", "lexicon", "game")
 EXAMPLE = '{"words": ["kitap", "ev"]}'
 SPLIT = "split the list into several requests"
@@ -33,6 +33,7 @@ class Ask:
     words: list[str]
     lexicon: str | None = None
     game: str | None = None
+    suggest: bool = False    # POST only: each invalid result also lists `suggestions`
 
 
 def json_type(value) -> str:
@@ -68,7 +69,12 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
     if type(words) is not list:
         raise Invalid("invalid_request", f"'words' must be an array of strings, not "
                       f"{a_json(words)}: send {EXAMPLE}")
-    return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"))
+    suggest = data.get("suggest", False)
+    if type(suggest) is not bool:
+        raise Invalid("invalid_request", f"'suggest' must be true or false, not "
+                      f"{a_json(suggest)}", {"field": "suggest", "type": json_type(suggest)})
+    return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"),
+               suggest)
 
 
 def load_json(body: bytes, example: str = EXAMPLE):

@@ -75,3 +75,15 @@ def test_words_api_suggests_for_words_that_are_not_valid(client):
     assert client.get("/v1/words/kitap").json()["suggestions"] == []
     assert client.get("/v1/words/ılık").json()["suggestions"] == []  # valid itself
     assert client.get("/v1/words/IL%C4%B0K").json()["suggestions"] == ["ılık", "ilik"]  # ILİK
+
+
+def test_validate_suggests_on_request(client):
+    body = {"words": ["KITAP", "kitap", "e-posta"]}
+    plain = client.post("/v1/validate", json=body).json()
+    assert all("suggestions" not in r for r in plain["results"])  # the hot path stays lean
+    asked = client.post("/v1/validate", json={**body, "suggest": True}).json()
+    assert [r.get("suggestions") for r in asked["results"]] == [["kitap"], None, []]
+    assert [{k: r[k] for k in ("word", "valid", "reason")} for r in asked["results"]] == \
+        [{k: r[k] for k in ("word", "valid", "reason")} for r in plain["results"]]
+    wrong = client.post("/v1/validate", json={**body, "suggest": "yes"})
+    assert wrong.status_code == 422 and "'suggest' must be true or false" in wrong.text

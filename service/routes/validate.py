@@ -19,10 +19,11 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 
 from kelime.lexicon.verdicts import validate_json
+from kelime.suggest import suggest
 
 from ..body import read_body
 from ..parse import parse_body, parse_query
-from ..responses import JSON, etag, matches, not_modified
+from ..responses import JSON, etag, json_response, matches, not_modified
 
 PATH = "/v1/validate"
 
@@ -32,8 +33,21 @@ async def validate_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
+    if ask.suggest:  # off the fast path: the memo holds replies without suggestions
+        return json_response(with_suggestions(kelime.validate(lex, ask.words, min_length), lex,
+                                              min_length),
+                             answer_tag(lex, [ask.words, "suggest"], min_length))
     return answer(kelime, lex, ask.words, min_length,
                   {"ETag": answer_tag(lex, ask.words, min_length)})
+
+
+def with_suggestions(report: dict, lex, min_length: int) -> dict:
+    """The report with `suggestions` on each invalid result (`kelime.suggest`)."""
+    for result in report["results"]:
+        if not result["valid"]:
+            result["suggestions"] = suggest(result["normalized"], lex.words, lex.alphabet,
+                                            min_length=min_length)
+    return report
 
 
 async def validate_get(request: Request) -> Response:
@@ -92,6 +106,10 @@ OPENAPI = {PATH: {
                  "type": "object", "required": ["words"], "additionalProperties": False,
                  "properties": {"words": {"type": "array", "minItems": 1, "maxItems": 10000,
                                           "items": {"type": "string", "maxLength": 64}},
+                                "suggest": {"type": "boolean", "default": False,
+                                            "description": "Each invalid result also lists "
+                                            "`suggestions`: valid words it was probably meant "
+                                            "to be (KITAP → kitap, cay → çay)."},
                                 **_NAMES},
                  "example": {"words": ["kitap", "İstanbul", "evler"], "game": "kelimelik"}}}}}},
     "get": {"tags": ["validate"], "summary": "Validate words (query string, cacheable)",
