@@ -79,6 +79,8 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
 
 def load_json(body: bytes, example: str = EXAMPLE):
     """Parsed JSON; a 422 that says whether the bytes or the syntax are wrong."""
+    if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark: RFC 8259 lets us skip it
+        body = body[3:]
     if not body.strip():
         raise Invalid("invalid_json", f"the request body is empty: send a JSON object like {example}")
     try:
@@ -188,10 +190,18 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
     return Ask(check_words(words, limits, most, advice), names.get("lexicon"), names.get("game"))
 
 
-def query_pairs(query: bytes, max_fields: int, advice: str = SPLIT) -> list[tuple[str, str]]:
-    """Form-decoded (key, value) pairs, like parse_qsl(keep_blank_values=True) but strict UTF-8."""
+def query_pairs(query: bytes, max_fields: int, advice: str = SPLIT,
+                words: bool = True) -> list[tuple[str, str]]:
+    """Form-decoded (key, value) pairs, like parse_qsl(keep_blank_values=True) but strict UTF-8.
+    Empty fields (``a&&b``) are not parameters and are not counted; `words`: the limit is
+    one of words (GET /v1/validate), else of parameters."""
     count = query.count(b"&") + 1
+    if count > max_fields:  # the cheap count first; empty fields only when it is over
+        count = sum(1 for field in query.split(b"&") if field)
     if count > max_fields:
+        if not words:
+            raise TooLarge("too_many_parameters", f"{count:,} query parameters; this route "
+                           f"takes at most {max_fields}", {"count": count, "limit": max_fields})
         limit = max_fields - len(QUERY_FIELDS)
         raise TooLarge("too_many_words", f"{count:,} query parameters; the limit is {limit:,} "
                        f"words: {advice}", {"count": count, "limit": limit})

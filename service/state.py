@@ -36,14 +36,16 @@ class Kelime:
 
     def lexicon(self, name: str | None) -> Lexicon:
         """The lexicon called `name` (default: the settings' default); 404 names the loaded ones."""
-        lex = self.lexicons.get(name or self.settings.default_lexicon)
+        key = name or self.settings.default_lexicon
+        lex = self.lexicons.get(key) or self.lexicons.get(key.strip().lower())  # like games
         if lex is not None:
             return lex
         if not self.lexicons:
             raise not_ready(self.settings)
         loaded = sorted(self.lexicons)
-        raise NotFound("unknown_lexicon", f"no lexicon {name or self.settings.default_lexicon!r} "
-                       f"is loaded; loaded: {', '.join(loaded)}", {"loaded": loaded})
+        shown = key if len(key) <= 40 else key[:40] + "…"  # never echo a huge name back
+        raise NotFound("unknown_lexicon", f"no lexicon {shown!r} is loaded; loaded: "
+                       f"{', '.join(loaded)}", {"loaded": loaded})
 
     def default_info(self) -> dict | None:
         lex = self.lexicons.get(self.settings.default_lexicon)

@@ -127,3 +127,33 @@ def test_docs_load_nothing_from_outside(url):
         assert asset.status_code == 200 and len(asset.content) > 500, source
     assert httpx.get(url + "/docs/secrets.txt").status_code == 404
     assert httpx.get(url + "/openapi.json").json()["info"]["title"] == "kelime"
+
+
+@pytest.mark.parametrize("query, code", [
+    ("?lexicon=%FF", "invalid_encoding"), ("?colour=red", "invalid_request"),
+    ("?game=kelimatik&game=harfbank", "invalid_request"),
+    ("?a=1&b=2&c=3", "too_many_parameters")])
+def test_words_reads_its_query_as_strictly_as_validate(url, query, code):
+    reply = httpx.get(url + "/v1/words/kitap" + query)
+    assert reply.status_code in (413, 422) and reply.json()["error"]["code"] == code
+
+
+def test_names_are_matched_the_same_way_and_quoted_short(url):
+    assert httpx.get(url + "/v1/words/kitap?lexicon=TR&game=Kelimelik").status_code == 200
+    assert httpx.post(url + "/v1/validate", json={"words": ["ev"], "lexicon": " TR "}
+                      ).status_code == 200
+    huge = httpx.post(url + "/v1/validate", json={"words": ["ev"], "lexicon": "x" * 100_000})
+    assert huge.status_code == 404 and len(huge.content) < 300
+
+
+def test_empty_fields_are_not_parameters(url):
+    """`?word=kitap` plus 1,500 `&` was "1,501 query parameters; the limit is 1,000 words"."""
+    reply = httpx.get(url + "/v1/validate?word=kitap" + "&" * 1500)
+    assert reply.status_code == 200 and len(reply.json()["results"]) == 1
+    assert httpx.get(url + "/v1/words/kitap?" + "&" * 1500 + "game=kelimatik").status_code == 200
+
+
+def test_a_byte_order_mark_is_skipped(url):
+    reply = httpx.post(url + "/v1/validate", content=b'\xef\xbb\xbf{"words": ["kitap"]}',
+                       headers={"Content-Type": "application/json"})
+    assert reply.status_code == 200 and reply.json()["all_valid"]

@@ -11,13 +11,25 @@ from kelime.suggest import suggest
 
 from ..entries import tdk_entries
 from ..errors import Invalid
-from ..parse import check_raw_path, check_word
+from ..parse import check_raw_path, check_word, query_pairs
 from ..responses import etag, json_response
 from ..state import KelimeDep
 
 router = APIRouter(prefix="/v1", tags=["words"])
 LexiconName = Annotated[str | None, Query(max_length=64)]
 GameName = Annotated[str | None, Query(alias="game", max_length=64)]
+
+
+def names(query: bytes) -> dict[str, str]:
+    """`lexicon` and `game` from the query string, each at most once; nothing else."""
+    found: dict[str, str] = {}
+    for key, value in query_pairs(query, 2, words=False):
+        if key not in ("lexicon", "game") or key in found:
+            what = "repeated" if key in found else "unknown"
+            raise Invalid("invalid_request", f"{what} query parameter {key[:40]!r}; the "
+                          "parameters are lexicon and game", {what: key[:40]})
+        found[key] = value
+    return found
 
 
 @router.get("/words/{word:path}")
@@ -30,6 +42,8 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
     if not word:
         raise Invalid("invalid_request", "no word in the path: ask GET /v1/words/kitap")
+    asked = names(request.scope.get("query_string", b""))  # strict, like /v1/validate's
+    lexicon, game_name = asked.get("lexicon"), asked.get("game")
     lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
