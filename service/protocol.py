@@ -71,6 +71,42 @@ def idle_connections(server_state) -> OrderedDict:
     return idle
 
 
+class Corked:
+    """A transport that sends what is written within one turn of the event loop as one
+    write: a reply's head and its body leave together, so a worker killed between the two
+    never leaves a client (or nginx, which then cannot retry) with headers and no body. One
+    syscall instead of two for every small reply, too."""
+
+    def __init__(self, transport, loop):
+        self._transport, self._loop, self._pending = transport, loop, []
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def get_write_buffer_size(self) -> int:
+        return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
+
+    def __getattr__(self, name):  # everything else is the real transport's
+        return getattr(self._transport, name)
+
+
 class LimitedHttpToolsProtocol(HttpToolsProtocol):
     """HttpToolsProtocol with a bounded request head, timeouts for heads and bodies, and
     eviction of idle connections at the connection limit."""
@@ -92,7 +128,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     # --- the connection -------------------------------------------------------------
 
     def connection_made(self, transport) -> None:
-        super().connection_made(transport)
+        super().connection_made(Corked(transport, self.loop))
         if self.limit_concurrency is not None and len(self.connections) >= self.limit_concurrency:
             self.evict_one()
         self.idle[self] = None
