@@ -368,3 +368,45 @@ def test_the_connection_limit_leaves_descriptors_free():
     many = Settings(max_connections=10 * soft)
     assert connection_limit(many) == soft - 64
     assert connection_limit(Settings(max_connections=5)) == 5
+
+
+def test_a_replys_head_and_body_leave_in_one_write():
+    """uvicorn writes a reply's head and body separately: a worker killed between the two
+    writes left nginx with headers and no body (a torn reply it cannot retry)."""
+    from kelime.service.protocol import Corked
+
+    class Transport:
+        def __init__(self):
+            self.writes, self.events = [], []
+
+        def write(self, data):
+            self.writes.append(data)
+
+        def write_eof(self):
+            self.events.append(("eof", len(self.writes)))
+
+        def close(self):
+            self.events.append(("close", len(self.writes)))
+
+        def is_closing(self):
+            return False
+
+        def get_write_buffer_size(self):
+            return 0
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        real = Transport()
+        corked = Corked(real, loop)
+        corked.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        corked.write(b"{}")
+        assert real.writes == [] and corked.get_write_buffer_size() == 40
+        await asyncio.sleep(0)
+        assert real.writes == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"]
+        corked.write(b"HTTP/1.1 431 \r\n\r\n")
+        corked.write_eof()  # the refusal, then FIN: never FIN first
+        corked.write(b"late")
+        corked.close()
+        assert real.events == [("eof", 2), ("close", 3)]
+
+    asyncio.run(main())
