@@ -48,6 +48,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -147,11 +148,11 @@ def open_cache(path: str | Path, create: bool = False, *,
     try:
         db = sqlite_utils.Database(sqlite3.connect(str(path), timeout=timeout))
         _check_ours(db, path, create)
-        _enable_wal(db)
+        _enable_wal(db, timeout)
         if MIGRATIONS.pending(db):
             with write_tx(db):
                 MIGRATIONS.apply(db)  # re-reads what is pending, now under the lock
-        _enable_wal(db)  # a process racing us to create the file may have kept it from WAL
+        _enable_wal(db, timeout)  # a process racing us to create the file may have kept it from WAL
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against crashes, fast commits
     except sqlite3.DatabaseError as e:
         _close(db)
@@ -230,9 +231,18 @@ def _busy_timeout(timeout: float | None) -> float:
     return float(timeout)
 
 
-def _enable_wal(db: sqlite_utils.Database) -> None:
-    if db.journal_mode != "wal":
-        db.enable_wal()  # waits for the lock (busy_timeout) like any write
+def _enable_wal(db: sqlite_utils.Database, timeout: float = BUSY_TIMEOUT) -> None:
+    """Switch to WAL. SQLite may answer "database is locked" at once, without waiting for
+    the lock, when processes race to create the same file (its deadlock rule for a reader
+    asking to write); so try again, for up to `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while db.journal_mode != "wal":
+        try:
+            db.enable_wal()
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _close(db: sqlite_utils.Database | None) -> None:
