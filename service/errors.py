@@ -52,6 +52,22 @@ class Unavailable(ServiceError):
     status = 503
 
 
+#: The error shape, as JSON Schema, and the errors any route can answer (OpenAPI).
+ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error": {
+    "type": "object", "required": ["code", "message"],
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}}
+ERROR_RESPONSES = {
+    status: {"description": description,
+             "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+    for status, description in (
+        (404, "No such route or lexicon (`unknown_lexicon` names the loaded ones)."),
+        (413, "Over a limit (words, characters, body size, tiles …); `details` has the limit."),
+        (415, "The body is not sent as JSON (`Content-Type: application/json`)."),
+        (422, "Malformed request; the message says what to send."),
+        (431, "The request line and headers are over the server's limit."),
+        (503, "Not ready (no default lexicon), busy (`Retry-After`), or no anagram index."))}
+
+
 #: Every exception class that `handle_error` renders (registered once each in create_app).
 HANDLED = (ServiceError, QueryError, NoAnagramIndex, HTTPException, RequestValidationError,
            ClientDisconnect, Exception)

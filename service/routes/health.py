@@ -36,7 +36,9 @@ async def readyz(kelime: KelimeDep) -> Response:
                           "versions": versions, "default": default})
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_class=Response, responses={200: {
+    "description": "Prometheus text exposition format, summed over every worker.",
+    "content": {"text/plain": {"schema": {"type": "string"}}}}})
 async def metrics(kelime: KelimeDep) -> Response:
     """Prometheus text: requests by route and status, latency, words by verdict, lexicons."""
     return Response(kelime.metrics.render(), media_type=CONTENT_TYPE)
