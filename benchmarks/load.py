@@ -37,9 +37,7 @@ import multiprocessing
 import os
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,7 +55,7 @@ import standalone  # noqa: E402  (deploy/nginx/standalone.py)
 import validate  # noqa: E402
 from anagram import plain_racks  # noqa: E402
 from validate import (Case, Server, free_port, kelime_server, lexicon_folder,  # noqa: E402
-                      print_table, raw_request, sample_words, start)
+                      print_table, raw_request, sample_words)
 
 VARIANTS = 50
 
@@ -93,37 +91,17 @@ def _ms(value: str, unit: str) -> float:
     return float(value) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
 
 
-def lua_script(case: Case, folder: Path) -> Path:
-    """validate.lua_script with a Host header in every request: its table is built when the
-    script loads, before wrk knows the Host, and nginx answers 400 to HTTP/1.1 without one
-    (uvicorn lets it pass)."""
-    path = validate.lua_script(case, folder)
-    text = path.read_text(encoding="utf-8")
-    text = text.replace('{["Content-Type"] = "application/json"}',
-                        '{["Content-Type"] = "application/json", ["Host"] = "127.0.0.1"}')
-    text = re.sub(r'wrk\.format\("GET", (\[==\[.*?\]==\])\)',
-                  r'wrk.format("GET", \1, {["Host"] = "127.0.0.1"})', text)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def run_wrk(port: int, case: Case, seconds: float, connections: int, threads: int,
             folder: Path) -> Result:
-    """validate.run_wrk with --latency: requests/s, non-2xx and wrk's p50/p99."""
-    script = lua_script(case, folder)
-    out = subprocess.run(["wrk", "--latency", f"-t{threads}", f"-c{connections}",
-                          f"-d{max(1, round(seconds))}s", "-s", str(script),
-                          f"http://127.0.0.1:{port}"],
-                         capture_output=True, text=True, timeout=seconds + 30).stdout
-    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    """validate.wrk with --latency: requests/s, non-2xx and wrk's p50/p99."""
+    out, rate, bad = validate.wrk(port, validate.lua_script(case, folder), seconds,
+                                  connections, threads, "--latency")
     p50 = re.search(r"^\s+50%\s+([\d.]+)(us|ms|s)\b", out, re.M)
     p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", out, re.M)
-    if not (rate and p50 and p99):
-        raise SystemExit(f"could not read wrk's output:\n{out}")
-    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    if not (p50 and p99):
+        raise SystemExit(f"could not read wrk's latencies:\n{out}")
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    return Result(float(rate.group(1)), (int(bad.group(1)) if bad else 0)
-                  + (sum(map(int, errors.groups())) if errors else 0),
+    return Result(rate, bad + (sum(map(int, errors.groups())) if errors else 0),
                   _ms(*p50.groups()), _ms(*p99.groups()))
 
 
@@ -182,21 +160,6 @@ def run_python(port: int, case: Case, seconds: float, connections: int,
 
 # --- the servers -------------------------------------------------------------------------
 
-def hello_server(workers: int, logs: Path) -> Server:
-    """validate.hello_server: hello world with kelime's uvicorn options. While
-    service.server has no `serve` (the supervisor rewrite), the same uvicorn.run here."""
-    from kelime.service import server as kelime_serving
-
-    if hasattr(kelime_serving, "serve"):
-        return validate.hello_server(workers, logs)
-    port = free_port()
-    code = ("import uvicorn; from service.server import UVICORN_OPTIONS; "
-            f"uvicorn.run('hello:create_app', factory=True, host='127.0.0.1', port={port}, "
-            f"workers={workers}, **UVICORN_OPTIONS)")
-    return start(f"hello x{workers}", [sys.executable, "-c", code], port, "/hello",
-                 logs / f"hello-{workers}.log")
-
-
 @dataclass
 class Front:
     """What the load is sent to: one port, and the processes behind it."""
@@ -214,7 +177,7 @@ def served(kind: str, how: str, data: Path, folder: Path, nginx: str | None,
     def one(workers: int, sub: str) -> Server:
         logs = folder / sub
         logs.mkdir(exist_ok=True)
-        return hello_server(workers, logs) if kind == "hello" else \
+        return validate.hello_server(workers, logs) if kind == "hello" else \
             kelime_server(data, workers, logs)
 
     with ExitStack() as stack:
@@ -317,21 +280,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="short runs (under a minute)")
     parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
-    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
-    parser.add_argument("--seconds", type=float, help="seconds per run [5, quick 2]")
-    parser.add_argument("--rounds", type=int, help="rounds, median kept [3, quick 1]")
+    validate.add_http_options(parser)
     parser.add_argument("--nginx-workers", type=int, default=1,
                         help="nginx worker_processes for the nginx runs [1]")
     parser.add_argument("--no-nginx", action="store_true", help="skip the nginx runs")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args(argv)
-    seconds = args.seconds or (2 if args.quick else 5)
-    rounds = args.rounds or (1 if args.quick else 3)
-    client = args.client
-    if client == "auto":
-        client = "wrk" if shutil.which("wrk") else "python"
-    elif client == "wrk" and not shutil.which("wrk"):
-        raise SystemExit("--client wrk: wrk is not installed (apt-get install wrk)")
+    seconds, rounds, client = validate.http_options(args)
     nginx = None if args.no_nginx else standalone.find_nginx()
     hows = ["1 worker", "2 workers"] + (["nginx 2x1"] if nginx else [])
 

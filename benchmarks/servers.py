@@ -25,9 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
-import subprocess
 import statistics
 import sys
 import tempfile
@@ -38,8 +35,9 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from validate import (Case, Server, cases, free_port, lexicon_folder, print_table,  # noqa: E402
-                      raw_request, run_python, sample_words, start)
+from validate import (Case, Server, add_http_options, cases, free_port,  # noqa: E402
+                      http_options, lexicon_folder, print_table, raw_request, run_python,
+                      sample_words, start, wrk)
 
 VARIANTS = ("httptools", "limited", "h11", "hypercorn", "granian")
 GOAL = 0.70  # 8-word validate req/s as a share of hello world's
@@ -246,14 +244,8 @@ def run_wrk(port: int, case: Case, seconds: float, connections: int, folder: Pat
     script = folder / f"raw-{abs(hash(case.name))}.lua"
     script.write_text(f"local reqs = {{\n{reqs}\n}}\nlocal i = 0\nrequest = function()\n"
                       "  i = i % #reqs + 1\n  return reqs[i]\nend\n", encoding="utf-8")
-    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s",
-                          "-s", str(script), f"http://127.0.0.1:{port}"],
-                         capture_output=True, text=True, timeout=seconds + 30).stdout
-    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    if not rate:
-        raise SystemExit(f"could not read wrk's output:\n{out}")
-    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return float(rate.group(1)), int(bad.group(1)) if bad else 0
+    _, rate, bad = wrk(port, script, seconds, connections, 1)
+    return rate, bad
 
 
 def tree(pid: int) -> list[int]:
@@ -321,9 +313,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
     parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(VARIANTS)}")
-    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
-    parser.add_argument("--seconds", type=float, help="seconds per run [4, quick 2]")
-    parser.add_argument("--rounds", type=int, help="rounds, median kept [3, quick 1]")
+    add_http_options(parser, seconds=4)
     parser.add_argument("--serve", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--app", choices=("hello", "kelime"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -331,11 +321,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.serve:
         serve(args.serve, args.app, args.port, args.data)
         return
-    seconds = args.seconds or (2 if args.quick else 4)
-    rounds = args.rounds or (1 if args.quick else 3)
-    client = args.client
-    if client == "auto":
-        client = "wrk" if shutil.which("wrk") else "python"
+    seconds, rounds, client = http_options(args, seconds=4)
     variants = args.only.split(",") if args.only else list(VARIANTS)
     unknown = set(variants) - set(VARIANTS)
     if unknown:

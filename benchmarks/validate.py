@@ -293,10 +293,9 @@ def kelime_server(data: Path, workers: int, logs: Path) -> Server:
 
 def hello_server(workers: int, logs: Path) -> Server:
     port = free_port()
-    code = ("import uvicorn; from service import server\n"
-            f"kw = dict(host='127.0.0.1', port={port}, workers={workers})\n"
-            "if hasattr(server, 'serve'): server.serve('hello:create_app', **kw)\n"
-            "else: uvicorn.run('hello:create_app', factory=True, **kw, **server.UVICORN_OPTIONS)")
+    code = ("from service import server\n"
+            f"server.serve('hello:create_app', host='127.0.0.1', port={port}, "
+            f"workers={workers})")
     return start(f"hello x{workers}", [sys.executable, "-c", code], port, "/hello",
                  logs / f"hello-{workers}.log")
 
@@ -328,10 +327,14 @@ def cases(words: list[str], variants: int) -> list[Case]:
 
 
 def lua_script(case: Case, folder: Path) -> Path:
-    """A wrk script that cycles through the case's requests."""
+    """A wrk script that cycles through the case's requests. Each carries a Host header:
+    the table is built when the script loads, before wrk knows the host, and nginx answers
+    400 to HTTP/1.1 without one (uvicorn lets it pass)."""
+    host = '["Host"] = "127.0.0.1"'
     reqs = ",\n".join(
-        f'wrk.format("{case.method}", [==[{p}]==], {{["Content-Type"] = "application/json"}}, '
-        f"[==[{b.decode()}]==])" if case.method == "POST" else f'wrk.format("GET", [==[{p}]==])'
+        f'wrk.format("{case.method}", [==[{p}]==], {{["Content-Type"] = "application/json", '
+        f'{host}}}, [==[{b.decode()}]==])' if case.method == "POST"
+        else f'wrk.format("GET", [==[{p}]==], {{{host}}})'
         for p, b in zip(case.paths, case.bodies))
     path = folder / f"case-{abs(hash(case.name))}.lua"
     path.write_text(f"local reqs = {{\n{reqs}\n}}\nlocal i = 0\n"
@@ -340,18 +343,46 @@ def lua_script(case: Case, folder: Path) -> Path:
     return path
 
 
-def run_wrk(port: int, case: Case, seconds: float, connections: int, threads: int,
-            folder: Path) -> tuple[float, int]:
-    """(requests/s, non-2xx responses) from one wrk run."""
-    script = lua_script(case, folder)
-    out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "-s",
-                          str(script), f"http://127.0.0.1:{port}"],
+def wrk(port: int, script: Path, seconds: float, connections: int, threads: int,
+        *extra: str) -> tuple[str, float, int]:
+    """(wrk's output, requests/s, non-2xx responses) of one wrk run of `script`."""
+    out = subprocess.run(["wrk", *extra, f"-t{threads}", f"-c{connections}",
+                          f"-d{max(1, round(seconds))}s", "-s", str(script),
+                          f"http://127.0.0.1:{port}"],
                          capture_output=True, text=True, timeout=seconds + 30).stdout
     rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
     if not rate:
         raise SystemExit(f"could not read wrk's output:\n{out}")
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return float(rate.group(1)), int(bad.group(1)) if bad else 0
+    return out, float(rate.group(1)), int(bad.group(1)) if bad else 0
+
+
+def run_wrk(port: int, case: Case, seconds: float, connections: int, threads: int,
+            folder: Path) -> tuple[float, int]:
+    """(requests/s, non-2xx responses) from one wrk run."""
+    _, rate, bad = wrk(port, lua_script(case, folder), seconds, connections, threads)
+    return rate, bad
+
+
+def add_http_options(parser: argparse.ArgumentParser, seconds: float = 5) -> None:
+    """The load options every HTTP benchmark takes."""
+    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--seconds", type=float, help=f"seconds per run [{seconds:g}, quick 2]")
+    parser.add_argument("--rounds", type=int, help="rounds, median kept [3, quick 1]")
+
+
+def http_options(args, seconds: float = 5) -> tuple[float, int, str]:
+    """(seconds a run, rounds, "wrk" or "python") from `add_http_options`' arguments."""
+    client = args.client
+    if client == "auto":
+        client = "wrk" if shutil.which("wrk") else "python"
+        if client == "python":
+            print("wrk is not installed (apt-get install wrk): falling back to the Python "
+                  "asyncio client, which competes with the server for the CPU.")
+    elif client == "wrk" and not shutil.which("wrk"):
+        raise SystemExit("--client wrk: wrk is not installed (apt-get install wrk)")
+    return (args.seconds or (2 if args.quick else seconds),
+            args.rounds or (1 if args.quick else 3), client)
 
 
 def raw_request(case: Case, i: int) -> bytes:
@@ -431,20 +462,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
     parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
     parser.add_argument("--lexicon", default="tr")
-    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
-    parser.add_argument("--seconds", type=float, help="seconds per HTTP run [5, quick 2]")
-    parser.add_argument("--rounds", type=int, help="HTTP rounds, median kept [3, quick 1]")
+    add_http_options(parser)
     args = parser.parse_args(argv)
-    seconds = args.seconds or (2 if args.quick else 5)
-    rounds = args.rounds or (1 if args.quick else 3)
-    client = args.client
-    if client == "auto":
-        client = "wrk" if shutil.which("wrk") else "python"
-        if client == "python":
-            print("wrk is not installed (apt-get install wrk): falling back to the Python "
-                  "asyncio client, which competes with the server for the CPU.")
-    elif client == "wrk" and not shutil.which("wrk"):
-        raise SystemExit("--client wrk: wrk is not installed (apt-get install wrk)")
+    seconds, rounds, client = http_options(args)
 
     from kelime.lexicon import load_lexicon
 
