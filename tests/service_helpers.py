@@ -5,6 +5,7 @@ thread (like httpx's tests/conftest.py::serve_in_thread). The fixtures built fro
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from contextlib import contextmanager
@@ -68,3 +69,13 @@ def serve_in_thread(app, timeout: float = 20.0):
     finally:
         server.should_exit = True
         thread.join(timeout)
+
+
+def stop(proc) -> None:
+    """Stop a server process: SIGTERM (it shuts down cleanly), SIGKILL if it lingers."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)

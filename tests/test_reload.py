@@ -20,7 +20,7 @@ import pytest
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.lexicon.format import WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS
-from tests.service_helpers import free_port
+from tests.service_helpers import free_port, stop
 from tests.test_service_server import kelime_command
 
 TOKEN = "test-token-123"
@@ -76,9 +76,9 @@ class Server:
 
 
 @contextmanager
-def serve(data: Path, tmp: Path, workers: int):
+def serve(data: Path, tmp: Path, workers: int, **env_extra: str):
     port, log = free_port(), tmp / f"serve-{workers}.log"
-    env = {**os.environ, "KELIME_ADMIN_TOKEN": TOKEN}
+    env = {**os.environ, "KELIME_ADMIN_TOKEN": TOKEN, **env_extra}
     with open(log, "w") as out:
         proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
                                  str(port), "--workers", str(workers)], stdout=out, stderr=out,
@@ -97,12 +97,7 @@ def serve(data: Path, tmp: Path, workers: int):
             time.sleep(0.1)
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 class Client(threading.Thread):
@@ -284,25 +279,13 @@ def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
 def test_the_access_log_is_one_json_line_a_request(tmp_path):
     data = tmp_path / "data"
     build(data)
-    port, log = free_port(), tmp_path / "serve.log"
-    env = {**os.environ, "KELIME_ACCESS_LOG": "json"}
-    with open(log, "w") as out:
-        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
-                                 str(port)], stdout=out, stderr=out, env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while "Application startup complete." not in log.read_text():
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        assert request(port, "POST", "/v1/anagram", b'{"rack": "kalem"}')[0] == 200
-        assert request(port, "GET", "/v1/words/kitap")[0] == 200
+    with serve(data, tmp_path, 1, KELIME_ACCESS_LOG="json") as server:
+        assert request(server.port, "POST", "/v1/anagram", b'{"rack": "kalem"}')[0] == 200
+        assert request(server.port, "GET", "/v1/words/kitap")[0] == 200
         time.sleep(0.3)
-        lines = [json.loads(line) for line in log.read_text().splitlines()
+        lines = [json.loads(line) for line in server.log_text().splitlines()
                  if line.startswith("{")]
-        anagram = next(x for x in lines if x["route"] == "/v1/anagram")
-        assert anagram["status"] == 200 and anagram["method"] == "POST" and anagram["ms"] > 0
-        assert len(anagram["lexicon"]) == 12
-        assert any(x["route"] == "/v1/words/{word:path}" for x in lines)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    anagram = next(x for x in lines if x["route"] == "/v1/anagram")
+    assert anagram["status"] == 200 and anagram["method"] == "POST" and anagram["ms"] > 0
+    assert len(anagram["lexicon"]) == 12
+    assert any(x["route"] == "/v1/words/{word:path}" for x in lines)

@@ -26,7 +26,7 @@ import pytest
 
 from kelime.service.protocol import ConnectionLimits, connection_limit, uvicorn_options
 from kelime.service.settings import Settings
-from tests.service_helpers import free_port
+from tests.service_helpers import free_port, stop
 
 MIB = 1024 * 1024
 SERVE = """
@@ -92,12 +92,7 @@ def serve(data: Path, log: Path, nofile: int | None = None, **settings):
             raise AssertionError("the server was not ready in 60 s")
         yield served
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 @pytest.fixture(scope="module")

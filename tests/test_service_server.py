@@ -18,7 +18,7 @@ from kelime.lexicon import LexiconError
 from kelime.service.app import create_app
 from kelime.service.server import check_data
 from kelime.service.settings import Settings
-from tests.service_helpers import build_data, free_port, serve_in_thread
+from tests.service_helpers import build_data, free_port, serve_in_thread, stop
 
 MIB = 1024 * 1024
 
@@ -120,12 +120,7 @@ def kelime_serve(*args: str):
         wait_ready(url, proc)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
