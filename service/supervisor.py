@@ -52,21 +52,25 @@ class Supervisor(Multiprocess):
         for path in set(self.holds) - wanted:
             os.close(self.holds.pop(path))
 
-    def _check(self, builds: dict[str, Path], problems: dict[str, str]) -> dict[str, str]:
-        """Problems with serving `builds`: each new build is loaded once here to verify it."""
-        problems = dict(problems)
+    def _check(self, builds: dict[str, Path], problems: dict[str, str]
+               ) -> tuple[dict[str, str], dict[str, str]]:
+        """(problems with serving `builds`, the version of each): each new build is loaded
+        once here to verify it; a pinned one keeps its pinned version."""
+        problems, versions = dict(problems), {}
         default = self.settings.default_lexicon
         pinned = self.pins.paths() if self.pins else {}
         if default in pinned and default not in builds and default not in problems:
             problems[default] = (f"the default lexicon {default!r} is gone from "
                                  f"{self.settings.data}")
         for name, path in builds.items():
-            if pinned.get(name) != path:
-                try:
-                    load_builds({name: path}, {})
-                except LexiconError as e:
-                    problems[name] = str(e)
-        return problems
+            if pinned.get(name) == path:
+                versions[name] = self.pins.versions[name]
+                continue
+            try:
+                versions[name] = load_builds({name: path}, {})[name].info["version"]
+            except LexiconError as e:
+                problems[name] = str(e)
+        return problems, versions
 
     def pin_initial(self, builds: dict[str, Path], versions: dict[str, str]) -> None:
         """Pin the builds `kelime serve` verified before starting."""
@@ -78,7 +82,7 @@ class Supervisor(Multiprocess):
     def reload(self) -> Pins:
         """The next generation: the folder's current builds, or a refusal keeping the old."""
         builds, problems = current_builds(self.settings.data)
-        problems = self._check(builds, problems)
+        problems, versions = self._check(builds, problems)
         old = self.pins
         reloads = dict(old.reloads)
         if problems:
@@ -90,7 +94,6 @@ class Supervisor(Multiprocess):
                            refused=problems)
         else:
             outcome = "unchanged" if builds == old.paths() else "reloaded"
-            versions = {n: _version_of(p) for n, p in builds.items()}
             self._hold(builds)
             pins = Pins(old.generation + 1, os.getpid(), outcome,
                         {n: str(p) for n, p in builds.items()}, versions)
@@ -164,12 +167,6 @@ class Supervisor(Multiprocess):
             for fd in self.holds.values():
                 os.close(fd)
             self.holds.clear()
-
-
-def _version_of(build: Path) -> str:
-    from kelime.lexicon import Manifest
-
-    return Manifest.read(build).version
 
 
 def _versions(versions: dict[str, str]) -> str:
