@@ -16,7 +16,7 @@ from pathlib import Path
 import marisa_trie
 import pytest
 
-from kelime.anagram import AnagramIndex, anagram, build_index
+from kelime.anagram import anagram, build_index
 from kelime.errors import NoAnagramIndex
 from kelime.lexicon import (MANIFEST_FILE, Candidate, Lexicon, LexiconError, Manifest,
                             compile_words, load_all, load_lexicon, write_lexicon)
@@ -312,12 +312,17 @@ def test_the_anagram_index_is_built_beside_the_tries_and_answers_from_the_same_w
     assert [w["word"] for w in anagram(lex.anagrams, "metalk").as_dict()["words"]] == ["kalem"]
 
 
-def test_a_lexicon_built_before_the_index_validates_but_anagrams_say_rebuild(lexicon):
-    raw = read(lexicon)
+def without_index(folder: Path) -> None:
+    """Make a lexicon folder look built before the anagram index existed."""
+    raw = read(folder)
     del raw["files"][INDEX_FILE]
-    write(lexicon, raw)
-    (lexicon / INDEX_FILE).unlink()
-    reseal(lexicon)
+    write(folder, raw)
+    (folder / INDEX_FILE).unlink()
+    reseal(folder)
+
+
+def test_a_lexicon_built_before_the_index_validates_but_anagrams_say_rebuild(lexicon):
+    without_index(lexicon)
     lex = Lexicon.load(lexicon)
     assert lex.check("kitap").valid and lex.index is None
     with pytest.raises(NoAnagramIndex) as err:

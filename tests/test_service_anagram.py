@@ -11,7 +11,6 @@ import json
 import pytest
 
 from kelime.lexicon import Candidate, Lexicon, compile_words, write_lexicon
-from kelime.lexicon.format import INDEX_FILE, MANIFEST_FILE
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
 from tests.service_helpers import TestClient
@@ -162,14 +161,9 @@ def test_settings_read_the_limits_from_the_environment():
 
 
 def test_a_lexicon_without_an_index_validates_and_says_to_rebuild_for_anagrams(tmp_path):
-    folder = make_data(tmp_path) / "tr"
-    raw = json.loads((folder / MANIFEST_FILE).read_text())
-    del raw["files"][INDEX_FILE]  # as a lexicon built before the index existed
-    from kelime.lexicon.format import digest
-    raw["sha256"] = digest(raw["files"])
-    raw["version"] = raw["sha256"][:12]
-    (folder / MANIFEST_FILE).write_text(json.dumps(raw))
-    (folder / INDEX_FILE).unlink()
+    from tests.test_lexicon_format import without_index
+
+    without_index(make_data(tmp_path) / "tr")
     with TestClient(create_app(Settings(data=tmp_path))) as api:
         assert api.post("/v1/validate", json={"words": ["kale"]}).json()["all_valid"] is True
         for path in ("/v1/anagram", "/v1/split"):
