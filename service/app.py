@@ -17,6 +17,7 @@ from kelime.games import load_games
 from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
+from .openapi import document
 from .reload import RELOAD_SIGNAL, Reloader
 from .routes import admin, anagram, catalog, docs, health, page, validate, words
 from .settings import Settings
@@ -51,7 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in routers:
         app.include_router(router)
     app.state.allow = allow_table([plain, *(r.routes for r in routers)])
-    document(app, {**validate.OPENAPI, **anagram.OPENAPI})
+    document(app, settings)  # the exact schema: routes, errors, limits, names (openapi.py)
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
     app.add_middleware(Compress, minimum_size=settings.gzip_min_bytes)
@@ -73,59 +74,6 @@ def allow_table(route_lists) -> dict[str, str]:
         for route in routes:
             table.setdefault(route.path, set()).update(route.methods)
     return {path: ", ".join(sorted(methods)) for path, methods in table.items()}
-
-
-def document(app: FastAPI, paths: dict) -> None:
-    """Add hand-written OpenAPI paths (for the plain Starlette routes) to the generated schema,
-    the error shape on every error status, and the names (`lexicon`, `game`) as enums of
-    what this server has loaded (the schema is made again when a reload changes them)."""
-    generate, made = app.openapi, {}
-
-    def openapi() -> dict:
-        kelime = getattr(app.state, "kelime", None)
-        names = ((tuple(sorted(kelime.lexicons)), tuple(kelime.games)) if kelime is not None
-                 else ((), ()))
-        if names not in made:
-            app.openapi_schema = None
-            schema = generate()
-            errors = {str(status): reply for status, reply in ERROR_RESPONSES.items()}
-            for path, operations in paths.items():
-                operations = {method: dict(op) for method, op in operations.items()}
-                for operation in operations.values():
-                    own = operation["responses"]
-                    operation["responses"] = {**errors, **{
-                        status: {**errors.get(status, {}), **reply} for status, reply in
-                        own.items()}}  # a route's own description, with the error schema
-                schema["paths"][path] = operations
-            if kelime is not None:
-                name_enums(schema, {"lexicon": names[0], "game": names[1]})
-            made.clear()
-            made[names] = schema
-        app.openapi_schema = made[names]
-        return app.openapi_schema
-
-    app.openapi = openapi
-
-
-def name_enums(node, names: dict[str, tuple[str, ...]]) -> None:
-    """Every `lexicon` and `game` field (body) and parameter (query) becomes an enum of the
-    names this server knows; in a body `null` means the default, as the parsers take it."""
-    if isinstance(node, list):
-        for item in node:
-            name_enums(item, names)
-        return
-    if not isinstance(node, dict):
-        return
-    for key, known in names.items():
-        properties = node.get("properties")
-        if isinstance(properties, dict) and key in properties:
-            old = properties[key]
-            properties[key] = {"enum": [*known, None], "description": old.get(
-                "description", f"{key.capitalize()} name; null or absent: the default.")}
-        if node.get("in") == "query" and node.get("name") == key:
-            node["schema"] = {"type": "string", "enum": list(known)}
-    for value in node.values():
-        name_enums(value, names)
 
 
 def create_app_from_env() -> FastAPI:

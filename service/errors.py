@@ -58,7 +58,7 @@ ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error":
     "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}}
 ERROR_RESPONSES = {
     status: {"description": description,
-             "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for status, description in (
         (404, "No such route or lexicon (`unknown_lexicon` names the loaded ones)."),
         (413, "Over a limit (words, characters, body size, tiles …); `details` has the limit."),

@@ -103,10 +103,21 @@ def not_utf8(data: bytes, what: str = "the request body") -> Invalid:
 
 def name_field(data: dict, key: str) -> str | None:
     value = data.get(key)
-    if value is None or type(value) is str:
+    if value is None:
         return value
+    if type(value) is str:
+        return name_value(key, value, "null")
     raise Invalid("invalid_request", f"'{key}' must be a string (a {key} name) or null, "
                   f"not {a_json(value)}", {"field": key, "type": json_type(value)})
+
+
+def name_value(key: str, value: str, default: str = "left out") -> str:
+    """A `lexicon` or `game` name as sent; an empty one is refused rather than read as the
+    default (the schema lists the names, and "" is none of them)."""
+    if value:
+        return value
+    raise Invalid("invalid_request", f"'{key}' is empty: name a {key}, or send it {default} "
+                  f"for the default", {"field": key})
 
 
 def check_words(words: list, limits: Settings, most: int | None = None,
@@ -180,7 +191,7 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
         if key == "word":
             words.append(value)
         elif key in ("lexicon", "game") and key not in names:
-            names[key] = value
+            names[key] = name_value(key, value)
         else:
             what = "repeated" if key in names else "unknown"
             raise Invalid("invalid_request", f"{what} query parameter {key!r}; the parameters "

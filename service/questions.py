@@ -62,6 +62,8 @@ def _option(data: dict, key: str):
     value, kinds = data[key], OPTIONS[key]
     if type(value) in kinds and not isinstance(value, bool):
         return value
+    if int in kinds and type(value) is float and value.is_integer():
+        return int(value)  # JSON has numbers, not ints: 5.0 is 5 (JSON Schema's integer too)
     wanted = " or ".join(_NAMES[k] for k in kinds)
     raise Invalid("invalid_option", f"'{key}' must be {wanted}, not {a_json(value)}",
                   {"field": key, "type": json_type(value)})

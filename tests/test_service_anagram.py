@@ -86,6 +86,21 @@ def test_truncated_answers_count_every_word(api):
     assert cut["words"] == full["words"][:2]
 
 
+def test_lengths_no_word_can_have_ask_for_no_word(api):
+    """min_length over max_length is like min_length 40: no word fits, and no error (a JSON
+    Schema cannot compare two fields, so a client could not know it is refused)."""
+    for ask in ({"min_length": 5, "max_length": 3}, {"min_length": 40}):
+        reply = api.post("/v1/anagram", json={"rack": "kale", **ask})
+        assert reply.status_code == 200 and reply.json()["count"] == 0, reply.text
+
+
+def test_a_whole_number_may_be_written_with_a_point(api):
+    """JSON has numbers, not integers: `"limit": 2.0` is 2 (and JSON Schema's integer)."""
+    reply = api.post("/v1/anagram", json={"rack": "kale", "limit": 2.0, "max_length": 4.0})
+    assert reply.status_code == 200 and len(reply.json()["words"]) == 2, reply.text
+    error(api.post("/v1/anagram", json={"rack": "kale", "limit": 2.5}), 422, "invalid_option")
+
+
 def test_split_answers_exactly_what_the_core_answers(api, lex):
     for rack in ("kalpkitapkalem", "kitapsilgkalem?", "kalemkitap?ilg"):
         reply = api.post("/v1/split", json={"rack": rack})
@@ -115,8 +130,8 @@ def test_split_answers_exactly_what_the_core_answers(api, lex):
     ("/v1/anagram", b'{"rack": "kale", "limit": "5"}', 422, "invalid_option"),
     ("/v1/anagram", b'{"rack": "kale", "limit": true}', 422, "invalid_option"),
     ("/v1/anagram", b'{"rack": "kale", "min_length": 0}', 422, "invalid_option"),
-    ("/v1/anagram", b'{"rack": "kale", "min_length": 5, "max_length": 3}', 422,
-     "invalid_option"),
+    ("/v1/anagram", b'{"rack": "kale", "game": ""}', 422, "invalid_request"),
+    ("/v1/anagram", b'{"rack": "kale", "lexicon": ""}', 422, "invalid_request"),
     ("/v1/anagram", b'{"rack": "kale", "exclude": "kale"}', 422, "invalid_option"),
     ("/v1/anagram", b'{"rack": "kale", "exclude": [1]}', 422, "invalid_option"),
     ("/v1/anagram", b'{"rack": "kale", "game": "scrabble"}', 422, "unknown_game"),

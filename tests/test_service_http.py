@@ -146,6 +146,21 @@ def test_names_are_matched_the_same_way_and_quoted_short(url):
     assert huge.status_code == 404 and len(huge.content) < 300
 
 
+@pytest.mark.parametrize("method, path, body", [
+    ("GET", "/v1/validate?word=ev&game=", None), ("GET", "/v1/validate?word=ev&lexicon=", None),
+    ("GET", "/v1/words/ev?lexicon=", None), ("GET", "/v1/words/ev?game=", None),
+    ("POST", "/v1/validate", {"words": ["ev"], "game": ""}),
+    ("POST", "/v1/anagram", {"rack": "ev", "lexicon": ""}),
+    ("POST", "/v1/split", {"rack": "ev", "game": ""}),
+])
+def test_an_empty_name_is_refused_not_read_as_the_default(url, method, path, body):
+    """`?game=` answered as the default game: a form field left empty hid a client's bug,
+    and the schema (an enum of the names) says "" is none of them."""
+    reply = httpx.request(method, url + path, json=body)
+    assert reply.status_code == 422, reply.text
+    assert "is empty" in reply.json()["error"]["message"]
+
+
 def test_empty_fields_are_not_parameters(url):
     """`?word=kitap` plus 1,500 `&` was "1,501 query parameters; the limit is 1,000 words"."""
     reply = httpx.get(url + "/v1/validate?word=kitap" + "&" * 1500)

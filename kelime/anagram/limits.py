@@ -11,8 +11,8 @@ class Limits:
 
     rack_tiles: int = 16         # a Harfbank hand is 15
     blanks: int = 2              # blanks/jokers in one rack (and never more than the game has)
-    two_letter_tiles: int = 4    # the search grows with the ways a rack's two-letter tiles can
-                                 # be laid: at most 2 ** this many (4 different tiles = 16)
+    two_letter_tiles: int = 4    # two-letter tiles in one rack: the search goes through the
+                                 # ways to lay them, at most 2 ** this many
     results: int = 1000          # the largest `limit` a query may ask for
     default_results: int = 100   # `limit` when the query names none
     pattern_length: int = 15     # a board row

@@ -72,8 +72,7 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
     alphabet = alphabet or TURKISH
     parsed = fit(rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits), game)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
-    if low is not None and high is not None and low > high:
-        raise OptionError(f"min_length {low} is more than max_length {high}")
+    # min_length over max_length is no error: like min_length 40, it asks for no word
     return Query(parsed, _choice(mode, "mode", MODES), low, high,
                  parse_pattern(pattern, alphabet, limits) if pattern is not None else None,
                  parse_exclude(exclude, alphabet, limits), _limit(limit, limits),

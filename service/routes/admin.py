@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from ..errors import ServiceError
 from ..responses import json_response
+from ..schemas import Reloaded
 from ..state import KelimeDep
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
@@ -35,8 +36,10 @@ def check_token(request: Request, token: str) -> None:
         raise Forbidden("forbidden", "the admin token is wrong")
 
 
-@router.post("/reload", responses={409: {"description": "The current builds were refused; "
-                                                        "the old ones still serve."}})
+@router.post("/reload", response_model=Reloaded, responses={
+    401: {"description": "No `Authorization: Bearer` token."},
+    403: {"description": "The token is wrong."},
+    409: {"description": "The current builds were refused; the old ones still serve."}})
 async def reload(request: Request, kelime: KelimeDep) -> Response:
     """Switch every worker to the data folder's current builds (as SIGHUP does).
 

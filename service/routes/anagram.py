@@ -22,7 +22,7 @@ from ..body import read_body
 from ..errors import Unavailable
 from ..metrics import LOG_KEY
 from ..questions import parse_anagram, parse_split
-from ..responses import etag, json_response
+from ..responses import JSON, etag, json_response
 from .validate import NamedRoute
 
 ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
@@ -93,51 +93,60 @@ async def split_post(request: Request) -> Response:
 routes = [NamedRoute(ANAGRAM, anagram_post, methods=["POST"]),
           NamedRoute(SPLIT, split_post, methods=["POST"])]
 
-_ERRORS = {"413": {"description": "Over a limit (tiles, blanks, results, pattern squares, "
-                                  "exclude words, body size)."},
+_ERRORS = {"413": {"description": "Over a limit (tiles, blanks, two-letter tiles, results, "
+                                  "pattern squares, exclude words, body size)."},
            "422": {"description": "A rack, pattern or option that cannot be read; the message "
                                   "says what to fix."},
-           "503": {"description": "The lexicon has no anagram index: rebuild it with "
-                                  "`kelime build`."}}
-_NAMES = {"lexicon": {"type": "string", "description": "Lexicon name (default: tr)."}}
-_TILES = {"type": "array", "items": {"type": "string"},
-          "description": "The tiles in word order: `?x` a blank laid as x, `lm` a two-letter tile."}
-OPENAPI = {
-    ANAGRAM: {"post": {
-        "tags": ["anagram"], "summary": "Words a rack makes", "description": anagram_post.__doc__,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["rack"], "additionalProperties": False,
-            "properties": {
-                "rack": {"type": "string", "description": "One letter per tile, `?` a blank, "
-                         "`[lm]` a two-letter tile."},
-                "game": {"type": "string", "default": "kelimelik"}, **_NAMES,
-                "mode": {"type": "string", "enum": ["build", "exact"], "default": "build"},
-                "min_length": {"type": "integer", "minimum": 1},
-                "max_length": {"type": "integer", "minimum": 1},
-                "pattern": {"type": "string", "description": "A board slot: `.` a square the "
-                            "rack fills, a letter a tile already on the board (`k.t.p`)."},
-                "exclude": {"type": "array", "items": {"type": "string"},
-                            "description": "Words already played."},
-                "limit": {"type": "integer", "minimum": 0, "default": 100},
-                "sort": {"type": "string", "enum": ["score", "length", "alpha"],
-                         "default": "score"}},
-            "example": {"rack": "kale?[lm]", "game": "kelimatik"}}}}},
-        "responses": {"200": {"description": "`{lexicon, count, truncated, words: [{word, "
-                                             "score, tiles}]}`", "content": {
-            "application/json": {"schema": {"type": "object", "properties": {
-                "count": {"type": "integer"}, "truncated": {"type": "boolean"},
-                "words": {"type": "array", "items": {"type": "object", "properties": {
-                    "word": {"type": "string"}, "score": {"type": "integer"},
-                    "tiles": _TILES}}}}}}}}, **_ERRORS}}},
-    SPLIT: {"post": {
-        "tags": ["anagram"], "summary": "Lay a whole hand out as words (Harfbank)",
-        "description": split_post.__doc__,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["rack"], "additionalProperties": False,
-            "properties": {"rack": {"type": "string"},
-                           "game": {"type": "string", "default": "harfbank"}, **_NAMES},
-            "example": {"rack": "kalemkitapsilg?"}}}}},
-        "responses": {"200": {"description": "`{lexicon, found, complete, words: [{word, "
-                                             "tiles}], discarded, penalty, thrown}`"},
-                      **_ERRORS}}},
-}
+           "503": {"description": "Busy (`Retry-After`), or the lexicon has no anagram index: "
+                                  "rebuild it with `kelime build`."}}
+_RACK = ("One letter per tile (either case), `?` a blank, `[lm]` a two-letter tile in the games "
+         "that have them.")
+
+
+def openapi(fields: dict, split_fields: dict, anagram_rules: list, split_rules: list,
+            replies: dict) -> dict:
+    """The OpenAPI operations of both paths, given the schemas of their fields (with the
+    settings' limits), the per-game and per-lexicon rules for the rack (`allOf`) and the
+    replies (`kelime.service.openapi` fills them in)."""
+    names = {"lexicon": {"type": "string", "description": "Lexicon name (default: tr)."}}
+
+    def body(properties: dict, rules: list, example: dict) -> dict:
+        schema = {"type": "object", "required": ["rack"], "additionalProperties": False,
+                  "properties": properties}
+        if rules:
+            schema["allOf"] = rules
+        return {"required": True, "content": {JSON: {"schema": schema, "example": example}}}
+
+    def reply(description: str, schema: dict) -> dict:
+        return {"200": {"description": description, "content": {JSON: {"schema": schema}}},
+                **_ERRORS}
+
+    rack = {**fields["rack"], "description": _RACK}
+    anagram_fields = {
+        **fields, "rack": rack, **names,
+        "game": {"type": "string", "default": "kelimelik"},
+        "mode": {"type": "string", "enum": ["build", "exact"], "default": "build",
+                 "description": "build: words from some of the tiles; exact: all of them."},
+        "sort": {"type": "string", "enum": ["score", "length", "alpha"], "default": "score"}}
+    anagram_fields["pattern"] = {**fields["pattern"], "description": "A board slot: `.` a "
+                                 "square the rack fills, a letter a tile already on the board "
+                                 "(`k.t.p`)."}
+    anagram_fields["exclude"] = {**fields["exclude"], "description": "Words already played."}
+    return {
+        ANAGRAM: {"post": {
+            "tags": ["anagram"], "summary": "Words a rack makes", "operationId": "anagram",
+            "description": anagram_post.__doc__,
+            "requestBody": body(anagram_fields, anagram_rules,
+                                {"rack": "kale?[lm]", "game": "kelimatik"}),
+            "responses": reply("The words, best first by `sort`.", replies["anagram"])}},
+        SPLIT: {"post": {
+            "tags": ["anagram"], "summary": "Lay a whole hand out as words (Harfbank)",
+            "operationId": "split", "description": split_post.__doc__,
+            "requestBody": body({"rack": {**split_fields["rack"], "description": _RACK +
+                                          " At most the game's rack size, plus the tiles it "
+                                          "may throw away."},
+                                 "game": {"type": "string", "default": "harfbank"}, **names},
+                                split_rules, {"rack": "kalemkitapsilg?"}),
+            "responses": reply("The layout, or the one with the least penalty.",
+                               replies["split"])}},
+    }

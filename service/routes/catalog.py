@@ -15,6 +15,7 @@ from kelime.lexicon import Lexicon
 from kelime.normalize import turkish_sorted
 
 from ..responses import etag, json_response
+from ..schemas import GamesReply, LexiconsReply
 from ..state import Kelime, KelimeDep
 
 router = APIRouter(prefix="/v1", tags=["catalog"])
@@ -33,7 +34,7 @@ def catalog_etag(kelime: Kelime, reply: dict) -> str:
     return etag(hashlib.sha256(shas.encode()).hexdigest(), reply)
 
 
-@router.get("/lexicons")
+@router.get("/lexicons", response_model=LexiconsReply)
 async def lexicons(kelime: KelimeDep) -> Response:
     """Every loaded lexicon (name, version, sha256, words, alphabet, counts, source)."""
     reply = {"lexicon": kelime.default_info(), "default": kelime.settings.default_lexicon,
@@ -83,7 +84,7 @@ async def lexicon_words(name: str, kelime: KelimeDep, request: Request) -> Respo
                     headers=headers)
 
 
-@router.get("/games")
+@router.get("/games", response_model=GamesReply)
 async def games(kelime: KelimeDep) -> Response:
     """The game profiles: minimum word length, rack size, bingo bonus, letter values."""
     reply = {"lexicon": kelime.default_info(), "default": DEFAULT_GAME,

@@ -7,19 +7,20 @@ from starlette.responses import Response
 
 from ..metrics import CONTENT_TYPE
 from ..responses import json_response
+from ..schemas import Health, Ready
 from ..errors import Unavailable
 from ..state import KelimeDep, not_ready
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 async def healthz() -> Response:
     """200 while the process answers."""
     return json_response({"status": "ok"})
 
 
-@router.get("/readyz")
+@router.get("/readyz", response_model=Ready)
 async def readyz(kelime: KelimeDep) -> Response:
     """200 naming every loaded lexicon and its version; 503 (error shape) unless the default
     lexicon is loaded (requests that name no lexicon would fail)."""

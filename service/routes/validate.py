@@ -94,28 +94,34 @@ _NAMES = {
     "game": {"type": "string", "default": "kelimelik",
              "description": "Game profile: sets the minimum length."},
 }
-_REPLY = {"200": {"description": "`{lexicon, all_valid, results: [{word, normalized, valid, "
-                                 "reason}]}`, one result per word in request order."},
-          "413": {"description": "Over a limit (words, characters a word, body size; for GET "
-                                 "1,000 words and a 32 KiB query string: POST big batches)."},
-          "422": {"description": "Malformed request; the message says what to send."}}
-OPENAPI = {PATH: {
-    "post": {"tags": ["validate"], "summary": "Validate words (JSON body)",
-             "description": validate_post.__doc__, "responses": _REPLY,
-             "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                 "type": "object", "required": ["words"], "additionalProperties": False,
-                 "properties": {"words": {"type": "array", "minItems": 1, "maxItems": 10000,
-                                          "items": {"type": "string", "maxLength": 64}},
-                                "suggest": {"type": "boolean", "default": False,
-                                            "description": "Each invalid result also lists "
-                                            "`suggestions`: valid words it was probably meant "
-                                            "to be (KITAP → kitap, cay → çay)."},
-                                **_NAMES},
-                 "example": {"words": ["kitap", "İstanbul", "evler"], "game": "kelimelik"}}}}}},
-    "get": {"tags": ["validate"], "summary": "Validate words (query string, cacheable)",
-            "description": validate_get.__doc__, "responses": _REPLY,
-            "parameters": [{"name": "word", "in": "query", "required": True, "explode": True,
-                            "schema": {"type": "array", "maxItems": 1000,
-                                       "items": {"type": "string", "maxLength": 64}}},
-                           *({"name": k, "in": "query", "schema": v} for k, v in _NAMES.items())]},
-}}
+
+
+def openapi(words: dict, query_words: dict, reply: dict) -> dict:
+    """This path's OpenAPI operations, given the schemas of the word lists (with the
+    settings' limits) and of the reply (`kelime.service.openapi` fills them in)."""
+    replies = {"200": {"description": "One result per word, in request order.",
+                       "content": {JSON: {"schema": reply}}},
+               "413": {"description": "Over a limit (words, characters a word, body size; for "
+                                      "GET also a 32 KiB query string: POST big batches)."}}
+    body = {"type": "object", "required": ["words"], "additionalProperties": False,
+            "properties": {"words": words,
+                           "suggest": {"type": "boolean", "default": False,
+                                       "description": "Each invalid result also lists "
+                                       "`suggestions`: valid words it was probably meant to be "
+                                       "(KITAP → kitap, cay → çay)."},
+                           **_NAMES}}
+    return {PATH: {
+        "post": {"tags": ["validate"], "summary": "Validate words (JSON body)",
+                 "operationId": "validate_post", "description": validate_post.__doc__,
+                 "responses": replies,
+                 "requestBody": {"required": True, "content": {JSON: {
+                     "schema": body, "example": {"words": ["kitap", "İstanbul", "evler"],
+                                                 "game": "kelimelik"}}}}},
+        "get": {"tags": ["validate"], "summary": "Validate words (query string, cacheable)",
+                "operationId": "validate_get", "description": validate_get.__doc__,
+                "responses": replies,
+                "parameters": [{"name": "word", "in": "query", "required": True,
+                                "explode": True, "schema": query_words},
+                               *({"name": k, "in": "query", "schema": v}
+                                 for k, v in _NAMES.items())]},
+    }}

@@ -11,8 +11,9 @@ from kelime.suggest import suggest
 
 from ..entries import tdk_entries
 from ..errors import Invalid
-from ..parse import check_raw_path, check_word, query_pairs
+from ..parse import check_raw_path, check_word, name_value, query_pairs
 from ..responses import etag, json_response
+from ..schemas import WordReply
 from ..state import KelimeDep
 
 router = APIRouter(prefix="/v1", tags=["words"])
@@ -28,11 +29,11 @@ def names(query: bytes) -> dict[str, str]:
             what = "repeated" if key in found else "unknown"
             raise Invalid("invalid_request", f"{what} query parameter {key[:40]!r}; the "
                           "parameters are lexicon and game", {what: key[:40]})
-        found[key] = value
+        found[key] = name_value(key, value)
     return found
 
 
-@router.get("/words/{word:path}")
+@router.get("/words/{word:path}", response_model=WordReply)
 async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: LexiconName = None,
                     game_name: GameName = None) -> Response:
     """Normalised form, verdict with reason, `suggestions` (for a word that is not valid: the

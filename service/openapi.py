@@ -1,0 +1,240 @@
+"""The OpenAPI schema, exact: what a generated client needs to send only what is accepted.
+
+FastAPI generates the schema of its own routes; `document` adds what it cannot know:
+
+- the paths of the plain Starlette routes (validate, anagram, split), their bodies written
+  here and their replies from the pydantic models of `schemas`;
+- the error shape on every error status of every route;
+- the limits, from the settings (`KELIME_MAX_WORDS=500` makes `maxItems` 500);
+- the names a server has loaded (lexicons, games) as enums, and what each game and
+  lexicon lets a rack hold: the rack and pattern syntax as regular expressions over the
+  lexicon's letters (every character that normalises to one of them, upper case too),
+  the tiles a hand may hold per game, two-letter tiles only in games that have them.
+
+The schema is made again when a reload changes the lexicons (and their alphabets).
+
+    >>> from kelime.normalize import TURKISH
+    >>> "I" in typed_letters(TURKISH) and "â" in typed_letters(TURKISH)
+    True
+    >>> import re
+    >>> bool(re.fullmatch(rack_pattern("kaleKALE", 4, pairs=False), "KaLe"))
+    True
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+from fastapi import FastAPI
+from pydantic.json_schema import models_json_schema
+
+from kelime.games import DEFAULT_GAME, GAMES, Game
+from kelime.normalize import TURKISH, Alphabet, normalize
+
+from .errors import ERROR_RESPONSES, ERROR_SCHEMA
+from .parse import get_limit
+from .routes import anagram, validate
+from .schemas import PLAIN_ROUTE_MODELS
+from .settings import Settings
+
+REF = "#/components/schemas/{model}"
+SPLIT_GAME = "harfbank"
+
+
+@lru_cache(maxsize=16)
+def typed_letters(alphabet: Alphabet) -> str:
+    """Every character a person may type for one letter of `alphabet`: the letters, their
+    capitals (I for ı, İ for i), circumflexed vowels that fold; found by asking `normalize`
+    of every code point once (0.6 s), so the schema says exactly what the parser reads."""
+    letters = alphabet.letter_set
+    return "".join(ch for ch in map(chr, range(0x20, sys.maxunicode + 1))
+                   if not "\ud800" <= ch <= "\udfff" and normalize(ch, alphabet) in letters)
+
+
+def _class(chars: str) -> str:
+    return "[" + "".join(re.escape(c) if c in "\\]^-[" else c for c in chars) + "]"
+
+
+def rack_pattern(letters: str, tiles: int, pairs: bool) -> str:
+    """1..tiles tiles: a letter, `?` a blank, `[lm]` a two-letter tile (when `pairs`)."""
+    letter = _class(letters)
+    unit = f"{letter}|\\?" + (f"|\\[{letter}{letter}\\]" if pairs else "")
+    return f"^(?:{unit}){{1,{tiles}}}$"
+
+
+def at_most(char: str, count: int) -> str:
+    """A pattern: `char` at most `count` times."""
+    c = re.escape(char)
+    return f"^[^{c}]*(?:{c}[^{c}]*){{0,{count}}}$"
+
+
+def board_pattern(letters: str) -> str:
+    """A board slot: letters already there and at least one `.` square the rack fills."""
+    square = _class(letters + ".")
+    return f"^{square}*\\.{square}*$"
+
+
+def _when(field: str, names: list[str], default: str, then: dict) -> dict:
+    """`then` for a body whose `field` is one of `names` (absent or null: `default`)."""
+    known = [*names, None] if default in names else list(names)
+    condition = {"properties": {field: {"enum": known}}}
+    if default not in names:
+        condition["required"] = [field]
+    return {"if": condition, "then": then}
+
+
+def _rack_rules(games: dict[str, Game], default: str, settings: Settings, letters: str,
+                split: bool) -> list[dict]:
+    """Per game: the tiles a rack may hold (a split: the hand, plus one to throw away) and
+    whether two-letter tiles are allowed."""
+    groups: dict[tuple[int, bool], list[str]] = {}
+    for name, game in games.items():
+        most = settings.max_rack_tiles
+        if split:
+            most = min(most, game.rack_size + game.discard)
+        pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
+        groups.setdefault((most, pairs), []).append(name)
+    return [_when("game", names, default, {"properties": {"rack": {
+        "pattern": rack_pattern(letters, most, pairs)}}})
+        for (most, pairs), names in sorted(groups.items())]
+
+
+def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
+    """With lexicons of different alphabets, each lexicon's racks and patterns use its own."""
+    groups: dict[Alphabet, list[str]] = {}
+    for name, alphabet in alphabets.items():
+        groups.setdefault(alphabet, []).append(name)
+    if len(groups) < 2:
+        return []
+    rules = []
+    for alphabet, names in groups.items():
+        typed = typed_letters(alphabet)
+        rules.append(_when("lexicon", names, default, {"properties": {
+            "rack": {"pattern": f"^{_class(typed + '?[]')}*$"},
+            "pattern": {"pattern": f"^{_class(typed + '.')}*$"}}}))
+    return rules
+
+
+def _nullable(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def plain_paths(settings: Settings, games: dict[str, Game],
+                alphabets: dict[str, Alphabet]) -> dict:
+    """The OpenAPI paths of validate, anagram and split, with these limits and names."""
+    letters = "".join(dict.fromkeys(c for a in alphabets.values() for c in typed_letters(a)))
+    word = {"type": "string", "maxLength": settings.max_word_chars}
+    get_words = get_limit(settings)[0]
+    validate_paths = validate.openapi(
+        words={"type": "array", "minItems": 1, "maxItems": settings.max_words, "items": word},
+        query_words={"type": "array", "minItems": 1, "maxItems": get_words, "items": word},
+        reply=ref("ValidateReply"))
+    rack = {"type": "string", "allOf": [{"pattern": at_most("?", settings.max_blanks)},
+                                        {"pattern": at_most("[", settings.max_two_letter_tiles)}],
+            "pattern": rack_pattern(letters, settings.max_rack_tiles,
+                                    settings.max_two_letter_tiles > 0)}
+    anagram_fields = {
+        "rack": rack,
+        "min_length": _nullable({"type": "integer", "minimum": 1}),
+        "max_length": _nullable({"type": "integer", "minimum": 1}),
+        "pattern": _nullable({"type": "string", "maxLength": settings.max_pattern_length,
+                              "pattern": board_pattern(letters)}),
+        "exclude": _nullable({"type": "array", "maxItems": settings.max_exclude_words,
+                              "items": word}),
+        "limit": _nullable({"type": "integer", "minimum": 0, "maximum": settings.max_results,
+                            "default": min(settings.default_results, settings.max_results)}),
+    }
+    default_lexicon = settings.default_lexicon
+    lexicon_rules = _alphabet_rules(alphabets, default_lexicon)
+    anagram_paths = anagram.openapi(
+        anagram_fields, {"rack": rack},
+        anagram_rules=_rack_rules(games, DEFAULT_GAME, settings, letters, False) + lexicon_rules,
+        split_rules=_rack_rules(games, SPLIT_GAME, settings, letters, True) + lexicon_rules,
+        replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")})
+    return {**validate_paths, **anagram_paths}
+
+
+def ref(model: str) -> dict:
+    return {"$ref": REF.format(model=model)}
+
+
+def document(app: FastAPI, settings: Settings) -> None:
+    """Make `app.openapi()` the exact schema (see the module docstring), cached per set of
+    loaded names."""
+    generate, made = app.openapi, {}
+
+    def openapi() -> dict:
+        kelime = getattr(app.state, "kelime", None)
+        games = kelime.games if kelime is not None else dict(GAMES)
+        alphabets = ({name: lex.alphabet for name, lex in kelime.lexicons.items()}
+                     if kelime is not None and kelime.lexicons
+                     else {settings.default_lexicon: TURKISH})
+        key = (tuple(sorted(kelime.lexicons)) if kelime is not None else (),
+               tuple(games), tuple(sorted((n, a.letters) for n, a in alphabets.items())))
+        if key not in made:
+            made.clear()
+            made[key] = make(generate, settings, games, alphabets,
+                             None if kelime is None else key[0])
+        app.openapi_schema = made[key]
+        return app.openapi_schema
+
+    app.openapi = openapi
+
+
+def make(generate, settings: Settings, games: dict[str, Game], alphabets: dict[str, Alphabet],
+         lexicons: tuple[str, ...] | None) -> dict:
+    """One schema: FastAPI's, plus the plain routes, errors, limits and names."""
+    generate.__self__.openapi_schema = None  # FastAPI caches its own; make it again
+    schema = generate()
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    _, defs = models_json_schema([(m, "serialization") for m in PLAIN_ROUTE_MODELS],
+                                 ref_template=REF)
+    components.update(defs.get("$defs", {}))
+    components["Error"] = ERROR_SCHEMA
+    errors = {str(status): reply for status, reply in ERROR_RESPONSES.items()}
+    for path, operations in plain_paths(settings, games, alphabets).items():
+        for operation in operations.values():
+            own = operation["responses"]
+            operation["responses"] = {**errors, **{
+                status: {**errors.get(status, {}), **reply} for status, reply in own.items()}}
+        schema["paths"][path] = operations
+    word_limits(schema, settings)
+    if lexicons is not None:
+        name_enums(schema["paths"], {"lexicon": lexicons, "game": tuple(games)})  # requests
+        for parameter in schema["paths"]["/v1/lexicons/{name}/words"]["get"]["parameters"]:
+            if parameter["name"] == "name":
+                parameter["schema"] = {"type": "string", "enum": list(lexicons)}
+    return schema
+
+
+def word_limits(schema: dict, settings: Settings) -> None:
+    """The one-word path parameter's length, from the settings (FastAPI cannot know it)."""
+    for parameter in schema["paths"]["/v1/words/{word}"]["get"]["parameters"]:
+        if parameter["name"] == "word":
+            parameter["schema"] = {"type": "string", "minLength": 1,
+                                   "maxLength": settings.max_word_chars}
+
+
+def name_enums(node, names: dict[str, tuple[str, ...]]) -> None:
+    """Every `lexicon` and `game` field (body) and parameter (query) becomes an enum of the names this server knows; in a body `null` means the
+    default, as the parsers take it."""
+    if isinstance(node, list):
+        for item in node:
+            name_enums(item, names)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, known in names.items():
+        properties = node.get("properties")
+        if isinstance(properties, dict) and isinstance(properties.get(key), dict) \
+                and "enum" not in properties[key]:
+            old = properties[key]
+            properties[key] = {"enum": [*known, None], "description": old.get(
+                "description", f"{key.capitalize()} name; null or absent: the default."),
+                **{k: old[k] for k in ("default",) if k in old}}
+        if node.get("in") == "query" and node.get("name") == key:
+            node["schema"] = {"type": "string", "enum": list(known)}
+    for value in node.values():
+        name_enums(value, names)

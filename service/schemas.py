@@ -1,0 +1,190 @@
+"""The shape of every JSON reply, as pydantic models: the OpenAPI schema's responses.
+
+The routes build their replies as plain dicts and send them with orjson (no pydantic on
+the way out: the hot path stays fast), so these models describe, they do not convert.
+What keeps them true is the schemathesis run in the test suite, which checks every reply
+against the schema: a model is `extra="forbid"` wherever kelime decides the shape, so a
+field added to a reply and not here fails the suite.
+
+    >>> Verdict.model_json_schema()["properties"]["reason"]["anyOf"][0]["enum"][:2]
+    ['obscene', 'proper_name']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kelime.lexicon import REASONS
+
+#: Why a word is not valid (null when it is).
+Reason = Literal[REASONS]  # type: ignore[valid-type]
+
+
+class Exact(BaseModel):
+    """A reply object whose every field is listed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LexiconRef(Exact):
+    """The lexicon that answered: its name and the version of its data (first 12 hex digits
+    of `sha256`), which changes whenever a word's verdict can."""
+
+    name: str
+    version: str
+    sha256: str
+    words: int = Field(description="Valid words in the lexicon.")
+
+
+class Verdict(Exact):
+    """One word's verdict."""
+
+    word: str = Field(description="The word as sent.")
+    normalized: str = Field(description="Lower-cased the lexicon's way (İ→i, I→ı), "
+                                        "circumflexes folded (â→a).")
+    valid: bool
+    reason: Reason | None = Field(description="Why the word is not valid; null when it is.")
+
+
+class Checked(Verdict):
+    """A verdict in a validate reply."""
+
+    suggestions: list[str] = Field(None, json_schema_extra=lambda s: s.pop("default"),
+                                   description="Only with `\"suggest\": true`, on a "
+                                   "result that is not valid: the valid words it was probably "
+                                   "meant to be (KITAP → kitap, cay → çay), best first.")
+
+
+class ValidateReply(Exact):
+    lexicon: LexiconRef
+    all_valid: bool
+    results: list[Checked] = Field(description="One per word sent, in the same order.")
+
+
+class Hooks(Exact):
+    front: list[str] = Field(description="Letters that make a valid word put before it.")
+    back: list[str] = Field(description="Letters that make a valid word put after it.")
+
+
+class CacheRef(Exact):
+    name: str = Field(description="The TDK crawl cache's file name.")
+    entries: int
+
+
+class WordReply(Verdict):
+    lexicon: LexiconRef
+    suggestions: list[str] = Field(description="For a word that is not valid, the valid "
+                                   "words it was probably meant to be; [] otherwise.")
+    hooks: Hooks
+    entries: list[dict[str, Any]] = Field(description="TDK's entries for the word, as TDK "
+                                          "sent them (`[]` without a cache).")
+    cache: CacheRef | None = Field(description="null when the server has no TDK cache.")
+
+
+class Counts(BaseModel):
+    """What the build counted (`words` always; kelime's builds also count the refusals)."""
+
+    words: int
+    rejected: int | None = None
+    rejected_by_reason: dict[str, int] | None = None
+
+
+class LexiconSummary(LexiconRef):
+    alphabet: str = Field(description="The letters, in the lexicon's order.")
+    created: str = Field(description="When the source was made (ISO 8601).")
+    normalization_version: int
+    counts: Counts
+    source: dict[str, Any] = Field(description="Where the words come from: kind, name, "
+                                   "licence, date …")
+
+
+class LexiconsReply(Exact):
+    lexicon: LexiconRef | None = Field(description="The default lexicon, null when it is "
+                                       "not loaded.")
+    default: str
+    lexicons: list[LexiconSummary]
+
+
+class TwoLetterTiles(Exact):
+    values: dict[str, int]
+    default_value: int = Field(description="The value of a two-letter tile not listed.")
+
+
+class GameInfo(Exact):
+    name: str
+    min_length: int = Field(description="Letters a word needs (a two-letter tile counts 2).")
+    rack_size: int
+    bingo_bonus: int = Field(description="For playing `rack_size` tiles at once.")
+    letter_values: dict[str, int]
+    description: str
+    letter_counts: dict[str, int] | None = Field(description="Tiles in the bag, when known.")
+    blanks: int
+    blank_value: int
+    two_letter_tiles: TwoLetterTiles | None = Field(description="null: the game has none.")
+    discard: int = Field(description="Tiles a split may throw away to finish a hand.")
+    composition: dict[str, int] | None = Field(description="What a hand holds, when the game "
+                                               "fixes it (e.g. consonants: 5).")
+    scoring: Literal["sum", "product"] = Field(description="sum: tile values (+ bingo); "
+                                               "product: their sum × tiles used.")
+    score_formula: str
+
+
+class GamesReply(Exact):
+    lexicon: LexiconRef | None
+    default: str
+    games: list[GameInfo]
+
+
+class Found(Exact):
+    word: str
+    score: int = Field(description="By the game's formula; a blank counts its value (0).")
+    tiles: list[str] = Field(description="The tiles in word order: `?x` a blank laid as x, "
+                             "`lm` a two-letter tile.")
+
+
+class AnagramReply(Exact):
+    lexicon: LexiconRef
+    count: int = Field(description="Words found, before `limit`.")
+    truncated: bool = Field(description="Whether `limit` left words out.")
+    words: list[Found]
+
+
+class Laid(Exact):
+    word: str
+    tiles: list[str]
+
+
+class SplitReply(Exact):
+    lexicon: LexiconRef
+    found: bool = Field(description="Whether the hand is laid out whole (the thrown tile "
+                                    "aside).")
+    complete: bool = Field(description="false: the time budget ran out; this is the best "
+                                       "layout found.")
+    words: list[Laid]
+    discarded: list[str] = Field(description="Tiles not laid, the thrown one first.")
+    penalty: int = Field(description="The values of the tiles not laid, the thrown one "
+                                     "excepted.")
+    thrown: str | None = Field(description="The tile thrown away to finish, if any.")
+
+
+class Health(Exact):
+    status: Literal["ok"]
+
+
+class Ready(Exact):
+    status: Literal["ready"]
+    lexicons: list[str]
+    versions: dict[str, str]
+    default: str
+
+
+class Reloaded(Exact):
+    outcome: Literal["reloaded", "unchanged"]
+    generation: int
+    lexicons: dict[str, str] = Field(description="Name → version now served.")
+
+
+#: The models the hand-written OpenAPI paths (plain Starlette routes) refer to.
+PLAIN_ROUTE_MODELS = (ValidateReply, AnagramReply, SplitReply)
