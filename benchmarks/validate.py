@@ -310,6 +310,7 @@ class Case:
     paths: list[str]            # one per request variant
     bodies: list[bytes]         # same length as paths (b"" for GET)
     baseline: bool = False
+    headers: tuple[tuple[str, str], ...] = ()  # more request headers (Accept-Encoding …)
 
 
 def cases(words: list[str], variants: int) -> list[Case]:
@@ -330,7 +331,7 @@ def lua_script(case: Case, folder: Path) -> Path:
     """A wrk script that cycles through the case's requests. Each carries a Host header:
     the table is built when the script loads, before wrk knows the host, and nginx answers
     400 to HTTP/1.1 without one (uvicorn lets it pass)."""
-    host = '["Host"] = "127.0.0.1"'
+    host = ", ".join(f'["{k}"] = "{v}"' for k, v in (("Host", "127.0.0.1"), *case.headers))
     reqs = ",\n".join(
         f'wrk.format("{case.method}", [==[{p}]==], {{["Content-Type"] = "application/json", '
         f'{host}}}, [==[{b.decode()}]==])' if case.method == "POST"
@@ -388,6 +389,7 @@ def http_options(args, seconds: float = 5) -> tuple[float, int, str]:
 def raw_request(case: Case, i: int) -> bytes:
     path, body = case.paths[i], case.bodies[i]
     head = f"{case.method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in case.headers)
     if case.method == "POST":
         head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
     return head.encode() + b"\r\n" + body

@@ -1,0 +1,126 @@
+"""What the API's options cost a kelime worker, each against the same request without it,
+measured in the same run:
+
+    .venv/bin/python benchmarks/options.py            # ~1 minute
+    .venv/bin/python benchmarks/options.py --quick    # ~20 seconds
+
+- gzip: an 8-word POST /v1/validate asking `Accept-Encoding: gzip` (its reply is under
+  KELIME_GZIP_MIN_BYTES, so only the asking costs), and a 1,000-word POST whose reply is
+  compressed, with the bytes on the wire each way;
+- "did you mean": 8 words that are not valid, with `"suggest": true` and without.
+
+One worker (`kelime serve`), load from wrk (or the Python client), the figures by
+requests/s and by the server's CPU time per request, which other load on the machine
+barely moves. Serves the lexicon under --data, or builds the offline bootstrap lexicon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from validate import (Case, add_http_options, cpu_seconds, http_options,  # noqa: E402
+                      kelime_server, lexicon_folder, print_table, process_tree, run_python,
+                      run_wrk, sample_words)
+
+GZIP = (("Accept-Encoding", "gzip"),)
+
+
+def the_cases(lex, words: list[str], variants: int = 50) -> list[tuple[Case, Case]]:
+    """(baseline, with the option) pairs."""
+    rng = random.Random(11)
+    small = [orjson.dumps({"words": rng.sample(words, 8)}) for _ in range(variants)]
+    big = [orjson.dumps({"words": rng.sample(words, 1000)}) for _ in range(variants)]
+    misspelt = [w for w in words if not lex.check(w).valid]
+    wrong = [rng.sample(misspelt, 8) for _ in range(variants)]
+    post = ["/v1/validate"] * variants
+
+    def case(name: str, bodies: list[bytes], headers=()) -> Case:
+        return Case(name, len(orjson.loads(bodies[0])["words"]), "POST", post, bodies,
+                    headers=headers)
+
+    return [
+        (case("8 words", small), case("8 words, Accept-Encoding: gzip", small, GZIP)),
+        (case("1,000 words", big), case("1,000 words, Accept-Encoding: gzip", big, GZIP)),
+        (case("8 invalid words", [orjson.dumps({"words": w}) for w in wrong]),
+         case("8 invalid words, suggest: true",
+              [orjson.dumps({"words": w, "suggest": True}) for w in wrong])),
+    ]
+
+
+def wire_bytes(port: int, case: Case) -> int:
+    """The reply body's size on the wire for the case's first request."""
+    import httpx
+
+    headers = {"Accept-Encoding": "identity", "Content-Type": "application/json",
+               **dict(case.headers)}
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+        reply = client.post(case.paths[0], content=case.bodies[0], headers=headers)
+        reply.raise_for_status()
+        return reply.num_bytes_downloaded  # before httpx decodes the gzip
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
+    add_http_options(parser, seconds=3)
+    args = parser.parse_args(argv)
+    seconds, rounds, client = http_options(args, seconds=3)
+
+    from kelime.lexicon import load_lexicon
+
+    with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
+        tmp = Path(tmp)
+        data = lexicon_folder(args.data, tmp / "data")
+        lex = load_lexicon(data, "tr")
+        print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
+        pairs = the_cases(lex, sample_words(lex, 20_000))
+        server = kelime_server(data, 1, tmp)
+        rates: dict[str, list[float]] = {}
+        cpu: dict[str, list[float]] = {}
+        try:
+            sizes = {c.name: wire_bytes(server.port, c) for pair in pairs for c in pair}
+            for round_ in range(rounds + 1):  # round 0 warms up, unrecorded
+                for case in (c for pair in pairs for c in pair):
+                    run_for = min(1.0, seconds) if round_ == 0 else seconds
+                    pids = process_tree(server.proc.pid)
+                    used = cpu_seconds(pids)
+                    if client == "wrk":
+                        rate, bad = run_wrk(server.port, case, run_for, 16, 1, tmp)
+                        run_for = max(1, round(run_for))
+                    else:
+                        rate, bad = run_python(server.port, case, run_for, 16, 1)
+                    if bad:
+                        raise SystemExit(f"{case.name}: {bad} replies were not 2xx")
+                    if round_:
+                        rates.setdefault(case.name, []).append(rate)
+                        cpu.setdefault(case.name, []).append(
+                            (cpu_seconds(pids) - used) / max(1.0, rate * run_for))
+        finally:
+            server.stop()
+    rows = []
+    for base, option in pairs:
+        b_rate, o_rate = (statistics.median(rates[c.name]) for c in (base, option))
+        b_cpu, o_cpu = (statistics.median(cpu[c.name]) for c in (base, option))
+        for case, rate, each, ratio, cost in (
+                (base, b_rate, b_cpu, "1.00", "baseline"),
+                (option, o_rate, o_cpu, f"{o_rate / b_rate:.2f}",
+                 f"{(o_cpu - b_cpu) * 1e6:+,.0f} µs")):
+            rows.append([case.name, f"{rate:,.0f}", f"{ratio}", f"{each * 1e6:,.0f}", cost,
+                         f"{sizes[case.name]:,}"])
+    print_table(f"1 worker, 16 connections, load from {client}; {seconds:g} s a run, median of "
+                f"{rounds}", ["request (POST /v1/validate)", "req/s", "vs baseline",
+                              "CPU µs/req", "option's CPU", "reply bytes"], rows)
+
+
+if __name__ == "__main__":
+    main()
