@@ -201,12 +201,34 @@ def make(generate, settings: Settings, games: dict[str, Game], alphabets: dict[s
                 status: {**errors.get(status, {}), **reply} for status, reply in own.items()}}
         schema["paths"][path] = operations
     word_limits(schema, settings)
+    caching_headers(schema)
     if lexicons is not None:
         name_enums(schema["paths"], {"lexicon": lexicons, "game": tuple(games)})  # requests
         for parameter in schema["paths"]["/v1/lexicons/{name}/words"]["get"]["parameters"]:
             if parameter["name"] == "name":
                 parameter["schema"] = {"type": "string", "enum": list(lexicons)}
     return schema
+
+
+#: The GET routes whose replies carry an ETag (If-None-Match → 304), and a Cache-Control.
+ETAGGED = ("/v1/validate", "/v1/words/{word}", "/v1/lexicons", "/v1/games",
+           "/v1/lexicons/{name}/words")
+CACHED = ("/v1/validate", "/v1/lexicons/{name}/words")
+
+
+def caching_headers(schema: dict) -> None:
+    """The ETag (and Cache-Control) of the cacheable GETs, and their 304."""
+    tag = {"description": "Names this reply: the lexicon build and the question. Send it "
+                          "back in If-None-Match for a 304 while it holds.",
+           "required": True, "schema": {"type": "string"}}
+    cache = {"description": "How long a cache may keep the reply (KELIME_CACHE_MAX_AGE).",
+             "required": True, "schema": {"type": "string"}}
+    for path in ETAGGED:
+        responses = schema["paths"][path]["get"]["responses"]
+        responses["200"]["headers"] = {"ETag": tag, **({"Cache-Control": cache}
+                                                       if path in CACHED else {})}
+        responses["304"] = {"description": "The client's copy (its ETag in If-None-Match) "
+                                           "is current; no body."}
 
 
 def word_limits(schema: dict, settings: Settings) -> None:

@@ -183,3 +183,16 @@ def test_the_rack_letters_are_what_normalisation_reads():
     assert "ı" not in typed_letters(KURDISH) and "ê" in typed_letters(KURDISH)
     pattern = re.compile(rack_pattern(typed, 7, pairs=True))
     assert pattern.fullmatch("KALE?[LM]") and not pattern.fullmatch("kale x")
+
+
+def test_the_cacheable_gets_document_their_etag_and_304(live):
+    api, schema = live
+    for path, url in (("/v1/validate", "/v1/validate?word=ev"), ("/v1/words/{word}",
+                      "/v1/words/ev"), ("/v1/games", "/v1/games"),
+                      ("/v1/lexicons/{name}/words", "/v1/lexicons/tr/words")):
+        responses = schema["paths"][path]["get"]["responses"]
+        assert "ETag" in responses["200"]["headers"] and "304" in responses, path
+        tag = api.get(url).headers["etag"]
+        assert api.get(url, headers={"If-None-Match": tag}).status_code == 304
+    for path in ("/v1/anagram", "/v1/validate"):
+        assert "headers" not in schema["paths"][path]["post"]["responses"]["200"]

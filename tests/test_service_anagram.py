@@ -63,7 +63,7 @@ def test_anagram_answers_exactly_what_the_core_answers(api, lex, ask):
     assert reply.status_code == 200, reply.text
     options = {k: v for k, v in ask.items() if k not in ("rack", "game")}
     assert reply.json() == lex.anagram(ask["rack"], ask.get("game"), **options)
-    assert reply.json()["lexicon"]["name"] == "tr" and reply.headers["etag"]
+    assert reply.json()["lexicon"]["name"] == "tr" and "etag" not in reply.headers
 
 
 def test_kelimatik_worked_examples_over_http(api):

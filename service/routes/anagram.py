@@ -22,7 +22,7 @@ from ..body import read_body
 from ..errors import Unavailable
 from ..metrics import LOG_KEY
 from ..questions import parse_anagram, parse_split
-from ..responses import JSON, etag, json_response
+from ..responses import JSON, json_response
 from .validate import NamedRoute
 
 ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
@@ -76,8 +76,7 @@ async def anagram_post(request: Request) -> Response:
     reply = await searches(request).run(request, timed(
         request, "anagram", lambda: lex.anagram(ask.rack, profile, kelime.settings.limits,
                                                 **ask.options)))
-    return json_response(reply, etag(lex.info["sha256"], [ANAGRAM, ask.rack, profile.name,
-                                                          ask.options]))
+    return json_response(reply)  # no ETag: no cache stores a POST, nor revalidates one
 
 
 async def split_post(request: Request) -> Response:

@@ -63,9 +63,8 @@ def download(lex: Lexicon, served: set[str]) -> tuple[bytes, bytes]:
 
 
 @router.get("/lexicons/{name}/words", response_class=Response, responses={
-    200: {"content": {"text/plain": {}}, "description": "The valid words, one a line, in "
-                                                        "Turkish order (UTF-8)."},
-    304: {"description": "The client's copy (its ETag in If-None-Match) is current."}})
+    200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+          "description": "The valid words, one a line, in Turkish order (UTF-8)."}})
 async def lexicon_words(name: str, kelime: KelimeDep, request: Request) -> Response:
     """Every valid word of a lexicon, to check words offline: one a line, Turkish order;
     gzip when asked; a strong ETag from the lexicon's sha256 (304 on If-None-Match)."""

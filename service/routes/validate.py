@@ -35,10 +35,8 @@ async def validate_post(request: Request) -> Response:
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
     if ask.suggest:  # off the fast path: the memo holds replies without suggestions
         return json_response(with_suggestions(kelime.validate(lex, ask.words, min_length), lex,
-                                              min_length),
-                             answer_tag(lex, [ask.words, "suggest"], min_length))
-    return answer(kelime, lex, ask.words, min_length,
-                  {"ETag": answer_tag(lex, ask.words, min_length)})
+                                              min_length))
+    return answer(kelime, lex, ask.words, min_length, {})  # no ETag: a POST has no validator
 
 
 def with_suggestions(report: dict, lex, min_length: int) -> dict:
@@ -71,7 +69,7 @@ def answer(kelime, lex, words: list[str], min_length: int, headers: dict) -> Res
 
 
 def answer_tag(lex, words: list[str], min_length: int) -> str:
-    """The reply's strong ETag: the lexicon, and the question (one POST URL, many replies)."""
+    """A GET reply's strong ETag: the lexicon, and the question."""
     return etag(lex.info["sha256"], [lex.info["name"], words, min_length])
 
 
