@@ -24,11 +24,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $@
 
-# The offline bootstrap lexicon, built when data/ has no usable `tr` (none yet, or one an
-# older kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used.
+# The offline lexicons, each built when data/ has no usable one (none yet, or one an older
+# kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used. `tr` is
+# Turkish (fuller with Debian's hunspell-tr installed), `ku` Kurmanji for Kurdish Kelimatik.
 lexicon: install
 	@$(BIN)/kelime check --data $(DATA) kitap >/dev/null 2>&1; test $$? -ne 2 || \
 		$(BIN)/kelime build --bootstrap --out $(DATA)
+	@$(BIN)/kelime check --data $(DATA) --lexicon ku av >/dev/null 2>&1; test $$? -ne 2 || \
+		$(BIN)/kelime build --bootstrap --name ku --out $(DATA)
 
 # Speed, as ratios against baselines measured in the same run (a few minutes each).
 bench: install

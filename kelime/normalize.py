@@ -28,6 +28,9 @@ from functools import cache, cached_property
 NORMALIZATION_VERSION = 3
 
 ALPHABET = "abcçdefgğhıijklmnoöprsştuüvyz"
+KURMANJI_LETTERS = "abcçdeêfghiîjklmnopqrsştuûvwxyz"   # Hawar's 31 letters
+#: The languages whose alphabets kelime knows, by their letters (messages name them).
+LANGUAGES = {ALPHABET: "Turkish", KURMANJI_LETTERS: "Kurmanji"}
 _CIRCUMFLEX = {"â": "a", "î": "i", "û": "u"}
 #: Unicode White_Space. Not str.isspace(), which also counts the separators U+001C–U+001F:
 #: those are control characters, to be refused, never silently trimmed.
@@ -85,6 +88,11 @@ class Alphabet:
     """
 
     letters: str = ALPHABET
+
+    @property
+    def language(self) -> str | None:
+        """The language these letters spell ("Turkish", "Kurmanji"), None when unknown."""
+        return LANGUAGES.get(self.letters)
 
     @cached_property
     def letter_set(self) -> frozenset[str]:

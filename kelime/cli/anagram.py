@@ -58,11 +58,11 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       $ kelime anagram 'kale?' --limit 4 --sort length
       kale? · kelimelik · 243 words, the first 4 longest first
       5 letters
+        akile  4  a k ?i l e
         aklen  4  a k l e ?n
         eflak  4  e ?f l a k
         elhak  4  e l ?h a k
-        emlak  4  e ?m l a k
-      lexicon tr d3be16ace177 (26,499 words)
+      lexicon tr eefb8cd3aee0 (40,720 words)
 
     \b
       $ kelime anagram ia --pattern k.t.p
@@ -70,7 +70,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       5 letters
         katip  12  k a t i p
         kitap  12  k i t a p
-      lexicon tr d3be16ace177 (26,499 words)
+      lexicon tr eefb8cd3aee0 (40,720 words)
 
     \b
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
@@ -109,7 +109,7 @@ def split(rack, game, lexicon, data, as_json) -> None:
         ilk      i l k
         itki     i t k i
       penalty 0 · the search was complete
-      lexicon tr d3be16ace177 (26,499 words)
+      lexicon tr eefb8cd3aee0 (40,720 words)
     """
     lex = _lexicon(data, lexicon)
     profile = game_profile(game)

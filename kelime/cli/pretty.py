@@ -10,7 +10,7 @@ REASON_TEXT = {
     "proper_name": "proper name",
     "obscene": "obscene or insulting",
     "too_short": "too short for this game",
-    "invalid_chars": "not a Turkish word (characters)",
+    "invalid_chars": "not a {language} word (characters)",
     "phrase": "a phrase, not one word",
 }
 
@@ -19,7 +19,16 @@ def console(err: bool = False) -> Console:
     return Console(stderr=err, highlight=False, soft_wrap=True)
 
 
-def print_verdicts(report: dict) -> None:
+def reason_text(reason: str | None, language: str | None = "Turkish") -> str:
+    """What a reason code means, naming the lexicon's language where it matters."""
+    text = REASON_TEXT.get(reason, reason or "")
+    if "{language}" in text:
+        text = (text.format(language=language) if language
+                else "letters outside the lexicon's alphabet")
+    return text
+
+
+def print_verdicts(report: dict, language: str | None = "Turkish") -> None:
     """One line a word: ✓/✗, the word as sent, its normal form and the reason."""
     results = report["results"]
     shown = [r["normalized"] if r["normalized"] != r["word"] else "" for r in results]
@@ -28,7 +37,7 @@ def print_verdicts(report: dict) -> None:
     out = console()
     for r, norm in zip(results, shown):
         mark = "[green]✓[/]" if r["valid"] else "[red]✗[/]"
-        reason = REASON_TEXT.get(r["reason"], r["reason"] or "")
+        reason = reason_text(r["reason"], language)
         cells = [r["word"].ljust(w_word), norm.ljust(w_norm), reason]
         while cells and not cells[-1].strip():
             cells.pop()
@@ -50,6 +59,16 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         return
     out.print(f"[green]Built[/] {manifest['name']} {manifest['version']} → {path}")
     out.print(f"  source   {manifest['source']['name']} ({manifest['source']['licence']})")
+    for line in manifest["source"].get("notes", ()):
+        out.print(f"  [yellow]note[/]     {escape(line)}")
+    applied = manifest["source"].get("policy")
+    if applied and applied.get("applied"):
+        out.print(f"  policy   {escape(applied['policy'])}; blocklist refused "
+                  f"{applied['blocked']:,} word(s) and {applied['inflected']:,} inflected "
+                  f"form(s); allowlist added {applied['allowed']:,}")
+    elif applied:
+        out.print("  [yellow]policy   none (--no-policy): no blocklist, allowlist or name "
+                  "rules[/]")
     out.print(f"  words    {counts['words']:,}")
     for reason, n in counts["rejected_by_reason"].items():
         out.print(f"  refused  {n:>7,}  {reason}")

@@ -6,17 +6,28 @@ FILE`` reads another one. A list is plain text, one word a line, ``#`` comments;
 blocklist line may name a reason after the word (default ``obscene``): ``orospu`` or
 ``ayşe proper_name``. A policy that cannot be read fails the build: a build never goes
 ahead without the policy it was asked to apply.
+
+Every source goes through the same policy (`apply_policy`): a word list, the offline lists
+and the TDK cache alike. A blocklisted word of 3+ letters also refuses its inflected forms
+(`götün`, `götler`, `götleri` …): TDK lists none of them as a headword but the derived words
+that are themselves obscene (`orospuluk`), and the allowlist keeps any that must stay.
+
+    >>> {"göt", "götün", "götler", "götleri"} <= inflections("göt"), "kitabı" in inflections("kitap")
+    (True, True)
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
 from ..errors import PolicyError
+from ..lexicon.compile import Compiled
 from ..lexicon.format import REASONS
+from ..normalize import TURKISH, Alphabet, letters_problem, normalize, turkish_sorted
 
 POLICY_VERSION = 1
 
@@ -32,6 +43,15 @@ class Policy:
     blocked: dict[str, str] = field(default_factory=dict)
     allowed: list[str] = field(default_factory=list)
     path: Path | None = None
+    label: str = ""          # how a build summary names it when it has no file
+
+
+def lists_free_policy(language: str | None) -> Policy:
+    """The default for a lexicon in another language than Turkish: kelime's lists are
+    Turkish (a Kurmanji word may spell a Turkish insult), so only the name rules apply."""
+    return Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
+                  label=f"kelime's default for {language or 'this alphabet'}: name rules, "
+                        f"no blocklist or allowlist yet")
 
 
 def default_policy_path() -> Path:
@@ -86,3 +106,72 @@ def load_policy(path: str | Path | None = None) -> Policy:
         proper_by_capital=proper.get("capitalised", True),
         blocked=blocked, allowed=allowed, path=path,
     )
+
+
+#: Endings that inflect a noun (case, possessive, plural, copula, with) or derive one of the
+#: same sense (-lık, -cı), every vowel-harmony variant: enough to match what a word list or
+#: a player writes, cheap to test (a set of forms per blocked word).
+ENDINGS = tuple("""ı i u ü a e ya ye yı yi yu yü da de ta te dan den tan ten ın in un ün nın
+nin nun nün la le yla yle ca ce ım im um üm ımız imiz umuz ümüz ınız iniz unuz ünüz sı si su
+sü lar ler ları leri lara lere larda lerde lardan lerden ların lerin larla lerle larım lerim
+sın sin sun sün dır dir dur dür tır tir tur tür cı ci cu cü çı çi çu çü lık lik luk lük""".split())
+SECOND = ("ı", "i", "a", "e", "da", "de", "dan", "den", "ın", "in", "la", "le")
+_SOFTENED = {"p": "b", "ç": "c", "t": "d", "k": "ğ"}
+INFLECTED_FROM = 3  # letters: `am` would refuse ama, amaç …
+
+
+@lru_cache(maxsize=4096)
+def inflections(word: str) -> frozenset[str]:
+    """`word` and its inflected forms (one or two endings; a final p ç t k softened before a
+    vowel, as in kitap → kitabı)."""
+    stems = {word}
+    if word[-1:] in _SOFTENED:
+        stems.add(word[:-1] + _SOFTENED[word[-1]])
+    forms = {word}
+    for stem in stems:
+        for ending in ENDINGS:
+            if stem != word and ending[0] not in "aeıioöuü":
+                continue  # the softened stem only before a vowel
+            forms.add(stem + ending)
+            if ending in ("lar", "ler", "ım", "im", "ın", "in"):
+                forms.update(stem + ending + second for second in SECOND)
+    return frozenset(forms)
+
+
+def apply_policy(compiled: Compiled, policy: Policy | None,
+                 alphabet: Alphabet = TURKISH) -> tuple[Compiled, dict]:
+    """The curated lists over what the sources gave: the blocklist refuses its words and their
+    inflected forms, the allowlist accepts (over everything but the blocklist's own words).
+    Returns the result and what the policy changed, for the build summary and manifest;
+    `policy` None (``--no-policy``) changes nothing and says so."""
+    if policy is None:
+        return compiled, {"applied": False}
+    words, rejected = set(compiled.words), dict(compiled.rejected)
+    blocked, inflected = {}, {}
+    for raw, reason in policy.blocked.items():
+        word = normalize(raw, alphabet)
+        blocked[word] = reason
+        if reason == "obscene" and len(word) >= INFLECTED_FROM:
+            for form in inflections(word):
+                inflected.setdefault(form, reason)
+    allowed = {normalize(raw, alphabet) for raw in policy.allowed}
+    allowed = {w for w in allowed if letters_problem(w, alphabet) is None}
+    refused = {**{w: r for w, r in inflected.items() if w in words or w in rejected}, **blocked}
+    counts = {"blocked": 0, "inflected": 0, "allowed": 0}
+    for word in allowed - set(blocked):
+        counts["allowed"] += word not in words
+        words.add(word)
+        rejected.pop(word, None)
+    for word, reason in refused.items():
+        if word in allowed and word not in blocked:
+            continue
+        if word in words or word in rejected and rejected[word] != reason:
+            counts["blocked" if word in blocked else "inflected"] += 1  # the policy decided
+        words.discard(word)
+        rejected[word] = reason
+    shipped = policy.path == default_policy_path()
+    name = policy.label or ("kelime's default" if shipped or policy.path is None
+                            else str(policy.path))
+    report = {"applied": True, "policy": name,
+              "version": POLICY_VERSION, **counts}
+    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items()))), report

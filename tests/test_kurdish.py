@@ -1,0 +1,58 @@
+"""The offline Kurmanji lexicon (KLPT) for Kurdish Kelimatik, end to end: built by
+`kelime build --bootstrap --name ku`, it validates and answers anagrams in Kurmanji letters,
+with Kurmanji casing (I → i, î û ê kept), over HTTP as on the command line."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kelime.cli import cli
+from kelime.lexicon import Lexicon
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+from tests.service_helpers import TestClient
+
+KURMANJI = set("abcçdeêfghiîjklmnopqrsştuûvwxyz")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data")
+    for args in (["--name", "ku"], []):
+        result = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+    return out
+
+
+def test_the_kurmanji_lexicon_names_its_source_and_licence(data):
+    lex = Lexicon.load(data / "ku")
+    source = lex.manifest.source
+    assert lex.manifest.alphabet == "".join(sorted(KURMANJI, key="abcçdeêfghiîjklmnopqrsştuûvwxyz".index))
+    assert source["licence"] == "CC BY-SA 4.0" and "Sina Ahmadi" in source["attribution"]
+    assert [s["key"] for s in source["sources"]] == ["klpt"]
+    assert lex.info["words"] > 15_000
+    assert source["policy"]["applied"] and source["policy"]["blocked"] == 0  # no Turkish list
+
+
+def test_kurmanji_casing_and_messages_on_the_command_line(data):
+    result = CliRunner().invoke(cli, ["check", "--data", str(data), "--lexicon", "ku",
+                                      "BIRÎN", "ışık"])
+    assert "birîn" in result.output and "not a Kurmanji word" in result.output
+
+
+def test_validate_and_anagram_in_kurmanji_over_http(data):
+    with TestClient(create_app(Settings(data=data))) as api:
+        reply = api.post("/v1/validate", json={"words": ["BIRÎN", "ışık", "Mêr"],
+                                               "lexicon": "ku", "game": "kelimatik"}).json()
+        assert [(r["normalized"], r["reason"]) for r in reply["results"]] == [
+            ("birîn", None), ("ışık", "invalid_chars"), ("mêr", reply["results"][2]["reason"])]
+        assert reply["lexicon"]["name"] == "ku"
+        found = api.post("/v1/anagram", json={"rack": "mêr?[an]", "lexicon": "ku",
+                                              "game": "kelimatik"})
+        assert found.status_code == 200, found.text
+        words = [w["word"] for w in found.json()["words"]]
+        assert words and all(set(w) <= KURMANJI for w in words)
+        turkish = api.post("/v1/anagram", json={"rack": "kıtap", "lexicon": "ku"})
+        assert turkish.status_code == 422 and turkish.json()["error"]["code"] == "invalid_rack"
+        assert api.post("/v1/validate", json={"words": ["kitap"]}).json()["lexicon"]["name"] == "tr"
