@@ -18,6 +18,19 @@ at one boundary, the HTTP service into the JSON error shape at another.
 
 from __future__ import annotations
 
+EXCERPT = 40  # characters of a client's text an error message quotes
+
+
+def excerpt(text, limit: int = EXCERPT) -> str:
+    """`text` quoted for a message, cut to `limit` characters: errors never echo a huge
+    input back.
+
+    >>> excerpt("kitap"), excerpt("x" * 100)[-3:]
+    ("'kitap'", "x'…")
+    """
+    text = str(text)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
 
 class KelimeError(Exception):
     """Base of every error kelime expects; the message is meant for a person."""

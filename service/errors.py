@@ -119,7 +119,8 @@ def allowed_methods(request: Request, exc: HTTPException) -> str:
 
 
 def _http(exc: HTTPException, request: Request, headers: dict | None) -> dict:
-    where = f"{request.method} {request.url.path}"
+    path = request.url.path
+    where = f"{request.method[:20]} {path if len(path) <= 80 else path[:80] + '…'}"
     if exc.status_code == 404:
         message = f"{where} matches no route; the API is listed at /docs"
     elif exc.status_code == 405:

@@ -16,6 +16,8 @@ from urllib.parse import unquote_plus, unquote_to_bytes
 
 import orjson
 
+from kelime.errors import EXCERPT, excerpt
+
 from .errors import Invalid, TooLarge
 from .settings import Settings
 
@@ -59,10 +61,7 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
     if type(data) is not dict:
         raise Invalid("invalid_request", f"the body must be a JSON object like {EXAMPLE}, "
                       f"not {a_json(data)}")
-    unknown = [key for key in data if key not in FIELDS]
-    if unknown:
-        raise Invalid("invalid_request", f"unknown field(s) {', '.join(map(repr, unknown))}; "
-                      f"the fields are: {', '.join(FIELDS)}", {"unknown": unknown})
+    refuse_unknown(data, FIELDS)
     if "words" not in data:
         raise Invalid("invalid_request", f"the body has no 'words': send {EXAMPLE}")
     words = data["words"]
@@ -75,6 +74,16 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
                       f"{a_json(suggest)}", {"field": "suggest", "type": json_type(suggest)})
     return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"),
                suggest)
+
+
+def refuse_unknown(data: dict, fields: tuple[str, ...]) -> None:
+    """A 422 naming (the first few, cut short) fields of `data` that are not `fields`."""
+    unknown = [key for key in data if key not in fields]
+    if unknown:
+        shown = ", ".join(map(excerpt, unknown[:5])) + (" …" if len(unknown) > 5 else "")
+        raise Invalid("invalid_request", f"unknown field(s) {shown}; the fields are: "
+                      f"{', '.join(fields)}", {"unknown": [k[:EXCERPT] for k in unknown[:20]],
+                                                "count": len(unknown)})
 
 
 def load_json(body: bytes, example: str = EXAMPLE):
@@ -194,8 +203,9 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
             names[key] = name_value(key, value)
         else:
             what = "repeated" if key in names else "unknown"
-            raise Invalid("invalid_request", f"{what} query parameter {key!r}; the parameters "
-                          "are word (repeat it), lexicon and game", {what: key})
+            raise Invalid("invalid_request", f"{what} query parameter {excerpt(key)}; the "
+                          "parameters are word (repeat it), lexicon and game",
+                          {what: key[:EXCERPT]})
     if not words:
         raise Invalid("invalid_request", "no word to check: ask /v1/validate?word=kitap&word=ev")
     return Ask(check_words(words, limits, most, advice), names.get("lexicon"), names.get("game"))

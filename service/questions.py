@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import Invalid, TooLarge
-from .parse import a_json, json_type, load_json, name_field
+from .parse import a_json, json_type, load_json, name_field, refuse_unknown
 from .settings import Settings
 
 ANAGRAM_EXAMPLE = '{"rack": "kale?[lm]", "game": "kelimatik"}'
@@ -45,11 +45,7 @@ def _object(body: bytes, fields: tuple[str, ...], example: str) -> dict:
     if type(data) is not dict:
         raise Invalid("invalid_request", f"the body must be a JSON object like {example}, "
                       f"not {a_json(data)}")
-    unknown = [key for key in data if key not in fields]
-    if unknown:
-        shown = ", ".join(repr(k[:40]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
-        raise Invalid("invalid_request", f"unknown field(s) {shown}; the fields are: "
-                      f"{', '.join(fields)}", {"unknown": [k[:40] for k in unknown[:20]]})
+    refuse_unknown(data, fields)
     rack = data.get("rack")
     if type(rack) is not str:
         what = "has no 'rack'" if "rack" not in data else f"has 'rack' as {a_json(rack)}"

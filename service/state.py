@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from kelime.errors import excerpt
 from kelime.games import GAMES, Game, UnknownGame, get_game
 from kelime.lexicon import Lexicon
 
@@ -43,8 +44,7 @@ class Kelime:
         if not self.lexicons:
             raise not_ready(self.settings)
         loaded = sorted(self.lexicons)
-        shown = key if len(key) <= 40 else key[:40] + "…"  # never echo a huge name back
-        raise NotFound("unknown_lexicon", f"no lexicon {shown!r} is loaded; loaded: "
+        raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
                        f"{', '.join(loaded)}", {"loaded": loaded})
 
     def default_info(self) -> dict | None:

@@ -138,4 +138,4 @@ def test_game_is_plain_data():
 def test_an_unknown_game_name_is_quoted_short():
     with pytest.raises(UnknownGame) as caught:
         get_game("x" * 4_000_000)
-    assert len(str(caught.value)) < 200 and "xxxx…'" in str(caught.value)
+    assert len(str(caught.value)) < 200 and "xxxx'…" in str(caught.value)

@@ -213,3 +213,20 @@ def test_a_byte_order_mark_is_skipped(url):
     reply = httpx.post(url + "/v1/validate", content=b'\xef\xbb\xbf{"words": ["kitap"]}',
                        headers={"Content-Type": "application/json"})
     assert reply.status_code == 200 and reply.json()["all_valid"]
+
+
+@pytest.mark.parametrize("method, path, body", [
+    ("GET", "/nope/" + "a" * 30_000, None),
+    ("DELETE", "/v1/words/" + "a" * 30_000, None),
+    ("GET", "/v1/validate?word=kitap&" + "b" * 30_000 + "=1", None),
+    ("POST", "/v1/validate", {"words": ["ev"], **{f"k{i}" + "x" * 50: 1 for i in range(20_000)}}),
+    ("POST", "/v1/anagram", {"rack": "kale", "sort": "s" * 100_000}),
+    ("POST", "/v1/anagram", {"rack": "kale", "mode": "m" * 100_000}),
+    ("GET", "/static/" + "c" * 300, None),
+])
+def test_errors_quote_a_short_excerpt_of_what_was_sent(url, method, path, body):
+    """A 30 KB unknown parameter came back twice in a 60 KB 422; 200,000 unknown keys in a
+    3.98 MB one."""
+    reply = httpx.request(method, url + path, json=body, timeout=30)
+    assert 400 <= reply.status_code < 500 and len(reply.content) < 2_000, reply.content[:200]
+    assert "error" in reply.json()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import excerpt
 from ..games import Game
 from ..normalize import TURKISH
 from .errors import OptionError, OverLimit, RackError
@@ -44,7 +45,7 @@ def _length(value, name: str) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise OptionError(f"{name} must be a whole number ≥ 1, not {value!r}")
+        raise OptionError(f"{name} must be a whole number ≥ 1, not {excerpt(value)}")
     return value
 
 
@@ -52,7 +53,7 @@ def _limit(value, limits: Limits) -> int:
     if value is None:
         return limits.default_results
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise OptionError(f"limit must be a whole number ≥ 0, not {value!r}")
+        raise OptionError(f"limit must be a whole number ≥ 0, not {excerpt(value)}")
     if value > limits.results:
         raise OverLimit(f"limit {value} is over the limit of {limits.results} results",
                         {"limit": limits.results})
@@ -61,7 +62,7 @@ def _limit(value, limits: Limits) -> int:
 
 def _choice(value, name: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise OptionError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+        raise OptionError(f"{name} must be one of {', '.join(choices)}, not {excerpt(value)}")
     return value
 
 

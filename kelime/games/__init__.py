@@ -8,7 +8,7 @@ profiles with `load_games(folder)`.
 
 from __future__ import annotations
 
-from ..errors import KelimeError
+from ..errors import KelimeError, excerpt
 from .load import GameProfileError, load_games, parse_profile, read_profile
 from .profile import BLANK, Game
 
@@ -30,8 +30,8 @@ def get_game(name: str | None, games: dict[str, Game] | None = None) -> Game:
     try:
         return games[key]
     except KeyError:
-        shown = name if len(name) <= 40 else name[:40] + "…"  # never echo a huge name back
-        raise UnknownGame(f"unknown game {shown!r}; known games: {', '.join(games)}") from None
+        raise UnknownGame(f"unknown game {excerpt(name)}; known games: {', '.join(games)}"
+                          ) from None
 
 
 __all__ = ["BLANK", "DEFAULT_GAME", "GAMES", "Game", "GameProfileError", "KELIMATIK_VALUES",

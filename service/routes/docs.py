@@ -14,6 +14,8 @@ from fastapi import APIRouter
 from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.responses import Response
 
+from kelime.errors import excerpt
+
 from ..errors import NotFound
 
 router = APIRouter(include_in_schema=False)
@@ -37,7 +39,7 @@ async def docs() -> Response:
 @router.get("/docs/{name}")
 async def asset(name: str) -> Response:
     if name not in ASSETS:
-        raise NotFound("not_found", f"no file {name[:40]!r} here; the API is described at /docs")
+        raise NotFound("not_found", f"no file {excerpt(name)} here; the API is described at /docs")
     kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return Response((assets_folder() / name).read_bytes(), media_type=kind,
                     headers={"Cache-Control": "public, max-age=86400"})

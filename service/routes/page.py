@@ -20,6 +20,8 @@ from pathlib import Path
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from kelime.errors import excerpt
+
 from ..errors import NotFound, Unavailable
 
 router = APIRouter(tags=["page"], include_in_schema=False)
@@ -41,14 +43,22 @@ HEADERS = {
 }
 
 
-@cache
+#: The files there are, listed once: a name is looked up in this set before anything else,
+#: so no request reaches the file system and the cache holds only these.
+FILES = frozenset(p.name for p in STATIC.iterdir() if p.suffix in CONTENT_TYPES
+                  and not p.name.startswith(".")) if STATIC.is_dir() else frozenset()
+PAGE = "index.html"
+
+
 def static_file(name: str) -> tuple[bytes, str, str] | None:
-    """(body, content type, ETag) of `service/static/<name>`, or None: only a plain file name
-    with a known suffix, directly in the folder (no `..`, no sub-folders, no dot files)."""
+    """(body, content type, ETag) of `service/static/<name>` when it is one of `FILES`."""
+    return read_static(name) if name in FILES else None
+
+
+@cache
+def read_static(name: str) -> tuple[bytes, str, str]:
+    """A shipped file, read once (the cache holds at most `FILES`)."""
     path = STATIC / name
-    if ("/" in name or "\\" in name or name.startswith(".")
-            or path.suffix not in CONTENT_TYPES or not path.is_file()):
-        return None
     body = path.read_bytes()
     return body, CONTENT_TYPES[path.suffix], f'"{hashlib.sha256(body).hexdigest()[:32]}"'
 
@@ -56,10 +66,10 @@ def static_file(name: str) -> tuple[bytes, str, str] | None:
 def serve(request: Request, name: str) -> Response:
     found = static_file(name)
     if found is None:
-        if name == "index.html":
+        if name == PAGE:
             raise Unavailable("page_missing", f"the page's files are missing from {STATIC}: "
                               "reinstall kelime (its wheel ships service/static/)")
-        raise NotFound("not_found", f"no static file {name!r}; the page is at /")
+        raise NotFound("not_found", f"no static file {excerpt(name)}; the page is at /")
     body, content_type, tag = found
     headers = {**HEADERS, "ETag": tag}  # If-None-Match → 304: service/conditional.py
     return Response(body, media_type=content_type, headers=headers)
@@ -73,5 +83,8 @@ async def page(request: Request) -> Response:
 
 @router.api_route("/static/{name}", methods=["GET", "HEAD"])
 async def static(request: Request, name: str) -> Response:
-    """One of the page's files: page.js, page.css, icon.svg."""
+    """One of the page's files: page.js, page.css, icon.svg (the page itself is at /, where
+    its relative links work)."""
+    if name == PAGE:
+        raise NotFound("not_found", "the page is at /, not /static/index.html")
     return serve(request, name)

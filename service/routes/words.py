@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from kelime.errors import EXCERPT, excerpt
 from kelime.suggest import suggest
 
 from ..entries import tdk_entries
@@ -27,8 +28,8 @@ def names(query: bytes) -> dict[str, str]:
     for key, value in query_pairs(query, 2, words=False):
         if key not in ("lexicon", "game") or key in found:
             what = "repeated" if key in found else "unknown"
-            raise Invalid("invalid_request", f"{what} query parameter {key[:40]!r}; the "
-                          "parameters are lexicon and game", {what: key[:40]})
+            raise Invalid("invalid_request", f"{what} query parameter {excerpt(key)}; the "
+                          "parameters are lexicon and game", {what: key[:EXCERPT]})
         found[key] = name_value(key, value)
     return found
 
