@@ -141,8 +141,9 @@ class Conditional:
                 tag = next((v.decode("latin-1") for k, v in headers if k == b"etag"), None)
                 if wanted and tag and message["status"] == 200 and matches(wanted, tag):
                     silent[0] = True
-                    message = {**message, "status": 304,
-                               "headers": [(k, v) for k, v in headers if k in KEPT]}
+                    message = {**message, "status": 304, "headers": [
+                        (k, v) for k, v in headers if k in KEPT
+                        or k.startswith(b"access-control-")]}  # CORS: a browser checks a 304
                 await send(message)
             elif message["type"] == "http.response.body" and silent[0]:
                 if not message.get("more_body", False):

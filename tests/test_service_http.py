@@ -230,3 +230,43 @@ def test_errors_quote_a_short_excerpt_of_what_was_sent(url, method, path, body):
     reply = httpx.request(method, url + path, json=body, timeout=30)
     assert 400 <= reply.status_code < 500 and len(reply.content) < 2_000, reply.content[:200]
     assert "error" in reply.json()
+
+
+@pytest.mark.parametrize("method, path", [
+    ("POST", "/v1/validate?game=kelimatik"), ("POST", "/v1/anagram?limit=1"),
+    ("GET", "/v1/lexicons?x=1"), ("GET", "/v1/games?lexicon=tr"), ("GET", "/healthz?x"),
+    ("GET", "/readyz?x=1"), ("GET", "/metrics?x=1"), ("GET", "/v1/lexicons/tr/words?x=1")])
+def test_no_route_ignores_a_query_parameter(url, method, path):
+    """`POST /v1/validate?game=kelimatik` answered for the default game: `ev` was valid."""
+    body = {"words": ["ev"]} if "validate" in path else {"rack": "kale"}
+    reply = httpx.request(method, url + path, json=body if method == "POST" else None)
+    assert reply.status_code == 422, reply.text
+    assert "unknown query parameter" in reply.json()["error"]["message"]
+
+
+def test_the_page_and_its_files_take_their_queries(url):
+    for path in ("/?w=kitap", "/static/page.js?v=2", "/docs?x=1", "/v1/games?&&"):
+        assert httpx.get(url + path).status_code == 200, path
+
+
+def test_a_304_keeps_its_cors_headers(data_dir):
+    """A browser fetch sending If-None-Match (allowed by the CORS settings) failed its CORS
+    check on the 304, which had lost Access-Control-Allow-Origin."""
+    settings = Settings(data=data_dir, cors_origins="https://oyun.example")
+    origin = {"Origin": "https://oyun.example"}
+    with serve_in_thread(create_app(settings)) as url:
+        for path in ("/v1/words/kitap", "/v1/games", "/v1/validate?word=ev", "/"):
+            tag = httpx.get(url + path, headers=origin).headers["etag"]
+            again = httpx.get(url + path, headers={**origin, "If-None-Match": tag})
+            assert again.status_code == 304, path
+            assert again.headers["access-control-allow-origin"] == "https://oyun.example", path
+
+
+def test_the_word_download_reads_accept_encoding_weights(url):
+    """`gzip;q=0` was sent gzipped; `GZIP` was compressed twice over with a doubled Vary."""
+    plain = httpx.get(url + "/v1/lexicons/tr/words", headers={"Accept-Encoding": "identity"})
+    for asked, packed in (("gzip;q=0", False), ("GZIP", True), ("br, gzip;q=0.5", True)):
+        reply = httpx.get(url + "/v1/lexicons/tr/words", headers={"Accept-Encoding": asked})
+        assert (reply.headers.get("content-encoding") == "gzip") is packed, asked
+        assert reply.text == plain.text and reply.headers["vary"] == "Accept-Encoding", asked
+        assert reply.headers["etag"].endswith('-gzip"' if packed else '"'), asked

@@ -14,6 +14,7 @@ from kelime.games import DEFAULT_GAME
 from kelime.lexicon import Lexicon
 from kelime.normalize import turkish_sorted
 
+from ..conditional import wants_gzip
 from ..responses import etag, json_response
 from ..schemas import GamesReply, LexiconsReply
 from ..state import Kelime, KelimeDep
@@ -71,7 +72,7 @@ async def lexicon_words(name: str, kelime: KelimeDep, request: Request) -> Respo
     lex = kelime.lexicon(name)
     served = {other.info["sha256"] for other in kelime.lexicons.values()}
     text, packed = await anyio.to_thread.run_sync(download, lex, served)
-    zipped = "gzip" in request.headers.get("accept-encoding", "")
+    zipped = wants_gzip(request.scope["headers"])  # the weights read as the compressor does
     sha = lex.info["sha256"]
     headers = {"ETag": f'"{sha}{"-gzip" if zipped else ""}"', "Vary": "Accept-Encoding",
                "Cache-Control": f"public, max-age={kelime.settings.cache_max_age}",
