@@ -18,7 +18,6 @@ from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
-from .parse import StrictQuery
 from .reload import RELOAD_SIGNAL, Reloader
 from .routes import admin, anagram, catalog, docs, health, page, validate, words
 from .settings import Settings
@@ -62,7 +61,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                            allow_headers=["Content-Type", "If-None-Match"],
                            expose_headers=["ETag"], max_age=3600)
-    app.add_middleware(StrictQuery)  # no route takes a query parameter it does not read
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)

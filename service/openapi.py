@@ -130,7 +130,7 @@ def plain_paths(settings: Settings, games: dict[str, Game],
     validate_paths = validate.openapi(
         words={"type": "array", "minItems": 1, "maxItems": settings.max_words, "items": word},
         query_words={"type": "array", "minItems": 1, "maxItems": get_words, "items": word},
-        reply=ref("ValidateReply"))
+        reply=ref("ValidateReply"), settings=settings)
     rack = {"type": "string", "allOf": [{"pattern": at_most("?", settings.max_blanks)},
                                         {"pattern": at_most("[", settings.max_two_letter_tiles)}],
             "pattern": rack_pattern(letters, settings.max_rack_tiles,
@@ -152,7 +152,8 @@ def plain_paths(settings: Settings, games: dict[str, Game],
         anagram_fields, {"rack": rack},
         anagram_rules=_rack_rules(games, DEFAULT_GAME, settings, letters, False) + lexicon_rules,
         split_rules=_rack_rules(games, SPLIT_GAME, settings, letters, True) + lexicon_rules,
-        replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")})
+        replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")},
+        default_lexicon=default_lexicon)
     return {**validate_paths, **anagram_paths}
 
 

@@ -72,6 +72,11 @@ def parse_body(body: bytes, limits: Settings) -> Ask:
     if type(suggest) is not bool:
         raise Invalid("invalid_request", f"'suggest' must be true or false, not "
                       f"{a_json(suggest)}", {"field": "suggest", "type": json_type(suggest)})
+    if suggest and type(words) is list and len(words) > limits.max_suggest_words:
+        raise TooLarge("too_many_words", f"{len(words):,} words with \"suggest\": true; the "
+                       f"limit is {limits.max_suggest_words:,} (each invalid word is searched "
+                       "for what it was meant to be): split the list, or leave suggest out",
+                       {"count": len(words), "limit": limits.max_suggest_words})
     return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"),
                suggest)
 
@@ -240,38 +245,20 @@ def _unquote(text: str) -> str:
     return text
 
 
-#: Paths whose routes read their own query (GET /v1/validate, /v1/words/…), or take none
-#: that matters (the page's state, cache busters on its files and the docs').
-OWN_QUERY = ("/v1/validate", "/v1/words/", "/static/", "/docs", "/openapi.json")
 
-
-class StrictQuery:
-    """Every other route takes no query parameter: `POST /v1/validate?game=kelimatik` was
-    answered for the default game, silently. A 422 names the parameter and where it
-    belongs. Costs nothing without a query string."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or not scope.get("query_string") or scope["path"] == "/" \
-                or (scope["path"].startswith(OWN_QUERY) and scope["method"] in ("GET", "HEAD")):
-            await self.app(scope, receive, send)
-            return
-        from .errors import error_body  # the JSON error shape, as every route answers it
-
-        pairs = query_pairs(scope["query_string"], 1000, words=False)
-        if not pairs:  # only empty fields (`?&&`): no parameter at all
-            await self.app(scope, receive, send)
-            return
+def refuse_query(scope) -> None:
+    """For the routes that read no query: `POST /v1/validate?game=kelimatik` was answered for
+    the default game, silently. A 422 names the parameter and where it belongs; costs
+    nothing without a query string. Called once a route matched (so a wrong method is
+    still a 405)."""
+    query = scope.get("query_string")
+    if not query:
+        return
+    pairs = query_pairs(query, 1000, words=False)
+    if pairs:  # not only empty fields (`?&&`)
         key = pairs[0][0]
-        where = ("in the JSON body" if scope["method"] == "POST" else "nowhere: this route "
-                 "takes no query parameters")
-        body = orjson.dumps(error_body("invalid_request", f"unknown query parameter "
-                                       f"{excerpt(key)} on {scope['method'][:10]} "
-                                       f"{scope['path'][:80]}; it belongs {where}",
-                                       {"unknown": key[:EXCERPT]}))
-        await send({"type": "http.response.start", "status": 422,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        where = ("in the JSON body" if scope["method"] == "POST"
+                 else "nowhere: this route takes no query parameters")
+        raise Invalid("invalid_request", f"unknown query parameter {excerpt(key)} on "
+                      f"{scope['method'][:10]} {scope['path'][:80]}; it belongs {where}",
+                      {"unknown": key[:EXCERPT]})

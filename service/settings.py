@@ -28,6 +28,7 @@ ENV = {
     "KELIME_MAX_BODY_BYTES": "max_body_bytes",
     "KELIME_MAX_BUFFERED_BYTES": "max_buffered_bytes",
     "KELIME_MAX_GET_WORDS": "max_get_words",
+    "KELIME_MAX_SUGGEST_WORDS": "max_suggest_words",
     "KELIME_MAX_QUERY_BYTES": "max_query_bytes",
     "KELIME_CACHE_MAX_AGE": "cache_max_age",
     "KELIME_MAX_RACK_TILES": "max_rack_tiles",
@@ -83,6 +84,7 @@ class Settings:
     max_body_bytes: int = 4 * 1024 * 1024
     max_buffered_bytes: int = 64 * 1024 * 1024  # request bodies being received, per worker
     max_get_words: int = 1_000           # GET /v1/validate: bigger batches are POSTed
+    max_suggest_words: int = 1_000       # POST /v1/validate with "suggest": true (~80 ms)
     max_query_bytes: int = 32 * 1024     # GET /v1/validate's query string; see SERVER_URL_LIMIT
     cache_max_age: int = 300
     max_rack_tiles: int = Limits.rack_tiles          # anagram and split questions (Limits)

@@ -73,4 +73,14 @@ async def get_kelime(request: Request) -> Kelime:
     return request.app.state.kelime
 
 
+async def no_query(request: Request) -> None:
+    """A router dependency: its routes read no query parameter (`parse.refuse_query`)."""
+    from .parse import refuse_query
+
+    refuse_query(request.scope)
+
+
+NoQuery = Depends(no_query)
+
+
 KelimeDep = Annotated[Kelime, Depends(get_kelime)]

@@ -140,6 +140,8 @@ def test_the_limits_are_the_settings(data_dir):
     body = schema["paths"]["/v1/validate"]["post"]["requestBody"]["content"]["application/json"]
     words = body["schema"]["properties"]["words"]
     assert (words["maxItems"], words["items"]["maxLength"]) == (500, 20)
+    assert body["schema"]["allOf"][0]["then"]["properties"]["words"]["maxItems"] == 1000
+    assert body["schema"]["properties"]["lexicon"]["default"] == "tr"
     query = schema["paths"]["/v1/validate"]["get"]["parameters"][0]["schema"]
     assert query["maxItems"] == 50
     anagram = schema["paths"]["/v1/anagram"]["post"]["requestBody"]["content"][
@@ -196,3 +198,20 @@ def test_the_cacheable_gets_document_their_etag_and_304(live):
         assert api.get(url, headers={"If-None-Match": tag}).status_code == 304
     for path in ("/v1/anagram", "/v1/validate"):
         assert "headers" not in schema["paths"][path]["post"]["responses"]["200"]
+
+
+def test_suggestions_are_bounded_per_request(live):
+    """10,000 words with "suggest": true held a worker 0.9 s; the limit (1,000 by default,
+    KELIME_MAX_SUGGEST_WORDS) is in the schema too."""
+    api, _ = live
+    reply = api.post("/v1/validate", json={"words": ["cay"] * 1001, "suggest": True})
+    assert reply.status_code == 413 and "suggest" in reply.json()["error"]["message"]
+    assert api.post("/v1/validate", json={"words": ["cay"] * 1001}).status_code == 200
+
+
+def test_the_schema_names_the_default_lexicon_the_server_uses(data_dir):
+    with TestClient(create_app(Settings(data=data_dir, default_lexicon="ku"))) as api:
+        schema = api.get("/openapi.json").json()
+    for path in ("/v1/validate", "/v1/anagram"):
+        body = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        assert body["schema"]["properties"]["lexicon"]["default"] == "ku", path

@@ -14,9 +14,9 @@ from starlette.responses import Response
 from ..errors import ServiceError
 from ..responses import json_response
 from ..schemas import Reloaded
-from ..state import KelimeDep
+from ..state import KelimeDep, NoQuery
 
-router = APIRouter(prefix="/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/v1/admin", tags=["admin"], dependencies=[NoQuery])
 
 
 class Unauthorized(ServiceError):

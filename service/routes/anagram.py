@@ -21,6 +21,7 @@ from starlette.responses import Response
 from ..body import read_body
 from ..errors import Unavailable
 from ..metrics import LOG_KEY
+from ..parse import refuse_query
 from ..questions import parse_anagram, parse_split
 from ..responses import JSON, json_response
 from .validate import NamedRoute
@@ -71,6 +72,7 @@ def timed(request: Request, kind: str, work):
 async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
+    refuse_query(request.scope)
     ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
     reply = await searches(request).run(request, timed(
@@ -82,6 +84,7 @@ async def anagram_post(request: Request) -> Response:
 async def split_post(request: Request) -> Response:
     """The hand laid out as words, or the layout with the least penalty."""
     kelime = request.app.state.kelime
+    refuse_query(request.scope)
     ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
     reply = await searches(request).run(request, timed(
@@ -103,11 +106,12 @@ _RACK = ("One letter per tile (either case), `?` a blank, `[lm]` a two-letter ti
 
 
 def openapi(fields: dict, split_fields: dict, anagram_rules: list, split_rules: list,
-            replies: dict) -> dict:
+            replies: dict, default_lexicon: str) -> dict:
     """The OpenAPI operations of both paths, given the schemas of their fields (with the
     settings' limits), the per-game and per-lexicon rules for the rack (`allOf`) and the
     replies (`kelime.service.openapi` fills them in)."""
-    names = {"lexicon": {"type": "string", "description": "Lexicon name (default: tr)."}}
+    names = {"lexicon": {"type": "string", "default": default_lexicon,
+                         "description": "Lexicon name."}}
 
     def body(properties: dict, rules: list, example: dict) -> dict:
         schema = {"type": "object", "required": ["rack"], "additionalProperties": False,

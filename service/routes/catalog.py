@@ -17,9 +17,9 @@ from kelime.normalize import turkish_sorted
 from ..conditional import wants_gzip
 from ..responses import etag, json_response
 from ..schemas import GamesReply, LexiconsReply
-from ..state import Kelime, KelimeDep
+from ..state import Kelime, KelimeDep, NoQuery
 
-router = APIRouter(prefix="/v1", tags=["catalog"])
+router = APIRouter(prefix="/v1", tags=["catalog"], dependencies=[NoQuery])
 SUMMARY = ("alphabet", "created", "normalization_version", "counts", "source")
 
 

@@ -9,9 +9,9 @@ from ..metrics import CONTENT_TYPE
 from ..responses import json_response
 from ..schemas import Health, Ready
 from ..errors import Unavailable
-from ..state import KelimeDep, not_ready
+from ..state import KelimeDep, NoQuery, not_ready
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], dependencies=[NoQuery])
 
 
 @router.get("/healthz", response_model=Health)

@@ -22,7 +22,7 @@ from kelime.lexicon.verdicts import validate_json
 from kelime.suggest import suggest
 
 from ..body import read_body
-from ..parse import parse_body, parse_query
+from ..parse import parse_body, parse_query, refuse_query
 from ..responses import JSON, etag, json_response, matches, not_modified
 
 PATH = "/v1/validate"
@@ -31,6 +31,7 @@ PATH = "/v1/validate"
 async def validate_post(request: Request) -> Response:
     """Check `{"words": [...], "lexicon"?: "tr", "game"?: "kelimelik"}`; results in request order."""
     kelime = request.app.state.kelime
+    refuse_query(request.scope)
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
     if ask.suggest:  # off the fast path: the memo holds replies without suggestions
@@ -50,7 +51,7 @@ def with_suggestions(report: dict, lex, min_length: int) -> dict:
 
 async def validate_get(request: Request) -> Response:
     """Check `?word=a&word=b[&lexicon=tr][&game=kelimelik]`; cacheable (ETag, If-None-Match → 304).
-    At most 1,000 words and a 32 KiB query string: POST bigger batches."""
+    GET takes fewer words than POST, in a query string of limited size: POST bigger batches."""
     kelime = request.app.state.kelime
     ask = parse_query(request.scope["query_string"], kelime.settings)
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
@@ -87,27 +88,31 @@ class NamedRoute(Route):
 routes = [NamedRoute(PATH, validate_post, methods=["POST"]),
           NamedRoute(PATH, validate_get, methods=["GET"])]
 
-_NAMES = {
-    "lexicon": {"type": "string", "default": "tr", "description": "Lexicon name."},
-    "game": {"type": "string", "default": "kelimelik",
-             "description": "Game profile: sets the minimum length."},
-}
-
-
-def openapi(words: dict, query_words: dict, reply: dict) -> dict:
+def openapi(words: dict, query_words: dict, reply: dict, settings) -> dict:
     """This path's OpenAPI operations, given the schemas of the word lists (with the
     settings' limits) and of the reply (`kelime.service.openapi` fills them in)."""
+    names = {"lexicon": {"type": "string", "default": settings.default_lexicon,
+                         "description": "Lexicon name."},
+             "game": {"type": "string", "default": "kelimelik",
+                      "description": "Game profile: sets the minimum length."}}
     replies = {"200": {"description": "One result per word, in request order.",
                        "content": {JSON: {"schema": reply}}},
-               "413": {"description": "Over a limit (words, characters a word, body size; for "
-                                      "GET also a 32 KiB query string: POST big batches)."}}
+               "413": {"description": f"Over a limit: words ({settings.max_words:,}; "
+                                      f"{settings.max_suggest_words:,} with suggest), "
+                                      f"characters a word ({settings.max_word_chars}), body "
+                                      f"size; for GET {query_words['maxItems']:,} words in a "
+                                      f"query string of {settings.max_query_bytes:,} bytes "
+                                      "(POST big batches)."}}
+    suggesting = {"if": {"properties": {"suggest": {"const": True}}, "required": ["suggest"]},
+                  "then": {"properties": {"words": {"maxItems": settings.max_suggest_words}}}}
     body = {"type": "object", "required": ["words"], "additionalProperties": False,
+            "allOf": [suggesting],
             "properties": {"words": words,
                            "suggest": {"type": "boolean", "default": False,
                                        "description": "Each invalid result also lists "
                                        "`suggestions`: valid words it was probably meant to be "
                                        "(KITAP → kitap, cay → çay)."},
-                           **_NAMES}}
+                           **names}}
     return {PATH: {
         "post": {"tags": ["validate"], "summary": "Validate words (JSON body)",
                  "operationId": "validate_post", "description": validate_post.__doc__,
@@ -121,5 +126,5 @@ def openapi(words: dict, query_words: dict, reply: dict) -> dict:
                 "parameters": [{"name": "word", "in": "query", "required": True,
                                 "explode": True, "schema": query_words},
                                *({"name": k, "in": "query", "schema": v}
-                                 for k, v in _NAMES.items())]},
+                                 for k, v in names.items())]},
     }}
