@@ -333,3 +333,15 @@ def test_no_request_leaves_127_0_0_1_and_a_screenshot(browser, site, tmp_path_fa
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with capsys.disabled():
         print(f"\npage screenshot: {path}")
+
+
+@needs_browser
+def test_every_invalid_word_gets_its_suggestions_not_only_the_first_twenty(browser, site):
+    """The details (and with them the suggestions) came from one GET a word for the first 20
+    words: the 21st, KITAP, showed no "kitap"."""
+    open_page(browser, site, "?w=" + "+".join(["kitap"] * 20 + ["KITAP"]))
+    last = browser.find_elements("css selector", "#words-out [data-valid]")[20]
+    assert last.get_attribute("data-word") == "KITAP"
+    shown = [a.get_attribute("data-suggestion")
+             for a in last.find_elements("css selector", "[data-suggestion]")]
+    assert shown == ["kitap"]

@@ -15,6 +15,7 @@
   const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",
                         list: "kelime listesi", test: "deneme"};
   const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
+  const SUGGEST_FOR = 1000;      // POST /v1/validate's suggestions (KELIME_MAX_SUGGEST_WORDS)
   const numbers = new Intl.NumberFormat("tr-TR");
   const $ = (id) => document.getElementById(id);
   const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
@@ -193,7 +194,9 @@
     wordsOut.replaceChildren(status("Denetleniyor…", "checking…"));
     let reply;
     try {
-      reply = await api("v1/validate", {words, game}, signal);
+      // suggestions for every invalid word, not only the first DETAILS_FOR (the server
+      // takes "suggest" for up to SUGGEST_FOR words a request)
+      reply = await api("v1/validate", {words, game, suggest: words.length <= SUGGEST_FOR}, signal);
     } catch (e) {
       if (!aborted(e)) { wordsOut.replaceChildren(errorBox(e)); last.words = null; }
       return;
@@ -201,6 +204,11 @@
     const valid = reply.results.filter((r) => r.valid).length;
     announce("words", reply.all_valid ? "Hepsi geçerli" : `${reply.results.length} kelimeden ${valid} tanesi geçerli`);
     const items = reply.results.map(verdictItem);
+    reply.results.forEach((r, i) => {  // the words past DETAILS_FOR get their suggestions here
+      if (i >= DETAILS_FOR && r.suggestions && r.suggestions.length) {
+        items[i].querySelector(".details").replaceChildren(...detailsBlock(r, game));
+      }
+    });
     const note = el("div");
     wordsOut.replaceChildren(
       el("p", {class: "summary"}, reply.all_valid ? "Hepsi geçerli" : `${count(reply.results.length)} kelimeden ${count(valid)} tanesi geçerli`,
