@@ -20,11 +20,33 @@ the 2ⁿ spellings (and by `MAX_STEPS` in any case).
 
 from __future__ import annotations
 
+import unicodedata
+from functools import lru_cache
+
 from .normalize import TURKISH, Alphabet, sort_key
 
-#: Each letter and the letter it is mistyped as, both ways.
-TWINS = {"c": "ç", "g": "ğ", "i": "ı", "o": "ö", "s": "ş", "u": "ü"}
-TWINS.update({b: a for a, b in list(TWINS.items())})
+
+@lru_cache(maxsize=16)
+def twins(alphabet: Alphabet) -> dict[str, str]:
+    """Each letter and the letter it is mistyped as, both ways: a letter with a mark and the
+    same letter without it, where both are letters of the alphabet (Turkish: c ç, g ğ, o ö,
+    s ş, u ü, and i ı; Kurmanji: c ç, e ê, i î, s ş, u û).
+
+    >>> twins(TURKISH)["c"], twins(TURKISH)["ı"], twins(Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz"))["u"]
+    ('ç', 'i', 'û')
+    """
+    letters = alphabet.letter_set
+    pairs = {}
+    for letter in alphabet.letters:
+        base = unicodedata.normalize("NFD", letter)[0]
+        if base != letter and base in letters:
+            pairs[base], pairs[letter] = letter, base
+    if {"i", "ı"} <= letters:  # the dotless i has no decomposition
+        pairs["i"], pairs["ı"] = "ı", "i"
+    return pairs
+
+
+TWINS = twins(TURKISH)
 MAX_SUGGESTIONS = 5
 MAX_STEPS = 2_000  # prefixes tried at most, whatever the word
 
@@ -36,6 +58,7 @@ def suggest(word: str, words, alphabet: Alphabet = TURKISH, most: int = MAX_SUGG
     ``has_keys_with_prefix``)."""
     if not word or len(word) < min_length or not alphabet.letter_set.issuperset(word):
         return []
+    pairs = twins(alphabet)
     found: list[tuple[int, str]] = []
     steps = 0
     stack = [("", 0)]  # (prefix, letters changed)
@@ -47,7 +70,7 @@ def suggest(word: str, words, alphabet: Alphabet = TURKISH, most: int = MAX_SUGG
                 found.append((changed, prefix))
             continue
         ch = word[i]
-        for option, cost in ((ch, 0), (TWINS.get(ch), 1)):
+        for option, cost in ((ch, 0), (pairs.get(ch), 1)):
             if option is None or option not in alphabet.letter_set:
                 continue
             steps += 1

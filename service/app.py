@@ -72,7 +72,10 @@ def allow_table(route_lists) -> dict[str, str]:
     table: dict[str, set[str]] = {}
     for routes in route_lists:
         for route in routes:
-            table.setdefault(route.path, set()).update(route.methods)
+            methods = set(route.methods)
+            if "GET" in methods:
+                methods.add("HEAD")  # Conditional answers HEAD for every GET
+            table.setdefault(route.path, set()).update(methods)
     return {path: ", ".join(sorted(methods)) for path, methods in table.items()}
 
 

@@ -128,11 +128,9 @@ class Conditional:
         head = scope["method"] == "HEAD"
         if head:
             scope = {**scope, "method": "GET"}
-        wanted = None
-        for name, value in scope["headers"]:
-            if name == b"if-none-match":
-                wanted = value.decode("latin-1")
-                break
+        # every If-None-Match line counts: a field sent twice is one list (RFC 9110 §5.3)
+        wanted = ", ".join(value.decode("latin-1") for name, value in scope["headers"]
+                           if name == b"if-none-match") or None
         silent = [head]  # drop the body: a HEAD, or a reply turned into a 304
 
         async def reply(message) -> None:

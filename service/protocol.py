@@ -286,6 +286,18 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         cycle.message_event.set()
         self.reply_and_close(status, code, message, details)
 
+    def send_400_response(self, msg: str) -> None:
+        """A request httptools cannot parse: the JSON error shape (uvicorn's own is plain
+        text), then close. Its log line stays uvicorn's."""
+        if self.responding():  # a pipelined request: finish the answer under way, then close
+            self.cycle.keep_alive = False
+            self.refused = True
+            return
+        self.refused = True
+        self.reply_and_close(400, "invalid_http", "the request is not valid HTTP/1.1 (its "
+                             "request line or a header cannot be read); send a well-formed "
+                             "request, e.g. with curl")
+
     def reply_and_close(self, status: int, code: str, message: str, details=None) -> None:
         body = orjson.dumps(error_body(code, message, details))
         head = [STATUS_LINE[status]]

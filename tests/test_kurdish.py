@@ -56,3 +56,10 @@ def test_validate_and_anagram_in_kurmanji_over_http(data):
         turkish = api.post("/v1/anagram", json={"rack": "kıtap", "lexicon": "ku"})
         assert turkish.status_code == 422 and turkish.json()["error"]["code"] == "invalid_rack"
         assert api.post("/v1/validate", json={"words": ["kitap"]}).json()["lexicon"]["name"] == "tr"
+
+
+def test_did_you_mean_knows_kurmanji_marks(data):
+    """The twins were Turkish only: `buk` found no `bûk`."""
+    with TestClient(create_app(Settings(data=data))) as api:
+        body = api.get("/v1/words/buk?lexicon=ku").json()
+    assert not body["valid"] and "bûk" in body["suggestions"]

@@ -270,3 +270,36 @@ def test_the_word_download_reads_accept_encoding_weights(url):
         assert (reply.headers.get("content-encoding") == "gzip") is packed, asked
         assert reply.text == plain.text and reply.headers["vary"] == "Accept-Encoding", asked
         assert reply.headers["etag"].endswith('-gzip"' if packed else '"'), asked
+
+
+def test_a_405_allows_head_beside_get_and_if_none_match_may_come_twice(url):
+    reply = httpx.delete(url + "/v1/words/kitap")
+    assert reply.status_code == 405 and reply.headers["allow"] == "GET, HEAD"
+    for path in ("/v1/games", "/v1/validate?word=ev"):
+        tag = httpx.get(url + path).headers["etag"]
+        twice = httpx.get(url + path, headers=[("If-None-Match", '"other"'),
+                                               ("If-None-Match", tag)])
+        assert twice.status_code == 304, path
+
+
+@pytest.mark.parametrize("path", ["/v1/words/%20", "/v1/words/%09", "/v1/words/%E2%80%83"])
+def test_no_verdict_on_a_word_of_spaces(url, path):
+    reply = httpx.get(url + path)
+    assert reply.status_code == 422 and "no word" in reply.json()["error"]["message"]
+
+
+def test_a_request_that_is_not_http_gets_the_error_shape(url):
+    """uvicorn answered `Invalid HTTP request received.` as plain text."""
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    with socket.create_connection((where.hostname, where.port), timeout=5) as conn:
+        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        raw = b""
+        while chunk := conn.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"application/json" in head
+    assert json.loads(body)["error"]["code"] == "invalid_http"

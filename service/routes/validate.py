@@ -57,7 +57,7 @@ async def validate_get(request: Request) -> Response:
     lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
     tag = answer_tag(lex, ask.words, min_length)
     cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
-    if matches(request.headers.get("if-none-match"), tag):  # early: no verdicts to make
+    if matches(", ".join(request.headers.getlist("if-none-match")), tag):  # early: no verdicts
         return not_modified(tag, cache)
     return answer(kelime, lex, ask.words, min_length, {**cache, "ETag": tag})
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from kelime.errors import EXCERPT, excerpt
+from kelime.normalize import WHITESPACE
 from kelime.suggest import suggest
 
 from ..entries import tdk_entries
@@ -42,7 +43,7 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
     (the letters that make a valid word put before or after it), and TDK entries (`[]` and
     `cache: null` without a cache)."""
     check_raw_path(request.scope.get("raw_path"))  # `word` has U+FFFD for bytes not UTF-8
-    if not word:
+    if not word.strip(WHITESPACE):  # `/v1/words/%20` is no word either
         raise Invalid("invalid_request", "no word in the path: ask GET /v1/words/kitap")
     asked = names(request.scope.get("query_string", b""))  # strict, like /v1/validate's
     lexicon, game_name = asked.get("lexicon"), asked.get("game")
