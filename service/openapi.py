@@ -31,7 +31,7 @@ from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
 from kelime.games import DEFAULT_GAME, GAMES, Game
-from kelime.normalize import TURKISH, Alphabet, normalize
+from kelime.normalize import TURKISH, WHITESPACE, Alphabet, normalize
 
 from .errors import ERROR_RESPONSES, ERROR_SCHEMA
 from .parse import get_limit
@@ -57,11 +57,17 @@ def _class(chars: str) -> str:
     return "[" + "".join(re.escape(c) if c in "\\]^-[" else c for c in chars) + "]"
 
 
+def _spaces() -> str:
+    """Unicode White_Space, which normalisation trims from both ends."""
+    return "[" + "".join(f"\\u{ord(c):04x}" for c in WHITESPACE) + "]*"
+
+
 def rack_pattern(letters: str, tiles: int, pairs: bool) -> str:
-    """1..tiles tiles: a letter, `?` a blank, `[lm]` a two-letter tile (when `pairs`)."""
+    """1..tiles tiles: a letter, `?` a blank, `[lm]` a two-letter tile (when `pairs`),
+    spaces around them allowed (they are trimmed)."""
     letter = _class(letters)
     unit = f"{letter}|\\?" + (f"|\\[{letter}{letter}\\]" if pairs else "")
-    return f"^(?:{unit}){{1,{tiles}}}$"
+    return f"^{_spaces()}(?:{unit}){{1,{tiles}}}{_spaces()}$"
 
 
 def at_most(char: str, count: int) -> str:
@@ -73,7 +79,7 @@ def at_most(char: str, count: int) -> str:
 def board_pattern(letters: str) -> str:
     """A board slot: letters already there and at least one `.` square the rack fills."""
     square = _class(letters + ".")
-    return f"^{square}*\\.{square}*$"
+    return f"^{_spaces()}{square}*\\.{square}*{_spaces()}$"
 
 
 def _when(field: str, names: list[str], default: str, then: dict) -> dict:
@@ -112,8 +118,8 @@ def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
     for alphabet, names in groups.items():
         typed = typed_letters(alphabet)
         rules.append(_when("lexicon", names, default, {"properties": {
-            "rack": {"pattern": f"^{_class(typed + '?[]')}*$"},
-            "pattern": {"pattern": f"^{_class(typed + '.')}*$"}}}))
+            "rack": {"pattern": f"^{_class(typed + '?[]' + WHITESPACE)}*$"},
+            "pattern": {"pattern": f"^{_class(typed + '.' + WHITESPACE)}*$"}}}))
     return rules
 
 
@@ -237,7 +243,8 @@ def word_limits(schema: dict, settings: Settings) -> None:
     for parameter in schema["paths"]["/v1/words/{word}"]["get"]["parameters"]:
         if parameter["name"] == "word":
             parameter["schema"] = {"type": "string", "minLength": 1,
-                                   "maxLength": settings.max_word_chars}
+                                   "maxLength": settings.max_word_chars,
+                                   "pattern": "[^" + _spaces()[1:-2] + "]"}  # not only spaces
 
 
 def name_enums(node, names: dict[str, tuple[str, ...]]) -> None:
