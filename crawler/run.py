@@ -64,6 +64,12 @@ def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[st
 def run_crawl(*, base_url: str, cache_path: Path, words: list[str] | None, max_age: float,
               limit: int | None, settings: dict, say=print) -> int:
     """Run the crawl; return the process exit code. `words` None means enumerate the site."""
+    with cache.crawl_lock(cache_path):  # one crawl per cache, for its whole life
+        return _run_crawl(base_url=base_url, cache_path=cache_path, words=words,
+                          max_age=max_age, limit=limit, settings=settings, say=say)
+
+
+def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say) -> int:
     from scrapy.crawler import CrawlerProcess
 
     from .spider import TdkSpider

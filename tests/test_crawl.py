@@ -332,3 +332,29 @@ def test_enumeration_finding_no_words_stops_the_crawl(tmp_path):
             f"{fake.url}/sitemap.xml listed 0 word page(s))") in result.stderr
     assert "--words FILE" in result.stderr and "Traceback" not in result.stderr
     assert gts_queries(log) == []
+
+
+def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
+    """Two crawls on one cache both ran: every word fetched twice, two requests in flight,
+    no gap between them. The second now refuses, naming the first."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", "slow", -1, 3.0)  # keeps the first crawl busy
+        path = tmp_path / "tdk.sqlite"
+        first = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+                                  str(path), "--delay", "0.05", *FAST, "-s",
+                                  "DOWNLOAD_TIMEOUT=10"], env=env(),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: any(r["path"].startswith("/gts") for r in fake.log()))
+            started = time.monotonic()
+            second = crawl("--base-url", fake.url, "--cache", str(path), *FAST)
+            took = time.monotonic() - started
+        finally:
+            first.terminate()
+            first.wait(timeout=60)
+        assert second.returncode == 1, second.stdout + second.stderr
+        output = second.stdout + second.stderr
+        assert "another crawl is writing" in output and f"pid {first.pid}" in output
+        assert "Traceback" not in output and took < 30
+        queries = gts_queries(fake.log())
+        assert len(queries) == len(set(queries))  # no word asked twice

@@ -8,18 +8,16 @@ the new one, never half of one. The last KEEP_BUILDS builds of each name are kep
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import shutil
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import marisa_trie
 
 from ..errors import BuildError, LexiconError, OutdatedLexicon
+from ..locks import exclusive
 from ..normalize import TURKISH, Alphabet
 from .compile import Compiled, diff_words
 from .folder import held
@@ -59,37 +57,13 @@ def _write_bytes(path: Path, data: bytes) -> None:
         raise OSError(e.errno, e.strerror, str(path)) from e
 
 
-@contextmanager
 def build_lock(out: Path, timeout: float, waiting=lambda holder: None):
     """Hold `out`'s build lock; wait up to `timeout` seconds for another build to finish,
     calling `waiting(holder)` once with the holder's description."""
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / LOCK_FILE, "a+") as f:
-        deadline, told = time.monotonic() + timeout, False
-        while True:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                f.seek(0)
-                holder = f.read().strip() or "another process"
-                if time.monotonic() >= deadline:
-                    raise BuildError(f"another build is writing to {out} ({holder}); wait for it "
-                                     "to finish and build again") from None
-                if not told:
-                    waiting(holder)
-                    told = True
-                time.sleep(0.05)
-        f.seek(0)
-        f.truncate()
-        f.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
-        f.flush()
-        try:
-            yield
-        finally:
-            f.seek(0)
-            f.truncate()
-            fcntl.flock(f, fcntl.LOCK_UN)
+    return exclusive(out / LOCK_FILE, timeout, waiting=waiting, busy=lambda holder: BuildError(
+        f"another build is writing to {out} ({holder}); wait for it to finish and build "
+        "again"))
 
 
 def current(link: Path, force: bool) -> tuple[Manifest | None, list[str]]:

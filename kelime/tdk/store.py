@@ -163,6 +163,25 @@ def open_cache(path: str | Path, create: bool = False, *,
     return db
 
 
+def crawl_lock(path: str | Path):
+    """Held for a crawl's whole life: one crawl per cache. Two crawls on one file fetched
+    every word twice, two requests in flight and no gap between them. A second crawl
+    refuses at once, naming the holder; the lock is ``<cache>.lock`` beside the file (the
+    kernel drops it when the crawl exits, however it exits)."""
+    from ..locks import exclusive
+
+    path = Path(path)
+    lock = path.with_name(path.name + ".lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.touch()
+    except OSError as e:
+        raise CacheError(f"cannot create the crawl lock {lock}: {e.strerror or e}") from None
+    return exclusive(lock, 0, busy=lambda holder: CacheError(
+        f"another crawl is writing {path} ({holder}): one crawl per cache; wait for it to "
+        "finish (or stop it) and run this one again"))
+
+
 def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_utils.Database:
     """Open an existing cache for reading only: never migrates, never writes the file.
 
