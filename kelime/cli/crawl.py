@@ -52,12 +52,17 @@ def _setting(text: str) -> tuple[str, object]:
               help="Days a cached reply stays fresh; fresher words are not asked again.")
 @click.option("--limit", type=click.IntRange(1), default=None, help="At most N words this run.")
 @click.option("--status", is_flag=True, help="Print the cache's state and exit (no crawl).")
+@click.option("--import", "dump", type=click.Path(path_type=Path, dir_okay=False),
+              help="Load a JSON-lines dump of TDK entries (the 12th-edition mongoexport) into "
+                   "the cache instead of crawling; a crawl then only refreshes.")
+@click.option("--dump-date", default=None, metavar="ISO-DATE",
+              help="When the dump was made [default: the file's modification time].")
 @ua_option
 @ciphers_option
 @click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
               help="Override a Scrapy/kelime setting (see kelime.crawler.settings).")
-def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, user_agent,
-          ciphers, overrides) -> None:
+def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, dump,
+          dump_date, user_agent, ciphers, overrides) -> None:
     """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably.
 
     One request at a time, DELAY seconds apart (robots.txt obeyed), backing off on
@@ -69,12 +74,16 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
       kelime crawl --cache tdk.sqlite               # the whole dictionary (~1 day)
       kelime crawl --words new.txt --max-age 0      # refresh a few words now
       kelime crawl --status                         # what the cache holds
+      kelime crawl --import tdk-v12.jsonl           # start from a dump (minutes)
       kelime build --cache tdk.sqlite               # then rebuild the lexicon
     """
     from ..crawler.run import read_words, run_crawl, status_text
 
     if status:
         click.echo(status_text(cache))
+        return
+    if dump:
+        import_into(cache, dump, dump_date)
         return
     _check_client(user_agent)
     if not base_url.startswith(("http://", "https://")):
@@ -96,6 +105,42 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
                               extra=dict(_setting(o) for o in overrides))
     sys.exit(run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
                        limit=limit, settings=settings, say=say))
+
+
+def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
+    """`kelime crawl --import`: the dump into the cache, under the crawl lock."""
+    import datetime as dt
+
+    from ..crawler.run import status_text
+    from ..tdk import store
+    from ..tdk.dump import dump_digest, import_dump
+
+    if not dump.is_file():
+        raise KelimeError(f"no dump at {dump}")
+    if dump_date:
+        try:
+            when = dt.datetime.fromisoformat(dump_date.replace("Z", "+00:00"))
+        except ValueError:
+            raise click.BadParameter(f"{dump_date!r} is not an ISO 8601 date (2024-01-01)",
+                                     param_hint="--dump-date") from None
+    else:
+        when = dt.datetime.fromtimestamp(dump.stat().st_mtime, dt.timezone.utc)
+    when = (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc))
+    fetched_at = when.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+    with store.crawl_lock(cache):
+        db = store.open_cache(cache, create=True)
+        try:
+            say(f"Importing {dump} (sha256 {dump_digest(dump)[:16]}…) into {cache} …")
+            done = import_dump(db, dump, fetched_at, progress=lambda n, total: say(
+                f"  {n:,} of {total:,} headwords stored") if n % 10_000 < 500 or n == total
+                else None)
+        finally:
+            db.close()
+    say(f"Imported {done.entries:,} entries under {done.queries:,} headwords, dated "
+        f"{fetched_at}; {done.skipped:,} line(s) skipped")
+    for problem in done.problems:
+        say(f"  skipped {problem}")
+    click.echo(status_text(cache))
 
 
 def _check_client(user_agent: str) -> None:

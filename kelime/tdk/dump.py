@@ -1,0 +1,117 @@
+"""Start from a dump, not from zero: a JSON-lines dump of TDK entries into the crawl cache.
+
+The public 12th-edition dump (a mongoexport: one entry a line, TDK's own fields plus Mongo's
+``_id``; 99,236 entries) holds what a full crawl would fetch in a day of polite requests.
+`import_dump` stores it as the crawl would have: each entry under the query TDK answers it
+for (`query_for` its headword), one reply per query marked with where it came from
+(``url`` = ``dump:<file>``) and when (``fetched_at`` = the dump's date), so a build reads it
+at once and a later crawl only refreshes what is older than its ``--max-age``.
+
+The file is read twice, line by line: once for each query's line offsets, once for the
+entries of each query in turn, so memory holds offsets, never the whole dump. A line that
+is not an entry (bad JSON, no ``madde``, an id that is no number) is skipped and counted,
+with the first few reasons kept for the summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import orjson
+
+from ..errors import CacheError
+from . import store
+from .replies import query_for
+
+MAX_ID_DIGITS = 18  # SQLite's INTEGER holds 19; TDK's ids have 6
+BATCH = 500         # queries a transaction
+
+
+@dataclass
+class Imported:
+    entries: int = 0
+    queries: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)  # the first few, "line N: why"
+
+    def skip(self, line: int, why: str) -> None:
+        self.skipped += 1
+        if len(self.problems) < 10:
+            self.problems.append(f"line {line}: {why}")
+
+
+def _entry(raw: bytes) -> tuple[dict | None, str]:
+    """The entry a dump line holds (Mongo's `_id` dropped), or None and why not."""
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        return None, f"not JSON ({e})"
+    if not isinstance(entry, dict):
+        return None, "not a JSON object"
+    entry.pop("_id", None)
+    madde, madde_id = entry.get("madde"), str(entry.get("madde_id", ""))
+    if not isinstance(madde, str) or not madde.strip():
+        return None, "no madde (headword)"
+    if not madde_id.isascii() or not madde_id.isdigit() or len(madde_id) > MAX_ID_DIGITS:
+        return None, f"madde_id {madde_id[:30]!r} is not an entry number"
+    senses = entry.get("anlamlarListe")
+    if senses is not None and not (isinstance(senses, list)
+                                   and all(isinstance(s, dict) for s in senses)):
+        return None, "anlamlarListe is not a list of senses"
+    return entry, ""
+
+
+def import_dump(db, path: str | Path, fetched_at: str,
+                progress: Callable[[int, int], None] | None = None) -> Imported:
+    """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
+    `progress(queries done, queries)` after each batch."""
+    path = Path(path)
+    found, result = defaultdict(list), Imported()
+    try:
+        with open(path, "rb") as f:
+            offset, number = 0, 0
+            for raw in f:
+                number += 1
+                if raw.strip():
+                    entry, why = _entry(raw)
+                    if entry is None:
+                        result.skip(number, why)
+                    else:
+                        found[query_for(entry["madde"])].append((offset, len(raw)))
+                offset += len(raw)
+            queries = list(found)
+            source = f"dump:{path.name}"
+            for start in range(0, len(queries), BATCH):
+                batch = queries[start:start + BATCH]
+                with store.write_tx(db):
+                    for query in batch:
+                        entries = []
+                        for at, size in found[query]:
+                            f.seek(at)
+                            entries.append(_entry(f.read(size))[0])
+                        body = orjson.dumps(entries).decode()
+                        store.save_reply(db, {"query": query, "url": source, "status": 200,
+                                              "fetched_at": fetched_at, "outcome": "ok",
+                                              "body": body, "error": None, "attempts": 1},
+                                         entries)
+                        result.entries += len(entries)
+                    store.save_words(db, batch, source)
+                result.queries += len(batch)
+                if progress is not None:
+                    progress(result.queries, len(queries))
+    except OSError as e:
+        raise CacheError(f"cannot read the dump {path}: {e.strerror or e}") from None
+    return result
+
+
+def dump_digest(path: str | Path) -> str:
+    """The dump's sha256, for the summary (what was imported, exactly)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,77 @@
+"""`kelime crawl --import`: a JSON-lines dump of TDK entries (the 12th-edition mongoexport
+shape: TDK's fields plus Mongo's `_id`) into the cache, then a build and a check, offline."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kelime.lexicon import Lexicon
+from kelime.tdk import store as cache
+
+from .fake_tdk import builtin_entries
+
+KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
+SAMPLE = (Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
+          / "dump-v12-dulavrat-otu-to-duldalamak.jsonl")
+
+
+def kelime(*args, cwd=None):
+    return subprocess.run([*KELIME, *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd)
+
+
+def write_dump(path: Path, entries: list[dict], extra: list[str] = ()) -> Path:
+    lines = [json.dumps({"_id": i, **e}, ensure_ascii=False) for i, e in enumerate(entries, 1)]
+    path.write_text("\n".join([*lines, *extra]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_dump_imports_builds_and_checks(tmp_path):
+    entries = builtin_entries()
+    dump = write_dump(tmp_path / "tdk.jsonl", entries, extra=[
+        "not json", '{"madde_id": "x1", "madde": "kötü"}', '{"madde_id": "9"}', "",
+        '{"madde_id": "12345678901234567890123", "madde": "uzun"}'])
+    db_path = tmp_path / "tdk.sqlite"
+    done = kelime("crawl", "--import", str(dump), "--cache", str(db_path),
+                  "--dump-date", "2024-03-01")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Imported {len(entries)} entries" in done.stdout + done.stderr
+    assert "4 line(s) skipped" in done.stdout + done.stderr
+    db = cache.open_readonly(db_path)
+    rows = list(db["replies"].rows)
+    stored = {json.loads(raw)["madde_id"]: json.loads(raw) for (raw,) in
+              db.execute("SELECT raw FROM entries")}
+    db.close()
+    assert all(r["url"] == "dump:tdk.jsonl" and r["fetched_at"].startswith("2024-03-01")
+               and r["outcome"] == "ok" for r in rows)
+    assert stored == {e["madde_id"]: e for e in entries}  # exactly as TDK sent, no `_id`
+    built = kelime("build", "--cache", str(db_path), "--out", str(tmp_path / "data"))
+    assert built.returncode == 0, built.stderr
+    lex = Lexicon.load(tmp_path / "data" / "tr")
+    assert lex.check("kitap").valid and not lex.check("İstanbul").valid
+    again = kelime("crawl", "--import", str(dump), "--cache", str(db_path))
+    assert again.returncode == 0  # importing twice changes nothing but the dates
+    db = cache.open_readonly(db_path)
+    assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == len(entries)
+
+
+def test_the_shared_v12_sample_imports(tmp_path):
+    if not SAMPLE.exists():
+        pytest.skip(f"{SAMPLE} is absent (the shared TDK samples live beside the repository)")
+    db_path = tmp_path / "tdk.sqlite"
+    done = kelime("crawl", "--import", str(SAMPLE), "--cache", str(db_path))
+    assert done.returncode == 0 and "0 line(s) skipped" in done.stdout + done.stderr
+    result = kelime("define", "dulda", "--cache", str(db_path), "--base-url",
+                    "http://127.0.0.1:9")  # no network: the cache answers
+    assert result.returncode == 0 and "kuytu yer" in result.stdout
+
+
+def test_a_missing_dump_is_an_error_line(tmp_path):
+    done = kelime("crawl", "--import", str(tmp_path / "nope.jsonl"), "--cache",
+                  str(tmp_path / "c.sqlite"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
