@@ -55,8 +55,15 @@ class Server:
         """The worker processes (children that are uvicorn servers, not the resource tracker)."""
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
                              text=True).stdout.split()
-        return [int(p) for p in out
-                if "resource_tracker" not in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+        found = []
+        for pid in out:
+            try:  # a child listed a moment ago may be gone (a worker replaced): skip it
+                cmdline = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if "resource_tracker" not in cmdline:
+                found.append(int(pid))
+        return found
 
     def version(self) -> str:
         status, body = request(self.port, "POST", "/v1/validate", BODY,
