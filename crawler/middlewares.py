@@ -33,6 +33,9 @@ STOP_MESSAGES = {
     "robots": "could not read {url} ({error}). Without it nothing may be fetched (RFC 9309: "
               "an unreachable robots.txt means everything is disallowed). Rerun later "
               "(done words are kept).",
+    "wait": "TDK asks to wait {wait:,.0f} s (Retry-After) before the next request, longer "
+            "than the {most:,.0f} s kelime waits within a run: rerun after {when} (done words "
+            "are kept).",
 }
 
 
@@ -44,6 +47,13 @@ def stop_crawl(crawler, reason: str, message: str) -> None:
     crawler.stats.set_value("kelime/stop_message", message)
     logger.info("stopping (%s): %s", reason, message)
     deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
+
+
+def too_big(exc: BaseException) -> bool:
+    """Whether Scrapy gave up on a reply for its size: a Content-Length over the limit (a
+    cancelled download), a body growing past it, or one that decompressed past it."""
+    text = str(exc)
+    return "DOWNLOAD_MAXSIZE" in text or "download max size" in text
 
 
 class RobotParser(ProtegoRobotParser):
@@ -60,7 +70,7 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
     means "everything disallowed": the crawl stops and says why. A 4xx still means no rules."""
 
     async def _parse_robots(self, response, netloc, request):
-        if response.status >= 500:
+        if response.status >= 500 or response.status == 429:  # 429: "not now", not "no rules"
             return self._refuse(netloc, response.url, f"HTTP {response.status}")
         await super()._parse_robots(response, netloc, request)
 
@@ -131,6 +141,7 @@ class Backoff:
         self.threshold = s.getint("KELIME_BREAKER_THRESHOLD")
         self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
         self.paused_until, self.stopping = 0.0, False
+        self.longest_wait = s.getfloat("KELIME_RETRY_AFTER_MAX")
         self.streak, self.streak_kind, self.failed_words = 0, "", 0
         crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
 
@@ -158,8 +169,8 @@ class Backoff:
         return response
 
     def process_exception(self, request, exception):
-        if isinstance(exception, IgnoreRequest):
-            return None
+        if isinstance(exception, IgnoreRequest) or too_big(exception):
+            return None  # a reply over the size limit will be as big next time
         kind = failure_kind(exception)
         if kind in BREAKER:
             self._note(kind, request.url, describe(kind, exception, request.url))
@@ -172,6 +183,12 @@ class Backoff:
             self.stats.inc_value("kelime/gave_up")
             return None
         asked = retry_after(response.headers.get("Retry-After")) if response is not None else 0.0
+        if asked > self.longest_wait:  # a day's pause inside a run is no crawl: stop, say when
+            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() + asked))
+            self.stopping = True
+            stop_crawl(self.crawler, "asked_to_wait", STOP_MESSAGES["wait"].format(
+                wait=asked, most=self.longest_wait, when=when))
+            return None
         wait = self.policy.wait(attempt, asked)
         self.paused_until = max(self.paused_until, time.monotonic() + wait)
         self.stats.inc_value("kelime/retried")

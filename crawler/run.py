@@ -36,6 +36,7 @@ ENDINGS = {
     "sitemap_unreadable": Ending("Crawl STOPPED: a sitemap could not be read", EXIT_STOPPED),
     "no_words": Ending("Crawl STOPPED: the site's word list gave no words", EXIT_STOPPED),
     "cache_unwritable": Ending("Crawl STOPPED: a reply could not be stored", EXIT_STOPPED),
+    "asked_to_wait": Ending("Crawl PAUSED: TDK asks to wait", EXIT_STOPPED),
 }
 STOPPED = frozenset(r for r, e in ENDINGS.items() if e.code == EXIT_STOPPED)
 

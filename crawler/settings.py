@@ -60,6 +60,12 @@ POLITE = {
     "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
     "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
+    "KELIME_RETRY_AFTER_MAX": 600.0,     # a longer Retry-After stops the crawl, saying when
+    # Bodies: a /gts reply is kilobytes (the longest, çıkmak, is 28 KB); a sitemap at most
+    # 50 MB by the protocol. Over these the download is cancelled, compressed or not.
+    "KELIME_GTS_MAXSIZE": 8 * 1024 * 1024,
+    "DOWNLOAD_MAXSIZE": 64 * 1024 * 1024,
+    "DOWNLOAD_WARNSIZE": 0,
 }
 
 

@@ -173,6 +173,22 @@ def fold(text: str) -> str:
     return text.lower().translate(str.maketrans("âîû", "aiu"))
 
 
+def gzip_zeros(size: int) -> bytes:
+    """`size` zero bytes, gzipped (a decompression bomb), made once per size."""
+    import zlib
+
+    if size not in _BOMBS:
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        block, parts = bytes(2**20), []
+        for _ in range(size // len(block)):
+            parts.append(packer.compress(block))
+        _BOMBS[size] = b"".join(parts) + packer.flush()
+    return _BOMBS[size]
+
+
+_BOMBS: dict[int, bytes] = {}
+
+
 class FakeTDK:
     """State shared by the handler threads: data, faults, request log."""
 
@@ -313,6 +329,22 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, b"", html)
         if kind == "unexpected":
             return self._send(200, b'{"durum":"bakim"}', html)
+        if kind == "huge":  # a body of `arg` MiB (default 20): no dictionary reply is
+            size = int((arg or 20) * 2**20)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                chunk = b" " * 2**20
+                for _ in range(size // len(chunk)):
+                    self.wfile.write(chunk)
+            except OSError:  # the client gave up on it, as it should
+                pass
+            return 200
+        if kind == "bomb":  # `arg` MiB (default 200) of zeros, gzipped to a few hundred KB
+            return self._send(200, gzip_zeros(int((arg or 200) * 2**20)), "application/json",
+                              {"Content-Encoding": "gzip"})
         if kind == "no_words":  # a well-formed sitemap listing no page
             return self._send(200, b'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http:'
                               b'//www.sitemaps.org/schemas/sitemap/0.9"></urlset>',

@@ -358,3 +358,41 @@ def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
         assert "Traceback" not in output and took < 30
         queries = gts_queries(fake.log())
         assert len(queries) == len(set(queries))  # no word asked twice
+
+
+@pytest.mark.parametrize("kind", ["huge", "bomb"])
+def test_an_oversized_reply_is_recorded_failed_and_not_buffered(tmp_path, kind):
+    """A 900 MB /gts reply took the crawl to 2.6 GB and a gzip bomb further; a body over
+    1 GiB was counted as skipped and refetched for ever. Now a reply over 8 MiB, as sent or
+    unpacked, is cancelled, recorded failed (no retries: it would be as big again)."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", kind, -1)
+        path = tmp_path / "tdk.sqlite"
+        result = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST,
+                       "-s", "DOWNLOAD_TIMEOUT=20")
+        asked = gts_queries(fake.log())
+    row = replies(path)["kitap"]
+    assert row["outcome"] == "failed" and "over 8 MiB" in row["error"], result.stdout
+    assert asked.count("kitap") == 1  # not retried
+    assert row["body"] is None
+
+
+def test_robots_txt_answering_429_stops_the_crawl(tmp_path):
+    """A robots.txt answering 429 was read as "no rules" and the crawl went on."""
+    with FakeProcess("--fault", "/robots.txt=429:-1") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        asked = gts_queries(fake.log())
+    assert result.returncode == 1 and "robots.txt" in result.stdout + result.stderr
+    assert asked == []
+
+
+def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
+    """`Retry-After: 100000` paused the crawl for ~28 hours with only a growing ETA."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", "429", -1, 100_000)
+        started = time.monotonic()
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        took = time.monotonic() - started
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "TDK asks to wait 100,000 s" in output, output
+    assert "rerun after" in output and took < 60
