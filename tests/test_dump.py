@@ -75,3 +75,22 @@ def test_a_missing_dump_is_an_error_line(tmp_path):
     done = kelime("crawl", "--import", str(tmp_path / "nope.jsonl"), "--cache",
                   str(tmp_path / "c.sqlite"))
     assert done.returncode != 0 and "Traceback" not in done.stderr
+
+
+def test_a_build_from_an_unfinished_crawl_refuses_without_force(tmp_path):
+    """20 done and 380 pending words built a 20-word lexicon without a word of warning."""
+    entries = builtin_entries()
+    dump = write_dump(tmp_path / "tdk.jsonl", entries)
+    db_path = tmp_path / "tdk.sqlite"
+    assert kelime("crawl", "--import", str(dump), "--cache", str(db_path)).returncode == 0
+    db = cache.open_cache(db_path)
+    cache.save_words(db, [f"pending{i}" for i in range(40 * len(entries))], "sitemap")
+    db.close()
+    refused = kelime("build", "--cache", str(db_path), "--out", str(tmp_path / "data"))
+    assert refused.returncode == 1 and "incomplete" in refused.stderr, refused.stderr
+    assert "--force" in refused.stderr and not (tmp_path / "data" / "tr").exists()
+    forced = kelime("build", "--cache", str(db_path), "--out", str(tmp_path / "data"),
+                    "--force")
+    assert forced.returncode == 0, forced.stderr
+    coverage = Lexicon.load(tmp_path / "data" / "tr").manifest.source["coverage"]
+    assert coverage["pending"] == 40 * len(entries) and coverage["enumerated"] > coverage["pending"]

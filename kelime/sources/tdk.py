@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..errors import BuildError
 from ..lexicon.compile import Candidate
 from ..policy import Policy
 from ..tdk import store
@@ -37,5 +38,27 @@ def cache_source(path: str | Path) -> dict:
         raise store.CacheError(f"cache {path} holds no TDK entries yet: run `kelime crawl "
                                f"--cache {path}` first")
     crawled = (stats["newest_fetch"] or "unknown date")[:10]
+    words = stats["words"]
     return {"kind": "tdk-cache", "name": f"{SOURCE_NAME}, crawled {crawled}",
-            "licence": SOURCE_LICENCE, "entries": stats["entries"], "date": stats["newest_fetch"]}
+            "licence": SOURCE_LICENCE, "entries": stats["entries"], "date": stats["newest_fetch"],
+            "coverage": {"enumerated": words["queued"], "done": words["done"],
+                         "pending": words["pending"], "failed": stats["replies"]["failed"]}}
+
+
+#: The share of the crawl's enumerated words that may lack a good reply in a build.
+INCOMPLETE = 0.01
+
+
+def check_coverage(source: dict, force: bool) -> None:
+    """Refuse a build from a crawl that has not finished: 20 done words of 400 built a
+    20-word lexicon, "without a word" about the rest. Over `INCOMPLETE` pending (failed
+    included) refuses unless `force` (the manifest records the coverage either way)."""
+    cover = source.get("coverage") or {}
+    enumerated, pending = cover.get("enumerated", 0), cover.get("pending", 0)
+    if force or not enumerated or pending <= INCOMPLETE * enumerated:
+        return
+    raise BuildError(f"the crawl cache is incomplete: {pending:,} of its {enumerated:,} "
+                     f"enumerated words ({pending / enumerated:.0%}) have no good reply yet "
+                     f"({cover.get('failed', 0):,} failed): finish the crawl (rerun `kelime "
+                     "crawl` with this cache: it resumes) or pass --force to build from what "
+                     "it has")
