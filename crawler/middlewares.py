@@ -142,6 +142,8 @@ class Backoff:
         self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
         self.paused_until, self.stopping = 0.0, False
         self.longest_wait = s.getfloat("KELIME_RETRY_AFTER_MAX")
+        self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+        self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         self.streak, self.streak_kind, self.failed_words = 0, "", 0
         crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
 
@@ -150,14 +152,28 @@ class Backoff:
         return cls(crawler)
 
     async def process_request(self, request):
-        while (wait := self.paused_until - time.monotonic()) > 0:
+        while (wait := max(self.paused_until, self.next_at) - time.monotonic()) > 0:
             if self.stopping or not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
             await asyncio.sleep(min(wait, 0.2))
         if self.stopping:
             raise IgnoreRequest("circuit breaker open")
+        request.meta["kelime_sent"] = time.monotonic()
+
+    def _ended(self, request) -> None:
+        """Politeness from the reply's END: Scrapy spaces requests start to start, so after a
+        reply that took 3 s the next one left 14 ms later. The next request waits at least
+        the slot's delay (DOWNLOAD_DELAY, robots.txt Crawl-delay, AutoThrottle) after this
+        reply ended, and as long as the reply took, when that is longer (a slow server
+        gets slower requests), up to AUTOTHROTTLE_MAX_DELAY."""
+        now = time.monotonic()
+        took = now - request.meta.get("kelime_sent", now)
+        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
+        delay = slot.delay if slot is not None else self.delay
+        self.next_at = max(self.next_at, now + max(delay, min(took, self.max_gap)))
 
     def process_response(self, request, response):
+        self._ended(request)
         if "kelime_query" in request.meta:
             c = classify(response.status, response.body)
             self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
@@ -169,6 +185,8 @@ class Backoff:
         return response
 
     def process_exception(self, request, exception):
+        if not isinstance(exception, IgnoreRequest):
+            self._ended(request)  # a failed request counts: it reached the server (or tried)
         if isinstance(exception, IgnoreRequest) or too_big(exception):
             return None  # a reply over the size limit will be as big next time
         kind = failure_kind(exception)

@@ -400,3 +400,22 @@ def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "TDK asks to wait 100,000 s" in output, output
     assert "rerun after" in output and took < 60
+
+
+def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
+    """After a reply that took 3 s the next request left 0.014 s later (Scrapy spaces
+    requests start to start). Now it waits the delay after the reply's end, and as long
+    as the slow reply took."""
+    slow = 1.2
+    with FakeProcess() as fake:
+        fake.fault("kitap", "slow", 1, slow)
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0.3", *FAST, "-s", "DOWNLOAD_TIMEOUT=10")
+        log = fake.log()
+    assert result.returncode == 0, result.stdout + result.stderr
+    at = next(i for i, r in enumerate(log) if r.get("query") == "kitap")
+    ended = log[at]["start"] + slow  # the fake stamps a slow reply's end as its start
+    assert log[at + 1]["start"] - ended >= slow - LOG_SLACK, (log[at], log[at + 1])
+    for before, after in zip(log, log[1:]):
+        if before.get("fault") is None:
+            assert after["start"] - before["end"] >= 0.3 - LOG_SLACK, (before, after)
