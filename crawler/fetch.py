@@ -5,25 +5,58 @@ Retry policy is data, the crawl's own (`crawler.failures.RETRY`): `fetch` retrie
 replies (429/503/HTML/broken JSON…), timeouts and dropped connections with exponential
 backoff (at least Retry-After), four tries in all, and re-raises the last error (never a
 bare RetryError). Tests call ``fetch.retry_with(wait=wait_none())`` instead of sleeping.
+
+What one reply may cost is bounded too (`Limits`): a /gts reply is kilobytes, so the body
+is streamed and dropped past `max_body` decoded bytes (a gzip bomb, a runaway body); the
+whole reply, redirects included, must arrive within `deadline` seconds (httpx's timeouts
+are per read: a body dripping a byte at a time never trips them); a Retry-After over
+`max_wait` fails at once, saying when to come back; redirects are followed here, at most
+`max_redirects` of them, `redirect_delay` apart (the crawl's politeness), loops refused.
+Those failures (`BadReply`) are final: asking again would cost as much again.
 Imports no Scrapy: `kelime define` stays quick to start.
 """
 
 from __future__ import annotations
 
+import math
+import sqlite3
 import ssl
+import time
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import urlsplit
 
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt
 
-from kelime.errors import FetchError
+from kelime.errors import CacheError, FetchError, KelimeError
 from kelime.normalize import normalize
 from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
 from .failures import RETRY, RETRYABLE, describe, failure_kind, retry_after
 from .settings import USER_AGENT
+
+MIB = 2**20
+ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one reply may cost before `fetch` gives up on it (see the module doc)."""
+
+    max_body: int = 8 * MIB       # decoded bytes; real replies are kilobytes (çıkmak: 28 KB)
+    deadline: float = 60.0        # seconds for the whole reply, redirects and pauses included
+    max_wait: float = 60.0        # the longest Retry-After worth sleeping for
+    max_redirects: int = 5
+    redirect_delay: float = 1.0   # seconds between redirect hops, as between crawl requests
+
+
+LIMITS = Limits()
 
 
 class TransientReply(Exception):
@@ -33,6 +66,21 @@ class TransientReply(Exception):
         super().__init__(classified.error)
         self.response, self.classified = response, classified
         self.retry_after = retry_after(response.headers.get("Retry-After"))
+
+
+class BadReply(Exception):
+    """A reply given up on for good, never retried: too big, too slow, a redirect loop, or
+    a Retry-After too long to sleep through. The message says what to do."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One read reply: the status, the body as text (UTF-8, whatever Content-Type claims:
+    TDK sends UTF-8 JSON) and what it means."""
+
+    status: int
+    text: str
+    classified: Classified
 
 
 def _wait(retry_state) -> float:
@@ -50,18 +98,128 @@ def _retryable(exc: BaseException) -> bool:
 
 @retry(stop=stop_after_attempt(RETRY.tries), wait=_wait, retry=retry_if_exception(_retryable),
        reraise=True)
-def fetch(client: httpx.Client, base_url: str, query: str) -> tuple[httpx.Response, Classified]:
-    """GET /gts?ara=<query> and classify the body; transient answers raise TransientReply."""
-    response = client.get(gts_url(base_url, query))
-    classified = classify(response.status_code, response.content)
+def fetch(client: httpx.Client, base_url: str, query: str, limits: Limits = LIMITS) -> Reply:
+    """GET /gts?ara=<query> within `limits` and classify the body; transient answers raise
+    TransientReply, hopeless ones BadReply."""
+    response, body = get(client, gts_url(base_url, query), limits)
+    classified = classify(response.status_code, body)
     if classified.transient:
-        raise TransientReply(response, classified)
-    return response, classified
+        transient = TransientReply(response, classified)
+        if transient.retry_after > limits.max_wait:
+            raise BadReply(_too_long_a_wait(transient.retry_after))
+        raise transient
+    return Reply(response.status_code, body.decode("utf-8", errors="replace"), classified)
+
+
+def _too_long_a_wait(seconds: float) -> str:
+    when = datetime.now().astimezone() + timedelta(seconds=math.ceil(seconds))
+    return (f"TDK asks to wait {seconds:.0f} s: try again after "
+            f"{when.strftime('%Y-%m-%d %H:%M:%S %Z').strip()}")
+
+
+def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.Response, bytes]:
+    """GET `url`, following redirects ourselves (at most `limits.max_redirects`, each after
+    `limits.redirect_delay` s, never in a loop); the last response (closed) and its body.
+    Everything, pauses included, happens within `limits.deadline` seconds."""
+    deadline = time.monotonic() + limits.deadline
+    seen = [url]
+    while True:
+        response, body = _read(client, url, limits, deadline)
+        if not response.has_redirect_location:
+            return response, body
+        url = str(response.next_request.url)
+        _check_hop(seen, url, limits)
+        seen.append(url)
+        time.sleep(min(limits.redirect_delay, max(0.0, deadline - time.monotonic())))
+        if time.monotonic() > deadline:
+            raise _too_slow(limits, url)
+
+
+def _check_hop(seen: list[str], url: str, limits: Limits) -> None:
+    """Refuse a redirect back to a URL already asked, or one hop too many."""
+    host = urlsplit(seen[0]).netloc
+    if url in seen:
+        loop = " → ".join(seen[seen.index(url):] + [url])
+        raise BadReply(f"{host} redirects in a loop ({loop}): the route may have moved; "
+                       "check --base-url")
+    if len(seen) > limits.max_redirects:
+        raise BadReply(f"{host} redirected more than {limits.max_redirects} times (last to "
+                       f"{url}): the route may have moved; check --base-url")
+
+
+def _too_slow(limits: Limits, url: str) -> BadReply:
+    return BadReply(f"{urlsplit(url).netloc} did not send its whole reply within "
+                    f"{limits.deadline:g} s (a body trickling in or never ending): "
+                    "try again later")
+
+
+def _read(client: httpx.Client, url: str, limits: Limits,
+          deadline: float) -> tuple[httpx.Response, bytes]:
+    """One GET, streamed: the decoded body, stopped past `limits.max_body` bytes or
+    `deadline`. A redirect's body is not read."""
+    timeout, clamped = _timeout_until(client.timeout, deadline)
+    try:
+        with client.stream("GET", url, follow_redirects=False, timeout=timeout,
+                           headers={"Accept-Encoding": ACCEPT_ENCODING}) as response:
+            if response.has_redirect_location:
+                return response, b""
+            return response, _body(response, limits, deadline, url)
+    except httpx.TimeoutException:
+        if clamped:  # the time left, not httpx's own timeout, ran out
+            raise _too_slow(limits, url) from None
+        raise
+
+
+def _body(response: httpx.Response, limits: Limits, deadline: float, url: str) -> bytes:
+    """The decoded body, chunk by chunk as it arrives: memory stays near `max_body`
+    whatever the server sends, compressed or not."""
+    chunks, size = [], 0
+    for chunk in _decoded(response):
+        size += len(chunk)
+        if size > limits.max_body:
+            raise BadReply(f"TDK's reply was over {limits.max_body / MIB:g} MiB: not a "
+                           f"dictionary entry (from {url}); check --base-url")
+        chunks.append(chunk)
+        if time.monotonic() > deadline:
+            raise _too_slow(limits, url)
+    return b"".join(chunks)
+
+
+def _decoded(response: httpx.Response) -> Iterator[bytes]:
+    """The body's bytes, inflated here at most a MiB per step: httpx inflates a whole
+    network read at once, and 64 KiB of a gzip bomb is 64 MiB. Requests ask only for
+    ACCEPT_ENCODING; a reply compressed otherwise is refused."""
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding in ("", "identity"):
+        yield from response.iter_raw()
+        return
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise BadReply(f"TDK's reply is compressed as {encoding!r}, which we did not ask for "
+                       f"({ACCEPT_ENCODING}); check --base-url")
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header
+    try:
+        for data in response.iter_raw():
+            while data:
+                yield inflater.decompress(data, MIB)
+                data = inflater.unconsumed_tail
+        yield inflater.flush()
+    except zlib.error as e:
+        raise httpx.DecodingError(f"cannot inflate the {encoding} body: {e}",
+                                  request=response.request) from None
+
+
+def _timeout_until(timeout: httpx.Timeout, deadline: float) -> tuple[httpx.Timeout, bool]:
+    """The client's timeouts, none longer than the time left; and whether one was cut."""
+    left = max(0.001, deadline - time.monotonic())
+    parts = timeout.as_dict()
+    cut = {k: left if v is None or v > left else v for k, v in parts.items()}
+    return httpx.Timeout(**cut), cut != parts
 
 
 def make_client(user_agent: str = USER_AGENT, ciphers: str | None = None,
                 timeout: float = 30.0) -> httpx.Client:
-    """An httpx client with the crawl's headers and, optionally, a custom TLS cipher list."""
+    """An httpx client with the crawl's headers and, optionally, a custom TLS cipher list.
+    It follows no redirect itself: `get` does, paced and bounded."""
     verify: bool | ssl.SSLContext = True
     if ciphers:
         verify = ssl.create_default_context()
@@ -72,11 +230,13 @@ def make_client(user_agent: str = USER_AGENT, ciphers: str | None = None,
                              "(see `openssl ciphers -v`)") from None
     return httpx.Client(headers={"User-Agent": user_agent, "Accept": "application/json",
                                  "Accept-Language": "tr-TR,tr;q=0.9"},
-                        timeout=timeout, verify=verify, follow_redirects=True)
+                        timeout=timeout, verify=verify, follow_redirects=False)
 
 
 def explain(exc: BaseException, url: str) -> str:
     """An httpx error (or a transient reply that never got better) as an actionable sentence."""
+    if isinstance(exc, BadReply):
+        return str(exc)
     if isinstance(exc, TransientReply):
         return (f"{urlsplit(url).netloc} kept answering badly: {exc.classified.error} "
                 f"(HTTP {exc.response.status_code})")
@@ -94,57 +254,113 @@ def cached(db, word: str) -> dict | None:
 
 
 def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client | None = None,
-           refresh: bool = False, fetcher=fetch) -> dict:
+           refresh: bool = False, fetcher=fetch, limits: Limits = LIMITS) -> dict:
     """The word's entries from the cache, fetched live (and stored) when absent or `refresh`.
 
     Returns {query, normalized, outcome, source: cache|live, entries}; raises FetchError
-    when TDK cannot be asked or keeps answering badly. The failure is recorded in an
-    existing cache (its attempts count); a look-up that fails creates no cache file.
+    when TDK cannot be asked or keeps answering badly (or the word is empty), CacheError
+    when the cache cannot be read or written. The failure is recorded in an existing
+    cache (its attempts count); a look-up that fails creates no cache file. `limits`
+    bounds each reply (size, time, Retry-After, redirects: see `Limits`).
     """
-    cache_path = Path(cache_path)
-    if cache_path.exists() and not refresh:
-        db = cache.open_readonly(cache_path)
-        try:
-            hit = cached(db, word)
-        finally:
-            db.close()
+    query, cache_path = _query(word), Path(cache_path)
+    if not refresh:
+        hit = _from_cache(cache_path, word)
         if hit is not None:
             return hit
-    query = query_for(word)
     url = gts_url(base_url, query)
     row = {"query": query, "url": url, "outcome": "failed"}
     try:
-        response, c = _ask(client, fetcher, base_url, query)
-    except (httpx.HTTPError, TransientReply) as e:
+        reply = _ask(client, fetcher, base_url, query, limits)
+    except (httpx.HTTPError, TransientReply, BadReply) as e:
         response = getattr(e, "response", None)
         row.update(error=explain(e, url), attempts=_attempts(fetcher),
                    status=getattr(response, "status_code", None))
-        if cache_path.exists():
-            _store(cache_path, row, []).close()
-        raise FetchError(row["error"]) from None
-    row.update(outcome=c.outcome, error=c.error, status=response.status_code,
-               body=response.text or None, attempts=_attempts(fetcher))
-    db = _store(cache_path, row, c.entries)
+        raise FetchError(row["error"] + _record_failure(cache_path, row)) from None
+    c = reply.classified
+    row.update(outcome=c.outcome, error=c.error, status=reply.status, body=reply.text or None,
+               attempts=_attempts(fetcher))
+    if c.outcome == "failed":  # final (403, 404…): recorded like any failure
+        raise FetchError(f"{urlsplit(url).netloc}: {c.error}" + _record_failure(cache_path, row))
+    with _cache_errors(cache_path):
+        db = _store(cache_path, row, c.entries)
+        try:
+            entries = cache.entries_for_word(db, normalize(word)) or c.entries
+        finally:
+            db.close()
+    return {"query": query, "normalized": normalize(word), "outcome": c.outcome,
+            "source": "live", "entries": entries}
+
+
+def _query(word: str) -> str:
+    """The query for `word`; an empty one is refused (it would cache not_found under '')."""
+    query = query_for(word)
+    if not query:
+        raise FetchError(f"nothing to look up: the word {word!r} is empty once trimmed; "
+                         "give a word, e.g. `kelime define kitap`")
+    return query
+
+
+def _from_cache(cache_path: Path, word: str) -> dict | None:
+    with _cache_errors(cache_path):
+        if not cache_path.exists():
+            return None
+        db = cache.open_readonly(cache_path)
+        try:
+            return cached(db, word)
+        finally:
+            db.close()
+
+
+def _record_failure(cache_path: Path, row: dict) -> str:
+    """Record a failed look-up in an existing cache; '' or why it could not be recorded
+    (the look-up's own error stays the one reported)."""
     try:
-        if c.outcome == "failed":
-            raise FetchError(f"{urlsplit(url).netloc}: {c.error}")
-        return {"query": query, "normalized": normalize(word), "outcome": c.outcome,
-                "source": "live", "entries": cache.entries_for_word(db, normalize(word))
-                or c.entries}
-    finally:
-        db.close()
+        with _cache_errors(cache_path):
+            if cache_path.exists():
+                _store(cache_path, row, []).close()
+    except CacheError as e:
+        return f" (and the failure was not recorded: {e})"
+    return ""
 
 
-def _ask(client, fetcher, base_url: str, query: str):
+@contextmanager
+def _cache_errors(cache_path: Path):
+    """SQLite and OS errors the store lets through (a path too long, a disk gone) as
+    CacheError: the CLI prints one ``Error: …`` line instead of a traceback."""
+    try:
+        yield
+    except KelimeError:
+        raise
+    except (sqlite3.Error, OSError) as e:
+        why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        raise CacheError(f"cannot use cache {cache_path}: {why}; check --cache (the path, "
+                         "its folder's permissions, free disk space)") from None
+
+
+def _ask(client, fetcher, base_url: str, query: str, limits: Limits) -> Reply:
     if client is not None:
-        return fetcher(client, base_url, query)
+        return fetcher(client, base_url, query, limits)
     with make_client() as own:
-        return fetcher(own, base_url, query)
+        return fetcher(own, base_url, query, limits)
 
 
 def _store(cache_path: Path, row: dict, entries: list[dict]):
-    db = cache.open_cache(cache_path, create=True)
-    cache.save_reply(db, row, entries)
+    """Save the reply, creating the cache if need be; the open cache. A cache this call
+    created and could not fill is removed: an empty file would read as "not a kelime
+    cache" on every later look-up, even once the disk has room again."""
+    created = not cache_path.exists()
+    db = None
+    try:
+        db = cache.open_cache(cache_path, create=True)
+        cache.save_reply(db, row, entries)
+    except BaseException:
+        if db is not None:
+            db.close()
+        if created:
+            for leftover in ("", "-wal", "-shm", "-journal"):
+                Path(f"{cache_path}{leftover}").unlink(missing_ok=True)
+        raise
     return db
 
 
