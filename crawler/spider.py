@@ -5,6 +5,7 @@ crawl (exit 1, with the way out) when a sitemap is not one or no word is found."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import struct
@@ -209,10 +210,12 @@ class TdkSpider(scrapy.Spider):
 
     def parse_gts(self, response):
         c = classify(response.status, response.body)
+        raw = response.body  # read as UTF-8 (TDK's JSON) whatever the charset header claims
         yield Reply(query=response.meta["kelime_query"], url=response.url, outcome=c.outcome,
-                    status=response.status, body=response.text if response.body else None,
+                    status=response.status,
+                    body=raw.decode("utf-8", errors="replace") if raw else None,
                     error=c.error, attempts=response.meta.get("kelime_attempt", 1),
-                    entries=c.entries)
+                    entries=c.entries, sha256=hashlib.sha256(raw).hexdigest() if raw else None)
 
     def gts_failed(self, failure):
         request, exc = failure.request, failure.value

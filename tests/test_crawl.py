@@ -419,3 +419,16 @@ def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
     for before, after in zip(log, log[1:]):
         if before.get("fault") is None:
             assert after["start"] - before["end"] >= 0.3 - LOG_SLACK, (before, after)
+
+
+def test_a_wrong_charset_header_does_not_garble_the_stored_body(tmp_path):
+    """TDK sends UTF-8 JSON; a header claiming ISO-8859-9 stored 'Ä±' for 'ı'."""
+    import hashlib
+
+    with FakeProcess() as fake:
+        fake.fault("ığdır", "charset", -1)
+        path = tmp_path / "c.sqlite"
+        crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+    row = replies(path)["ığdır"]
+    assert row["outcome"] == "ok" and "Iğdır" in row["body"] and "Ä" not in row["body"]
+    assert row["sha256"] == hashlib.sha256(row["body"].encode()).hexdigest()

@@ -16,6 +16,8 @@ from kelime.lexicon import Lexicon, apply_overrides, compile_words
 from kelime.policy import Policy, default_policy_path, load_policy
 from kelime.sources import cache_candidates, cache_source
 from kelime.tdk.entries import classify_entries
+from kelime.tdk import store as cache
+from .fake_tdk import builtin_entries
 from kelime.normalize import normalize
 
 from .tdk_entries import (ARGO, HAKARET, ISIM, KABA, MECAZ, SIFAT, entry, ordinary, sense, tag,
@@ -406,3 +408,22 @@ def test_build_from_cache_shows_progress_only_on_a_terminal(tmp_path):
     os.close(parent)
     assert proc.wait(timeout=60) == 0
     assert b"Filtering TDK entries" in seen and b"100%" in seen
+
+
+@pytest.mark.parametrize("change", [
+    {"anlamlarListe": "yok"}, {"anlamlarListe": [None]}, {"madde_id": "²"},
+    {"madde_id": "12345678901234567890123"}, {"madde": None},
+    {"anlamlarListe": [{"anlam_id": "x", "ozelliklerListe": "isim"}]},
+])
+def test_entries_in_a_shape_the_store_cannot_take_are_failed_not_crashes(tmp_path, change):
+    """Each of these took the save down with AttributeError/ValueError/OverflowError: nothing
+    stored, the word not marked failed, fetched again every run."""
+    from kelime.tdk.replies import classify
+
+    entry = {**[e for e in builtin_entries() if e["madde"] == "kitap"][0], **change}
+    c = classify(200, json.dumps([entry]).encode())
+    assert (c.outcome, c.kind, c.transient) == ("failed", "bad_shape", False), c
+    db = cache.open_cache(tmp_path / "c.sqlite", create=True)
+    cache.save_reply(db, {"query": "kitap", "url": "u", "status": 200, "outcome": c.outcome,
+                          "body": "[]", "error": c.error, "attempts": 1}, c.entries)
+    assert cache.get_reply(db, "kitap")["outcome"] == "failed"

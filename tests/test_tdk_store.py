@@ -519,3 +519,17 @@ def test_a_read_only_folder_with_a_wal_left_behind_says_what_to_do(read_only_fol
     said = read_as_unprivileged(path)
     assert said.startswith("CacheError:") and "write-ahead log" in said, said
     assert f"kelime crawl --status --cache {path}" in said
+
+
+def test_a_failed_reply_keeps_an_excerpt_and_the_whole_body_s_hash(tmp_path):
+    """Failed rows kept whole 50 MB bodies."""
+    import hashlib
+
+    db = cache.open_cache(tmp_path / "c.sqlite", create=True)
+    body = "<html>" + "x" * 100_000
+    cache.save_reply(db, {"query": "kitap", "url": "u", "status": 200, "outcome": "failed",
+                          "body": body, "error": "html", "attempts": 1,
+                          "sha256": hashlib.sha256(body.encode()).hexdigest()})
+    row = cache.get_reply(db, "kitap")
+    assert len(row["body"]) == cache.FAILED_BODY_KEPT and body.startswith(row["body"])
+    assert row["sha256"] == hashlib.sha256(body.encode()).hexdigest()

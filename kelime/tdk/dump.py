@@ -26,8 +26,8 @@ import orjson
 from ..errors import CacheError
 from . import store
 from .replies import query_for
+from .shape import problem
 
-MAX_ID_DIGITS = 18  # SQLite's INTEGER holds 19; TDK's ids have 6
 BATCH = 500         # queries a transaction
 
 
@@ -53,15 +53,11 @@ def _entry(raw: bytes) -> tuple[dict | None, str]:
     if not isinstance(entry, dict):
         return None, "not a JSON object"
     entry.pop("_id", None)
-    madde, madde_id = entry.get("madde"), str(entry.get("madde_id", ""))
-    if not isinstance(madde, str) or not madde.strip():
-        return None, "no madde (headword)"
-    if not madde_id.isascii() or not madde_id.isdigit() or len(madde_id) > MAX_ID_DIGITS:
-        return None, f"madde_id {madde_id[:30]!r} is not an entry number"
-    senses = entry.get("anlamlarListe")
-    if senses is not None and not (isinstance(senses, list)
-                                   and all(isinstance(s, dict) for s in senses)):
-        return None, "anlamlarListe is not a list of senses"
+    wrong = problem([entry])  # the shape a crawled reply must have, checked the same way
+    if wrong is not None:
+        return None, wrong.removeprefix("entry 1: ")
+    if not entry["madde"].strip():
+        return None, "madde: an empty headword"
     return entry, ""
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from ..normalize import turkish_lower
+from .shape import problem
 
 NOT_FOUND_TEXT = "Sonuç bulunamadı"
 #: Statuses worth another try later (with backoff); everything else non-200 is final.
@@ -71,12 +72,12 @@ def _classify_json(data) -> Classified:
         return Classified("not_found")
     if data == []:  # the new API's way of saying "not found"
         return Classified("not_found")
-    if isinstance(data, list) and all(_is_entry(e) for e in data):
-        return Classified("ok", entries=data)
+    if isinstance(data, list) and data and all(isinstance(e, dict) and "madde_id" in e
+                                               for e in data):
+        wrong = problem(data)  # entries, but not in the shape kelime can store
+        if wrong is None:
+            return Classified("ok", entries=data)
+        return Classified("failed", "bad_shape", error=f"entries in an unexpected shape "
+                          f"({wrong[:200]}): not stored")
     return Classified("failed", "unexpected_json", transient=True,
                       error=f"unexpected JSON: {json.dumps(data, ensure_ascii=False)[:120]}")
-
-
-def _is_entry(e) -> bool:
-    return (isinstance(e, dict) and str(e.get("madde_id") or "").isdigit()
-            and isinstance(e.get("madde"), str))

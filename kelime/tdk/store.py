@@ -384,6 +384,9 @@ def save_words(db: sqlite_utils.Database, words: Iterable[str], source: str) -> 
         return db.conn.total_changes - before
 
 
+#: Characters of a failed reply's body kept (its sha256 covers the whole of it): failed rows
+#: kept whole 50 MB bodies.
+FAILED_BODY_KEPT = 4096
 _REPLY_COLUMNS = ("query", "url", "status", "fetched_at", "outcome", "body", "sha256", "error",
                   "attempts")
 _UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
@@ -401,7 +404,10 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
     """
     row = {k: reply.get(k) for k in _REPLY_COLUMNS}
     row["fetched_at"] = reply.get("fetched_at") or now_iso()
-    row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
+    if not row["sha256"]:  # the caller's hash is of the bytes as received
+        row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
+    if row["outcome"] == "failed" and row["body"] and len(row["body"]) > FAILED_BODY_KEPT:
+        row["body"] = row["body"][:FAILED_BODY_KEPT]  # an excerpt: enough to see what it was
     tries = int(reply.get("attempts") or 1)
     with write_tx(db):
         old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
