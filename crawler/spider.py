@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import struct
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -31,12 +32,20 @@ NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words y
                 "`kelime crawl --words FILE` (one a line), or rerun later (done words are kept).")
 
 
+CUT_OFF = "cut off"
+_CLOSED = re.compile(rb"</(?:[\w.-]+:)?(?:urlset|sitemapindex)\s*>\s*$")
+
+
 def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
-    """('sitemapindex', child sitemap URLs), ('urlset', headwords of /kelime/<slug> URLs), or
-    (NOT_A_SITEMAP, []) for anything else: HTML, empty, broken XML or gzip."""
+    """('sitemapindex', child sitemap URLs), ('urlset', headwords of /kelime/<slug> URLs),
+    (CUT_OFF, []) for one that stops before its closing tag (a transfer cut short: lxml
+    reads what came and 516 of 2,000 words looked like a whole list), or (NOT_A_SITEMAP,
+    []) for anything else: HTML, empty, broken XML or gzip."""
     parsed = _sitemap_locs(body)
     if parsed is None:
         return NOT_A_SITEMAP, []
+    if parsed == CUT_OFF:
+        return CUT_OFF, []
     kind, locs = parsed
     if kind == "sitemapindex":
         return "sitemapindex", locs
@@ -53,15 +62,17 @@ def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
 SITEMAP_MAX = 64 * 1024 * 1024
 
 
-def _sitemap_locs(body: bytes) -> tuple[str, list[str]] | None:
-    """(root tag, <loc> values) of a sitemap or sitemap index, gzipped or not; else None
-    (also for one unpacking past SITEMAP_MAX)."""
+def _sitemap_locs(body: bytes) -> tuple[str, list[str]] | str | None:
+    """(root tag, <loc> values) of a sitemap or sitemap index, gzipped or not; CUT_OFF for
+    one without its closing tag; else None (also for one unpacking past SITEMAP_MAX)."""
     try:
         if body[:2] == b"\x1f\x8b":
             body = gunzip(body, max_size=SITEMAP_MAX)
         sitemap = Sitemap(body)  # StopIteration when lxml finds no element at all (HTML)
         if sitemap.type not in ("sitemapindex", "urlset"):
             return None
+        if not _CLOSED.search(body[-200:]):
+            return CUT_OFF
         return sitemap.type, [d["loc"] for d in sitemap if d.get("loc")]
     except (StopIteration, OSError, EOFError, struct.error, etree.LxmlError, ValueError):
         return None  # _DecompressionMaxSizeExceeded is a ValueError
@@ -161,6 +172,10 @@ class TdkSpider(scrapy.Spider):
     def parse_sitemap(self, response):
         ok = 200 <= response.status < 300  # every status comes here (handle_httpstatus_all)
         kind, items = words_from_sitemap(response.body) if ok else (NOT_A_SITEMAP, [])
+        if kind == CUT_OFF:
+            self._stop("sitemap_unreadable", f"the sitemap {response.url} is cut off (it "
+                       f"ends after {len(response.body):,} bytes, before its closing tag): "
+                       "a list read from it would be short. Rerun later.")
         if kind == NOT_A_SITEMAP:
             self._not_a_sitemap(response)
         if kind == "sitemapindex":

@@ -287,6 +287,10 @@ class Handler(BaseHTTPRequestHandler):
         fake = self.fake
         if url.path in FAULTABLE_PATHS:  # e.g. --fault /robots.txt=503, /sitemap.xml=html
             fault = fake.take_fault(url.path)
+            if fault and fault["kind"] == "cut" and url.path.startswith("/sitemap-"):
+                record["fault"] = "cut"  # the transfer ends half way, as a dropped one does
+                whole = fake.sitemap(int(url.path[9]))
+                return self._send(200, whole[:len(whole) // 2], "application/xml")
             if fault:
                 record["fault"] = fault["kind"]
                 return self._fault(fault, "", record)

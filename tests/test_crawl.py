@@ -432,3 +432,11 @@ def test_a_wrong_charset_header_does_not_garble_the_stored_body(tmp_path):
     row = replies(path)["ığdır"]
     assert row["outcome"] == "ok" and "Iğdır" in row["body"] and "Ä" not in row["body"]
     assert row["sha256"] == hashlib.sha256(row["body"].encode()).hexdigest()
+
+
+def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
+    """A sitemap cut mid-transfer gave 516 of 2,000 words, "Crawl finished", exit 0."""
+    with FakeProcess("--fault", "/sitemap-2.xml=cut:-1") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "is cut off" in output, output
