@@ -8,6 +8,11 @@
    (what the fake and loopback allow). Target ≥ 200 pages/s.
 2. `kelime build --cache` over a 100k-entry cache written through the crawl store's save
    functions, versus `kelime build --wordlist` of the same headwords. Target ≤ 15 s.
+3. The weekly refresh (`kelime crawl --refresh`) after a full polite-shaped crawl of the same
+   site, with 0.5% new and 0.25% vanished words: its requests ÷ the full crawl's. Target
+   ≤ 1%.
+4. The crawl's peak RSS through a 900 MB reply and a 3 GB gzip bomb, against the same crawl
+   without them.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from urllib.parse import unquote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kelime import cache  # noqa: E402
+from kelime.tdk import store as cache  # noqa: E402
 from tests.fake_tdk import FakeProcess, entry, sense, synthetic_words  # noqa: E402
 
 KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
@@ -109,14 +114,65 @@ def bench_build(n: int, tmp: Path) -> dict:
             "manifest_words": manifest.get("words", manifest.get("counts"))}
 
 
+def crawl_requests(fake_args: list[str], cache_path: Path, *extra: str) -> tuple[int, str]:
+    """(requests the fake saw, the crawl's output) of one crawl against a fresh fake."""
+    with FakeProcess(*fake_args) as fake:
+        run = subprocess.run([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+                              str(cache_path), "--delay", "0", "-s",
+                              "AUTOTHROTTLE_ENABLED=false", "-s", "KELIME_PROGRESS_INTERVAL=60",
+                              *extra], capture_output=True, text=True)
+        log = fake.log()
+    assert run.returncode == 0, run.stdout + run.stderr
+    return len(log), run.stdout + run.stderr
+
+
+def bench_refresh(words: int, tmp: Path) -> dict:
+    path = tmp / "refresh.sqlite"
+    full, _ = crawl_requests(["--synthetic", str(words)], path)
+    new, gone = max(1, words // 200), max(1, words // 400)
+    refresh, output = crawl_requests(["--synthetic", str(words + new), "--without", str(gone)],
+                                     path, "--refresh")
+    report = next(line for line in output.splitlines() if line.startswith("Refresh:"))
+    return {"words": words, "full_crawl_requests": full, "refresh_requests": refresh,
+            "ratio": round(refresh / full, 4), "report": report}
+
+
+def peak_rss(fake_args: list[str], cache_path: Path) -> int:
+    """Peak RSS (KiB) of one crawl, read by GNU time -v of the crawl alone."""
+    with FakeProcess(*fake_args) as fake:
+        run = subprocess.run(["/usr/bin/time", "-v", *KELIME, "crawl", "--base-url", fake.url,
+                              "--cache", str(cache_path), "--delay", "0", "-s",
+                              "KELIME_BACKOFF_BASE=0.05"], capture_output=True, text=True)
+    found = [line for line in run.stderr.splitlines() if "Maximum resident" in line]
+    return int(found[0].split(":")[1]) if found else 0
+
+
+def bench_bombs(tmp: Path) -> dict:
+    import shutil
+
+    if not shutil.which("time") and not Path("/usr/bin/time").exists():
+        return {"skipped": "GNU time is not installed (apt-get install time)"}
+    plain = peak_rss([], tmp / "plain.sqlite")
+    bombed = peak_rss(["--fault", "kitap=huge:-1:900", "--fault", "inek=bomb:-1:3000"],
+                      tmp / "bombed.sqlite")
+    return {"plain_crawl_rss_mib": round(plain / 1024, 1),
+            "with_900_mb_reply_and_3_gb_bomb_rss_mib": round(bombed / 1024, 1),
+            "ratio": round(bombed / plain, 2) if plain else None}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--pages", type=int, default=2000)
     p.add_argument("--entries", type=int, default=100_000)
+    p.add_argument("--refresh-words", type=int, default=2000)
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         print(json.dumps({"crawl": bench_crawl(args.pages, Path(tmp))}, indent=2), flush=True)
-        print(json.dumps({"build": bench_build(args.entries, Path(tmp))}, indent=2, default=str))
+        print(json.dumps({"build": bench_build(args.entries, Path(tmp))}, indent=2, default=str),
+              flush=True)
+        print(json.dumps({"refresh": bench_refresh(args.refresh_words, Path(tmp))}, indent=2),
+              flush=True)
+        print(json.dumps({"bombs": bench_bombs(Path(tmp))}, indent=2))
 
 
 if __name__ == "__main__":

@@ -62,28 +62,54 @@ def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[st
     return due, cache.fresh_queries(db, max_age)
 
 
+#: A refresh re-verifies this share of the cache's good replies, oldest first (with the
+#: site's list and the new words, a refresh stays under 1% of a full crawl's requests).
+SAMPLE = 0.005
+
+
+def refresh_plan(db, sample: int | None) -> tuple[list[str], set[str]]:
+    """A weekly refresh's (queued, fresh): the oldest good replies as a rotating sample, and
+    every other good reply fresh, so only the sample and words new to the site are asked."""
+    replies = cache.cache_stats(db)["replies"]
+    good = replies["ok"] + replies["not_found"]
+    count = sample if sample is not None else max(1, round(good * SAMPLE))
+    queued = cache.oldest_good(db, count)
+    return queued, cache.fresh_queries(db, None) - set(queued)
+
+
 def run_crawl(*, base_url: str, cache_path: Path, words: list[str] | None, max_age: float,
-              limit: int | None, settings: dict, say=print) -> int:
-    """Run the crawl; return the process exit code. `words` None means enumerate the site."""
+              limit: int | None, settings: dict, say=print, refresh: bool = False,
+              sample: int | None = None) -> int:
+    """Run the crawl; return the process exit code. `words` None means enumerate the site;
+    `refresh`: enumerate, fetch new words and re-verify a sample (see `refresh_plan`)."""
     with cache.crawl_lock(cache_path):  # one crawl per cache, for its whole life
         return _run_crawl(base_url=base_url, cache_path=cache_path, words=words,
-                          max_age=max_age, limit=limit, settings=settings, say=say)
+                          max_age=max_age, limit=limit, settings=settings, say=say,
+                          refresh=refresh, sample=sample)
 
 
-def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say) -> int:
+def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, refresh,
+               sample) -> int:
     from scrapy.crawler import CrawlerProcess
 
     from .spider import TdkSpider
 
     db = cache.open_cache(cache_path, create=True)
+    began = cache.now_iso()
     if words is not None:
         words = [q for q in dict.fromkeys(query_for(w) for w in words) if q]
         cache.save_words(db, words, "word list")
-    queued, fresh = plan(db, words, max_age)
+    if refresh:
+        queued, fresh = refresh_plan(db, sample)
+        hashes = {q: (cache.get_reply(db, q) or {}).get("sha256") for q in queued}
+        say(f"refresh {base_url} → {cache_path}: re-verifying the {len(queued)} oldest "
+            f"replies, fetching words new to the site's list")
+    else:
+        queued, fresh = plan(db, words, max_age)
+        say(f"crawl {base_url} → {cache_path}: {len(queued)} queued word(s) due, {len(fresh)} "
+            f"fresh within {max_age:g} days skipped" + ("" if words is not None
+                                                       else "; enumerating the site's word list"))
     db.close()
-    say(f"crawl {base_url} → {cache_path}: {len(queued)} queued word(s) due, {len(fresh)} "
-        f"fresh within {max_age:g} days skipped" + ("" if words is not None
-                                                   else "; enumerating the site's word list"))
     process = CrawlerProcess(settings)
     logging.getLogger("scrapy.downloadermiddlewares.robotstxt").setLevel(logging.CRITICAL)
     crawler = process.create_crawler(TdkSpider)
@@ -91,7 +117,30 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say) ->
     process.crawl(crawler, base_url=base_url, queued=queued, fresh=fresh,
                   enumerate_words=words is None, limit=limit)
     process.start()
-    return summarise(crawler.stats.get_stats(), cache_path, time.monotonic() - started, say)
+    stats = crawler.stats.get_stats()
+    code = summarise(stats, cache_path, time.monotonic() - started, say)
+    if refresh:
+        say(refresh_report(cache_path, began, hashes, stats))
+    return code
+
+
+def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict) -> str:
+    """What a refresh found: new words, changed sample replies, words gone from the list
+    (marked only after an enumeration that finished), and its requests."""
+    db = cache.open_cache(cache_path)
+    try:
+        finished = stats.get("finish_reason", "finished") == "finished"
+        gone = cache.mark_gone(db, began) if finished else 0
+        new = db.execute("SELECT count(*) FROM words WHERE added_at >= ?", [began]).fetchone()[0]
+        changed = sum(1 for q, sha in hashes.items()
+                      if (cache.get_reply(db, q) or {}).get("sha256") != sha)
+    finally:
+        db.close()
+    requests = stats.get("downloader/request_count", 0)
+    gone_text = (f"{gone} word(s) the site no longer lists (kept, left out of builds)"
+                 if finished else "words gone from the list not judged (the crawl stopped)")
+    return (f"Refresh: {new} new word(s); {changed} of the {len(hashes)} re-verified "
+            f"replies changed; {gone_text}; {requests} requests in all.")
 
 
 def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:

@@ -402,9 +402,9 @@ def parse_fault(text: str) -> tuple[str, str, int, float | None]:
 
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
-                faults=()) -> ThreadingHTTPServer:
+                faults=(), without=0) -> ThreadingHTTPServer:
     entries = builtin_entries() + synthetic_entries(synthetic)
-    words = SITEMAP_WORDS + synthetic_words(synthetic)
+    words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
@@ -428,9 +428,11 @@ def main(argv=None) -> None:
     p.add_argument("--crawl-delay", type=float, default=None)
     p.add_argument("--synthetic", type=int, default=0, help="extra made-up words")
     p.add_argument("--fault", action="append", default=[], help="WORD=KIND[:TIMES[:ARG]]")
+    p.add_argument("--without", type=int, default=0,
+                   help="leave the first N synthetic words out of the sitemaps (gone)")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
-                         port=args.port, faults=args.fault)
+                         port=args.port, faults=args.fault, without=args.without)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()

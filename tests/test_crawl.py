@@ -440,3 +440,31 @@ def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
         result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "is cut off" in output, output
+
+
+def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
+    """`--refresh`: re-read the sitemaps, fetch only new words, mark vanished ones (kept,
+    left out of builds) and re-verify the oldest 0.5% of the replies."""
+    path = tmp_path / "tdk.sqlite"
+    with FakeProcess("--synthetic", "400") as fake:
+        full = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        assert full.returncode == 0, full.stdout + full.stderr
+        full_requests = len(fake.log())
+    with FakeProcess("--synthetic", "405", "--without", "3") as fake:  # 5 new, 3 gone
+        refreshed = crawl("--base-url", fake.url, "--cache", str(path), "--refresh",
+                          "--delay", "0", *FAST)
+        log = fake.log()
+    output = refreshed.stdout + refreshed.stderr
+    assert refreshed.returncode == 0, output
+    assert "Refresh: 5 new word(s); 0 of the 2 re-verified replies changed" in output
+    assert "3 word(s) the site no longer lists" in output
+    asked = gts_queries(log)
+    assert len(asked) == 5 + 2 and len(set(asked)) == len(asked)
+    print(f"\nrefresh: {len(log)} requests, a full crawl {full_requests}: "
+          f"{len(log) / full_requests:.1%}")
+    assert len(log) / full_requests < 0.05
+    db = cache.open_readonly(path)
+    gone = [w for (w,) in db.execute("SELECT word FROM words WHERE gone_at IS NOT NULL")]
+    heads = {e["madde"] for e in cache.iter_entries(db)}
+    db.close()
+    assert len(gone) == 3 and not heads & set(gone)  # kept in the cache, out of builds

@@ -114,6 +114,14 @@ def m002_reply_entries(db: sqlite_utils.Database) -> None:
     db["entries"].transform(drop={"query"})
 
 
+@MIGRATIONS()
+def m003_words_seen(db: sqlite_utils.Database) -> None:
+    """When the site's list last named a word (``seen_at``), and since when it no longer
+    does (``gone_at``: kept in the cache, left out of builds; `--refresh` sets both)."""
+    db["words"].add_column("seen_at", str)
+    db["words"].add_column("gone_at", str)
+
+
 def _listed_ids(body: str) -> list[int]:
     """The madde_ids a stored /gts body lists ([] when it is not a JSON list of entries)."""
     try:
@@ -376,12 +384,16 @@ def _db_timeout(db: sqlite_utils.Database) -> float | None:
 def save_words(db: sqlite_utils.Database, words: Iterable[str], source: str) -> int:
     """Queue words (queries) for fetching; already queued ones keep their source. Returns new."""
     now = now_iso()
-    rows = [(w, source, now) for w in dict.fromkeys(words)]
+    words = list(dict.fromkeys(words))
+    rows = [(w, source, now, now) for w in words]
     with write_tx(db):
         before = db.conn.total_changes
-        db.conn.executemany("INSERT OR IGNORE INTO words (word, source, added_at) "
-                            "VALUES (?, ?, ?)", rows)
-        return db.conn.total_changes - before
+        db.conn.executemany("INSERT OR IGNORE INTO words (word, source, added_at, seen_at) "
+                            "VALUES (?, ?, ?, ?)", rows)
+        added = db.conn.total_changes - before
+        db.conn.executemany("UPDATE words SET seen_at = ?, gone_at = NULL WHERE word = ?",
+                            [(now, w) for w in words])  # named again: not gone
+        return added
 
 
 #: Characters of a failed reply's body kept (its sha256 covers the whole of it): failed rows
@@ -506,9 +518,33 @@ def _int(value) -> int | None:
 # --- reading (each works on every schema since m001) ---------------------------------------
 
 def iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
-    """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id."""
-    for (raw,) in db.execute("SELECT raw FROM entries ORDER BY madde_id"):
+    """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id,
+    but those listed only by words the site no longer names (``gone_at``)."""
+    sql = "SELECT raw FROM entries ORDER BY madde_id"
+    if "gone_at" in db["words"].columns_dict:  # an older cache has no such column
+        sql = ("SELECT raw FROM entries e WHERE NOT EXISTS (SELECT 1 FROM reply_entries r "
+               "WHERE r.madde_id = e.madde_id) OR EXISTS (SELECT 1 FROM reply_entries r LEFT "
+               "JOIN words w ON w.word = r.query WHERE r.madde_id = e.madde_id AND "
+               "w.gone_at IS NULL) ORDER BY madde_id")
+    for (raw,) in db.execute(sql):
         yield orjson.loads(raw)
+
+
+def oldest_good(db: sqlite_utils.Database, count: int) -> list[str]:
+    """The `count` queries whose good reply is the oldest: a refresh's rotating sample."""
+    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' ORDER BY "
+                      "fetched_at, query LIMIT ?", [count])
+    return [q for (q,) in rows]
+
+
+def mark_gone(db: sqlite_utils.Database, since: str, source_prefix: str = "sitemap") -> int:
+    """Words from the site's list that a complete enumeration begun at `since` no longer
+    named: gone (kept, left out of builds). Returns how many became gone."""
+    with write_tx(db):
+        before = db.conn.total_changes
+        db.execute("UPDATE words SET gone_at = ? WHERE gone_at IS NULL AND source LIKE ? AND "
+                   "(seen_at IS NULL OR seen_at < ?)", [now_iso(), source_prefix + "%", since])
+        return db.conn.total_changes - before
 
 
 def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[dict]:
