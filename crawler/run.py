@@ -30,7 +30,7 @@ class Ending:
 #: Every way a crawl ends: the summary's first words and the exit status, in one table.
 ENDINGS = {
     "finished": Ending("Crawl finished", EXIT_OK),
-    "shutdown": Ending("Crawl interrupted (Ctrl-C)", EXIT_INTERRUPTED),
+    "shutdown": Ending("Crawl interrupted (Ctrl-C or SIGTERM)", EXIT_INTERRUPTED),
     "circuit_breaker": Ending("Crawl STOPPED by the circuit breaker", EXIT_STOPPED),
     "robots_unreadable": Ending("Crawl STOPPED: robots.txt could not be read", EXIT_STOPPED),
     "sitemap_unreadable": Ending("Crawl STOPPED: a sitemap could not be read", EXIT_STOPPED),
@@ -153,6 +153,9 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
         f"{stats.get('kelime/skipped', 0)} skipped (robots.txt or stopping).")
     if stats.get("kelime/stop_message"):
         say(f"Error: {stats['kelime/stop_message']}")
+    elif s["total"] and not s["done"] and stats.get("kelime/skipped", 0) >= s["total"]:
+        say("Error: robots.txt disallows every word's /gts request: nothing could be fetched "
+            "(check the site's robots.txt; kelime obeys it)")
     say(status_text(cache_path))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")

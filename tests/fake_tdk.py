@@ -227,6 +227,8 @@ class FakeTDK:
 
     def robots(self) -> bytes:
         lines = ["User-agent: *", f"Disallow: /gts?ara={DISALLOWED_WORD}", "Disallow: /yonetim/"]
+        if getattr(self, "disallow_gts", False):
+            lines.append("Disallow: /gts")
         if self.crawl_delay:
             lines.append(f"Crawl-delay: {self.crawl_delay}")
         lines += ["", f"Sitemap: {self.base}/sitemap.xml", ""]
@@ -402,12 +404,13 @@ def parse_fault(text: str) -> tuple[str, str, int, float | None]:
 
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
-                faults=(), without=0) -> ThreadingHTTPServer:
+                faults=(), without=0, disallow_gts=False) -> ThreadingHTTPServer:
     entries = builtin_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
+    server.fake.disallow_gts = disallow_gts
     server.fake.base = f"http://127.0.0.1:{server.server_address[1]}"
     for f in faults:
         server.fake.add_fault(*parse_fault(f) if isinstance(f, str) else f)
@@ -430,9 +433,11 @@ def main(argv=None) -> None:
     p.add_argument("--fault", action="append", default=[], help="WORD=KIND[:TIMES[:ARG]]")
     p.add_argument("--without", type=int, default=0,
                    help="leave the first N synthetic words out of the sitemaps (gone)")
+    p.add_argument("--disallow-gts", action="store_true", help="robots.txt: Disallow: /gts")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
-                         port=args.port, faults=args.fault, without=args.without)
+                         port=args.port, faults=args.fault, without=args.without,
+                         disallow_gts=args.disallow_gts)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()

@@ -224,7 +224,7 @@ def test_ctrl_c_stops_cleanly(tmp_path):
         _, err = proc.communicate(timeout=30)
         log = fake.log()
     assert proc.returncode == 130, err
-    assert "interrupted (Ctrl-C)" in err and "Traceback" not in err
+    assert "interrupted (Ctrl-C or SIGTERM)" in err and "Traceback" not in err
     db = cache.open_cache(path)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     st = cache.cache_stats(db)
@@ -468,3 +468,11 @@ def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
     heads = {e["madde"] for e in cache.iter_entries(db)}
     db.close()
     assert len(gone) == 3 and not heads & set(gone)  # kept in the cache, out of builds
+
+
+def test_robots_disallowing_every_gts_request_says_so(tmp_path):
+    """It ended "Crawl finished … 0 of 6" with no word about why."""
+    with FakeProcess("--disallow-gts") as fake:
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        asked = gts_queries(fake.log())
+    assert asked == [] and "robots.txt disallows every word" in result.stdout + result.stderr

@@ -533,3 +533,35 @@ def test_a_failed_reply_keeps_an_excerpt_and_the_whole_body_s_hash(tmp_path):
     row = cache.get_reply(db, "kitap")
     assert len(row["body"]) == cache.FAILED_BODY_KEPT and body.startswith(row["body"])
     assert row["sha256"] == hashlib.sha256(body.encode()).hexdigest()
+
+
+def test_a_corrupt_page_in_the_middle_is_a_cache_error_everywhere(tmp_path):
+    """A corrupt page in the middle of the cache gave a raw sqlite3.DatabaseError in
+    `crawl`, `--status` and `build`."""
+    import random
+    import subprocess
+    import sys
+
+    path = tmp_path / "tdk.sqlite"
+    db = cache.open_cache(path, create=True)
+    rng = random.Random(3)
+    for i in range(400):
+        word = f"kelime{i}"
+        entry = {"madde_id": str(i + 1), "madde": word, "anlamlarListe": [
+            {"anlam_id": str(i + 1), "anlam": "x" * rng.randint(200, 900)}]}
+        cache.save_reply(db, {"query": word, "url": "u", "status": 200, "outcome": "ok",
+                              "body": json.dumps([entry]), "error": None, "attempts": 1},
+                         [entry])
+    cache.save_words(db, [f"kelime{i}" for i in range(400)], "test")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.seek(size // 2 // 4096 * 4096)
+        f.write(bytes(rng.getrandbits(8) for _ in range(8192)))
+    kelime = [sys.executable, "-c", "from kelime.cli import main; main()"]
+    for args in (["crawl", "--status"], ["build", "--force", "--out", str(tmp_path / "d")]):
+        run = subprocess.run([*kelime, *args, "--cache", str(path)], capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+        assert "corrupt" in run.stdout + run.stderr, run.stdout + run.stderr

@@ -328,6 +328,17 @@ def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
     return f"cache {path}: {text}"
 
 
+@contextmanager
+def reading(db: sqlite_utils.Database):
+    """Reads of a damaged cache (a corrupt page in the middle of the file) raise CacheError
+    naming the file and the way out, not a bare sqlite3.DatabaseError from deep inside."""
+    try:
+        yield
+    except sqlite3.DatabaseError as e:
+        raise CacheError(_explain(Path(_db_path(db)), e, _db_timeout(db), reading=True)
+                         ) from None
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -520,6 +531,11 @@ def _int(value) -> int | None:
 def iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
     """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id,
     but those listed only by words the site no longer names (``gone_at``)."""
+    with reading(db):
+        yield from _iter_entries(db)
+
+
+def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
     sql = "SELECT raw FROM entries ORDER BY madde_id"
     if "gone_at" in db["words"].columns_dict:  # an older cache has no such column
         sql = ("SELECT raw FROM entries e WHERE NOT EXISTS (SELECT 1 FROM reply_entries r "
@@ -569,23 +585,30 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
                   now: datetime | None = None) -> set[str]:
     """Queries with a good reply (ok or not_found) fetched within `max_age_days` (None: ever)."""
-    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND fetched_at > ?",
-                      [_cutoff(max_age_days, now)])
-    return {q for (q,) in rows}
+    with reading(db):
+        rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND "
+                          "fetched_at > ?", [_cutoff(max_age_days, now)])
+        return {q for (q,) in rows}
 
 
 def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
               now: datetime | None = None) -> list[str]:
     """Queued words without a fresh good reply, in the order they were queued."""
-    rows = db.execute(
-        "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word "
-        "WHERE r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at <= ? ORDER BY w.rowid",
-        [_cutoff(max_age_days, now)])
-    return [w for (w,) in rows]
+    with reading(db):
+        rows = db.execute(
+            "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word WHERE "
+            "r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at <= ? ORDER BY w.rowid",
+            [_cutoff(max_age_days, now)])
+        return [w for (w,) in rows]
 
 
 def cache_stats(db: sqlite_utils.Database) -> dict:
     """Counts by outcome, entries, words queued/done/pending, oldest and newest fetch."""
+    with reading(db):
+        return _cache_stats(db)
+
+
+def _cache_stats(db: sqlite_utils.Database) -> dict:
     outcomes = dict.fromkeys(OUTCOMES, 0)
     outcomes.update(dict(db.execute("SELECT outcome, count(*) FROM replies GROUP BY outcome")))
     oldest, newest = db.execute("SELECT min(fetched_at), max(fetched_at) FROM replies "
