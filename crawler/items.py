@@ -26,9 +26,10 @@ class Reply:
     attempts: int = 1
     entries: list[dict] = field(default_factory=list)
     sha256: str | None = None  # of the bytes as received (the body is their UTF-8 reading)
+    final: bool = False        # a failure asking again soon would only repeat
 
     def row(self) -> dict:
         """The `replies` row for kelime.tdk.store.save_reply."""
         return {"query": self.query, "url": self.url, "status": self.status,
                 "outcome": self.outcome, "body": self.body, "error": self.error,
-                "attempts": self.attempts, "sha256": self.sha256}
+                "attempts": self.attempts, "sha256": self.sha256, "final": self.final}

@@ -230,7 +230,8 @@ class TdkSpider(scrapy.Spider):
                     status=response.status,
                     body=raw.decode("utf-8", errors="replace") if raw else None,
                     error=c.error, attempts=response.meta.get("kelime_attempt", 1),
-                    entries=c.entries, sha256=hashlib.sha256(raw).hexdigest() if raw else None)
+                    entries=c.entries, sha256=hashlib.sha256(raw).hexdigest() if raw else None,
+                    final=c.kind == "bad_shape")
 
     def gts_failed(self, failure):
         request, exc = failure.request, failure.value
@@ -238,7 +239,7 @@ class TdkSpider(scrapy.Spider):
             yield Reply(query=request.meta["kelime_query"], url=request.url, outcome="failed",
                         error=f"the reply is over {self.gts_maxsize // 2**20} MiB (a "
                               "dictionary reply is kilobytes): not stored",
-                        attempts=request.meta.get("kelime_attempt", 1))
+                        attempts=request.meta.get("kelime_attempt", 1), final=True)
             return
         if isinstance(exc, IgnoreRequest):  # robots.txt Disallow, or the crawl is stopping
             self.crawler.stats.inc_value("kelime/skipped")

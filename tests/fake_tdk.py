@@ -335,6 +335,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, b"", html)
         if kind == "unexpected":
             return self._send(200, b'{"durum":"bakim"}', html)
+        if kind == "shape":  # entries, but with an id that is no number
+            return self._send(200, '[{"madde_id":"²","madde":"kitap"}]'.encode(), html)
         if kind == "charset":  # the right body under a wrong charset
             return self._send(200, self.fake.gts_body(query), "text/html; charset=iso-8859-9")
         if kind == "huge":  # a body of `arg` MiB (default 20): no dictionary reply is

@@ -476,3 +476,19 @@ def test_robots_disallowing_every_gts_request_says_so(tmp_path):
         result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
         asked = gts_queries(fake.log())
     assert asked == [] and "robots.txt disallows every word" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("kind", ["shape", "huge"])
+def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind):
+    """A reply in a shape the store cannot take (or too big) was fetched again on every run."""
+    path = tmp_path / "c.sqlite"
+    with FakeProcess() as fake:
+        fake.fault("kitap", kind, -1)
+        crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        assert replies(path)["kitap"]["outcome"] == "failed"
+        fake.clear_log()
+        again = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        asked = gts_queries(fake.log())
+    assert "kitap" not in asked, again.stdout + again.stderr
+    row = replies(path)["kitap"]
+    assert row["final"] == 1

@@ -122,6 +122,13 @@ def m003_words_seen(db: sqlite_utils.Database) -> None:
     db["words"].add_column("gone_at", str)
 
 
+@MIGRATIONS()
+def m004_replies_final(db: sqlite_utils.Database) -> None:
+    """``final`` = 1 on a failure that asking again soon would only repeat (a reply over the
+    size limit, entries in a shape the store cannot take): not due again until --max-age."""
+    db["replies"].add_column("final", int)
+
+
 def _listed_ids(body: str) -> list[int]:
     """The madde_ids a stored /gts body lists ([] when it is not a JSON list of entries)."""
     try:
@@ -334,6 +341,8 @@ def reading(db: sqlite_utils.Database):
     naming the file and the way out, not a bare sqlite3.DatabaseError from deep inside."""
     try:
         yield
+    except sqlite3.ProgrammingError:
+        raise  # kelime's own bug (a closed connection), not the file's
     except sqlite3.DatabaseError as e:
         raise CacheError(_explain(Path(_db_path(db)), e, _db_timeout(db), reading=True)
                          ) from None
@@ -411,7 +420,7 @@ def save_words(db: sqlite_utils.Database, words: Iterable[str], source: str) -> 
 #: kept whole 50 MB bodies.
 FAILED_BODY_KEPT = 4096
 _REPLY_COLUMNS = ("query", "url", "status", "fetched_at", "outcome", "body", "sha256", "error",
-                  "attempts")
+                  "attempts", "final")
 _UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
                  f"({', '.join('?' * len(_REPLY_COLUMNS))}) ON CONFLICT (query) DO UPDATE SET "
                  + ", ".join(f"{c} = excluded.{c}" for c in _REPLY_COLUMNS[1:]))
@@ -441,6 +450,7 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
                 db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
                            [row["error"], tries, row["query"]])
                 return
+        row["final"] = 1 if row["outcome"] == "failed" and row.get("final") else None
         row["attempts"] = tries
         db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
         if row["outcome"] != "failed":
@@ -584,10 +594,11 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
 
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
                   now: datetime | None = None) -> set[str]:
-    """Queries with a good reply (ok or not_found) fetched within `max_age_days` (None: ever)."""
+    """Queries not to ask again now: a good reply (ok or not_found), or a final failure, fetched
+    within `max_age_days` (None: ever)."""
     with reading(db):
-        rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' AND "
-                          "fetched_at > ?", [_cutoff(max_age_days, now)])
+        rows = db.execute("SELECT query FROM replies WHERE (outcome != 'failed' OR final = 1) "
+                          "AND fetched_at > ?", [_cutoff(max_age_days, now)])
         return {q for (q,) in rows}
 
 
@@ -597,8 +608,9 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
     with reading(db):
         rows = db.execute(
             "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word WHERE "
-            "r.query IS NULL OR r.outcome = 'failed' OR r.fetched_at <= ? ORDER BY w.rowid",
-            [_cutoff(max_age_days, now)])
+            "r.query IS NULL OR (r.outcome = 'failed' AND (r.final IS NULL OR r.fetched_at "
+            "<= ?)) OR r.fetched_at <= ? ORDER BY w.rowid",
+            [_cutoff(max_age_days, now)] * 2)
         return [w for (w,) in rows]
 
 
