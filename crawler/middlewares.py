@@ -209,6 +209,9 @@ class Backoff:
             return None
         wait = self.policy.wait(attempt, asked)
         self.paused_until = max(self.paused_until, time.monotonic() + wait)
+        why = f"{reason}; TDK asked for {asked:g} s (Retry-After)" if asked else reason
+        self.stats.set_value("kelime/waiting_until", time.time() + wait)  # for the progress
+        self.stats.set_value("kelime/waiting_why", why)
         self.stats.inc_value("kelime/retried")
         logger.info("retry %d of %s in %.1f s: %s", attempt, request.url, wait, reason)
         new = request.copy()

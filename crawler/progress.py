@@ -18,13 +18,22 @@ def snapshot(stats: dict, elapsed: float) -> dict:
     total = max(stats.get("kelime/planned", 0), done)
     rate = done / elapsed if elapsed > 0 else 0.0
     eta = (total - done) / rate if rate > 0 else None
-    return {"done": done, "total": total, "rate": rate, "eta": eta, **counts}
+    waiting = stats.get("kelime/waiting_until", 0) - time.time()
+    return {"done": done, "total": total, "rate": rate, "eta": eta, **counts,
+            "waiting": waiting if waiting > 0 else 0.0, "why": stats.get("kelime/waiting_why")}
+
+
+def waiting_text(s: dict) -> str:
+    """"waiting 37s (HTTP 429; TDK asked for 40 s (Retry-After))", or "" when not waiting."""
+    return f"waiting {_duration(s['waiting'])} ({s['why']})" if s.get("waiting") else ""
 
 
 def plain_line(s: dict) -> str:
     eta = "?" if s["eta"] is None else _duration(s["eta"])
+    waiting = waiting_text(s)
     return (f"crawl: {s['done']}/{s['total']} words, ok {s['ok']}, not_found {s['not_found']}, "
-            f"failed {s['failed']}, retried {s['retried']}; {s['rate']:.2f}/s, ETA {eta}")
+            f"failed {s['failed']}, retried {s['retried']}; {s['rate']:.2f}/s, ETA {eta}"
+            + (f"; {waiting}" if waiting else ""))
 
 
 def _duration(seconds: float) -> str:
@@ -68,6 +77,8 @@ class Progress:
             print(plain_line(s), file=sys.stderr, flush=True)
             return
         counts = " ".join(f"{k} {s[k]}" for k in COUNTS)
+        if s["waiting"]:
+            counts += f" · {waiting_text(s)}"
         self.bar.update(self.task, completed=s["done"], total=s["total"] or None,
                         rate=s["rate"], counts=counts)
 

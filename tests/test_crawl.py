@@ -492,3 +492,15 @@ def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind
     assert "kitap" not in asked, again.stdout + again.stderr
     row = replies(path)["kitap"]
     assert row["final"] == 1
+
+
+def test_the_progress_line_says_when_it_is_waiting_and_why(tmp_path):
+    """A long Retry-After showed only a growing ETA."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", "429", 1, 3)
+        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0", "-s", "KELIME_PROGRESS_INTERVAL=0.5",
+                       "-s", "KELIME_BACKOFF_BASE=0.05")
+    lines = [line for line in result.stderr.splitlines() if line.startswith("crawl:")]
+    waiting = [line for line in lines if "waiting" in line]
+    assert waiting and "TDK asked for 3 s (Retry-After)" in waiting[0], result.stderr
