@@ -504,3 +504,61 @@ def test_the_progress_line_says_when_it_is_waiting_and_why(tmp_path):
     lines = [line for line in result.stderr.splitlines() if line.startswith("crawl:")]
     waiting = [line for line in lines if "waiting" in line]
     assert waiting and "TDK asked for 3 s (Retry-After)" in waiting[0], result.stderr
+
+
+RUN_LIMITED = """
+import resource, signal, subprocess, sys, json
+limit, args = int(sys.argv[1]), sys.argv[2:]
+def cap():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails, not kills
+    if limit:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+run = subprocess.run(args, preexec_fn=cap, capture_output=True, text=True, timeout=300)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, of this crawl alone
+print(json.dumps({"code": run.returncode, "out": run.stdout + run.stderr, "rss_kib": peak}))
+"""
+
+
+def limited_crawl(fsize: int, *args: str) -> dict:
+    """A crawl in its own process tree: files capped at `fsize` bytes (0: no cap), and its
+    peak RSS measured alone."""
+    import json
+
+    done = subprocess.run([sys.executable, "-c", RUN_LIMITED, str(fsize), *KELIME, "crawl",
+                           *args], capture_output=True, text=True, timeout=320, env=env())
+    return json.loads(done.stdout)
+
+
+def test_a_full_disk_stops_the_crawl_at_the_first_failed_save(tmp_path):
+    """On a full disk the crawl fetched all 3,000 words, printed 2,999 tracebacks, stored
+    nothing and exited 0. Now it stops at the first save that fails, naming the cache."""
+    with FakeProcess("--synthetic", "3000") as fake:
+        run = limited_crawl(300_000, "--base-url", fake.url, "--cache",
+                            str(tmp_path / "c.sqlite"), "--delay", "0", *FAST)
+        asked = gts_queries(fake.log())
+    assert run["code"] == 1, run["out"]
+    assert "could not be stored" in run["out"] and "c.sqlite" in run["out"]
+    assert len(asked) <= 3  # the one that could not be stored, at most one more in flight
+
+
+def test_a_read_only_folder_refuses_the_crawl_before_any_request(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (it makes a folder read-only for root)")
+    try:
+        with FakeProcess() as fake:
+            result = crawl("--base-url", fake.url, "--cache", str(folder / "c.sqlite"), *FAST)
+            asked = gts_queries(fake.log())
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)])
+    assert result.returncode == 1 and asked == [], result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "c.sqlite" in result.stderr
+
+
+def test_memory_stays_bounded_through_a_900_mb_reply_and_a_1_gb_bomb(tmp_path):
+    with FakeProcess("--fault", "kitap=huge:-1:900", "--fault", "inek=bomb:-1:1000") as fake:
+        run = limited_crawl(0, "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                            "--delay", "0", *FAST, "-s", "DOWNLOAD_TIMEOUT=60")
+    assert run["code"] == 0, run["out"]
+    assert run["rss_kib"] < 400 * 1024, run["rss_kib"]  # it was 2.6 GB and 5.8 GB
