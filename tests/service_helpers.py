@@ -71,6 +71,24 @@ def serve_in_thread(app, timeout: float = 20.0):
         thread.join(timeout)
 
 
+def wait_ready(url: str, proc, timeout: float = 60.0, output=lambda: "") -> None:
+    """Until `url`/readyz answers 200; an AssertionError with `output()` (the server's log)
+    when the process exits first or `timeout` passes."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the server exited {proc.returncode}: {output()}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"the server was not ready in {timeout:g} s: {output()}")
+
+
 def stop(proc) -> None:
     """Stop a server process: SIGTERM (it shuts down cleanly), SIGKILL if it lingers."""
     proc.terminate()

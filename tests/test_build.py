@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from importlib.metadata import version as package_version
 from pathlib import Path
 
 import marisa_trie

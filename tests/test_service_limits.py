@@ -15,7 +15,6 @@ import select
 import socket
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ import pytest
 
 from kelime.service.protocol import ConnectionLimits, connection_limit, uvicorn_options
 from kelime.service.settings import Settings
-from tests.service_helpers import free_port, stop
+from tests.service_helpers import free_port, stop, wait_ready
 
 MIB = 1024 * 1024
 SERVE = """
@@ -80,16 +79,7 @@ def serve(data: Path, log: Path, nofile: int | None = None, **settings):
                                 preexec_fn=limit)
     served = Served(port, proc, log)
     try:
-        for _ in range(600):
-            if proc.poll() is not None:
-                raise AssertionError(f"the server exited {proc.returncode}: {log.read_text()}")
-            try:
-                if httpx.get(f"{served.url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("the server was not ready in 60 s")
+        wait_ready(served.url, proc, output=log.read_text)
         yield served
     finally:
         stop(proc)

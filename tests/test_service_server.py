@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from kelime.lexicon import LexiconError
 from kelime.service.app import create_app
 from kelime.service.server import check_data
 from kelime.service.settings import Settings
-from tests.service_helpers import build_data, free_port, serve_in_thread, stop
+from tests.service_helpers import build_data, free_port, serve_in_thread, stop, wait_ready
 
 MIB = 1024 * 1024
 
@@ -95,20 +94,6 @@ def kelime_command() -> list[str]:
                                                    "from kelime.cli import main; main()"]
 
 
-def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"kelime serve exited {proc.returncode}: {proc.stderr.read()}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("kelime serve was not ready in time")
-
-
 @contextmanager
 def kelime_serve(*args: str):
     """A real `kelime serve ARGS --port <free>` process, ready; yields its URL."""
@@ -117,7 +102,7 @@ def kelime_serve(*args: str):
     proc = subprocess.Popen([*kelime_command(), "serve", *args, "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_ready(url, proc)
+        wait_ready(url, proc, output=lambda: proc.stderr.read())
         yield url
     finally:
         stop(proc)
