@@ -350,16 +350,15 @@ def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: any(r["path"].startswith("/gts") for r in fake.log()))
-            started = time.monotonic()
             second = crawl("--base-url", fake.url, "--cache", str(path), *FAST)
-            took = time.monotonic() - started
+            still_first = first.poll() is None  # refused while the first one runs, not after
         finally:
             first.terminate()
             first.wait(timeout=60)
         assert second.returncode == 1, second.stdout + second.stderr
         output = second.stdout + second.stderr
         assert "another crawl is writing" in output and f"pid {first.pid}" in output
-        assert "Traceback" not in output and took < 30
+        assert "Traceback" not in output and still_first
         queries = gts_queries(fake.log())
         assert len(queries) == len(set(queries))  # no word asked twice
 
@@ -394,12 +393,11 @@ def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
     """`Retry-After: 100000` paused the crawl for ~28 hours with only a growing ETA."""
     with FakeProcess() as fake:
         fake.fault("kitap", "429", -1, 100_000)
-        started = time.monotonic()
         result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
-        took = time.monotonic() - started
+        asked = gts_queries(fake.log())
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "TDK asks to wait 100,000 s" in output, output
-    assert "rerun after" in output and took < 60
+    assert "rerun after" in output and asked.count("kitap") == 1  # no retry, no wait
 
 
 def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
