@@ -42,6 +42,9 @@ def test_a_dump_imports_builds_and_checks(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Imported {len(entries)} entries" in done.stdout + done.stderr
     assert "4 line(s) skipped" in done.stdout + done.stderr
+    import hashlib
+
+    assert hashlib.sha256(dump.read_bytes()).hexdigest()[:16] in done.stdout + done.stderr
     db = cache.open_readonly(db_path)
     rows = list(db["replies"].rows)
     stored = {json.loads(raw)["madde_id"]: json.loads(raw) for (raw,) in

@@ -122,7 +122,7 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
 
     from ..crawler.run import status_text
     from ..tdk import store
-    from ..tdk.dump import dump_digest, import_dump
+    from ..tdk.dump import import_dump
 
     if not dump.is_file():
         raise KelimeError(f"no dump at {dump}")
@@ -139,14 +139,14 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
     with store.crawl_lock(cache):
         db = store.open_cache(cache, create=True)
         try:
-            say(f"Importing {dump} (sha256 {dump_digest(dump)[:16]}…) into {cache} …")
+            say(f"Importing {dump} into {cache} …")
             done = import_dump(db, dump, fetched_at, progress=lambda n, total: say(
                 f"  {n:,} of {total:,} headwords stored") if n % 10_000 < 500 or n == total
                 else None)
         finally:
             db.close()
-    say(f"Imported {done.entries:,} entries under {done.queries:,} headwords, dated "
-        f"{fetched_at}; {done.skipped:,} line(s) skipped")
+    say(f"Imported {done.entries:,} entries under {done.queries:,} headwords from sha256 "
+        f"{done.sha256[:16]}…, dated {fetched_at}; {done.skipped:,} line(s) skipped")
     for problem in done.problems:
         say(f"  skipped {problem}")
     click.echo(status_text(cache))

@@ -37,6 +37,7 @@ class Imported:
     queries: int = 0
     skipped: int = 0
     problems: list[str] = field(default_factory=list)  # the first few, "line N: why"
+    sha256: str = ""  # of the dump, read on the first pass: what was imported, exactly
 
     def skip(self, line: int, why: str) -> None:
         self.skipped += 1
@@ -66,12 +67,13 @@ def import_dump(db, path: str | Path, fetched_at: str,
     """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
     `progress(queries done, queries)` after each batch."""
     path = Path(path)
-    found, result = defaultdict(list), Imported()
+    found, result, digest = defaultdict(list), Imported(), hashlib.sha256()
     try:
         with open(path, "rb") as f:
             offset, number = 0, 0
             for raw in f:
                 number += 1
+                digest.update(raw)
                 if raw.strip():
                     entry, why = _entry(raw)
                     if entry is None:
@@ -79,6 +81,7 @@ def import_dump(db, path: str | Path, fetched_at: str,
                     else:
                         found[query_for(entry["madde"])].append((offset, len(raw)))
                 offset += len(raw)
+            result.sha256 = digest.hexdigest()
             queries = list(found)
             source = f"dump:{path.name}"
             for start in range(0, len(queries), BATCH):
@@ -103,11 +106,3 @@ def import_dump(db, path: str | Path, fetched_at: str,
         raise CacheError(f"cannot read the dump {path}: {e.strerror or e}") from None
     return result
 
-
-def dump_digest(path: str | Path) -> str:
-    """The dump's sha256, for the summary (what was imported, exactly)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
