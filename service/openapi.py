@@ -182,7 +182,7 @@ def document(app: FastAPI, settings: Settings) -> None:
                tuple(games), tuple(sorted((n, a.letters) for n, a in alphabets.items())))
         if key not in made:
             made.clear()
-            made[key] = make(generate, settings, games, alphabets,
+            made[key] = make(app, generate, settings, games, alphabets,
                              None if kelime is None else key[0])
         app.openapi_schema = made[key]
         return app.openapi_schema
@@ -190,10 +190,10 @@ def document(app: FastAPI, settings: Settings) -> None:
     app.openapi = openapi
 
 
-def make(generate, settings: Settings, games: dict[str, Game], alphabets: dict[str, Alphabet],
-         lexicons: tuple[str, ...] | None) -> dict:
+def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game],
+         alphabets: dict[str, Alphabet], lexicons: tuple[str, ...] | None) -> dict:
     """One schema: FastAPI's, plus the plain routes, errors, limits and names."""
-    generate.__self__.openapi_schema = None  # FastAPI caches its own; make it again
+    app.openapi_schema = None  # FastAPI caches its own; make it again
     schema = generate()
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     _, defs = models_json_schema([(m, "serialization") for m in PLAIN_ROUTE_MODELS],

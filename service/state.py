@@ -16,6 +16,7 @@ from kelime.lexicon import Lexicon
 
 from .errors import Invalid, NotFound, Unavailable
 from .metrics import Metrics
+from .parse import refuse_query
 from .settings import Settings
 
 
@@ -75,8 +76,6 @@ async def get_kelime(request: Request) -> Kelime:
 
 async def no_query(request: Request) -> None:
     """A router dependency: its routes read no query parameter (`parse.refuse_query`)."""
-    from .parse import refuse_query
-
     refuse_query(request.scope)
 
 

