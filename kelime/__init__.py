@@ -3,7 +3,7 @@
 The pure core is this package: `normalize` (the one door for words), `lexicon` (the format,
 the compile, the write, verdicts), `sources` (word lists, the bootstrap list, the TDK crawl
 cache), `policy` (which words are refused), `tdk` (TDK replies, the crawl store, entries),
-`games` (game profiles) and `anagram`. The shells around it — `kelime.cli`,
+`games` (game profiles), `anagram` and `reports` (players' word reports). The shells around it — `kelime.cli`,
 `kelime.crawler` and `kelime.service` — import the core; the core imports none of them.
 
     >>> import kelime

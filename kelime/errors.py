@@ -13,7 +13,9 @@ at one boundary, the HTTP service into the JSON error shape at another.
     ├── FetchError        a TDK look-up that failed for good
     ├── QueryError        an anagram or split question that cannot be answered as asked
     │   └── AnagramError  (kelime.anagram.errors) RackError, PatternError, OptionError, OverLimit
-    └── GameProfileError  (kelime.games.load) a game profile file that cannot be used
+    ├── GameProfileError  (kelime.games.load) a game profile file that cannot be used
+    └── (kelime.reports)  ReportError (the report store cannot be used), RateLimited,
+                          StoreFull, NoOpenReport
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
 from .reload import RELOAD_SIGNAL, Reloader
-from .routes import admin, anagram, catalog, docs, health, page, validate, words
+from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
 from .state import Kelime
 
@@ -32,6 +32,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         games = load_games(settings.games)  # a broken profile stops the start, saying which
+        if settings.reports:  # a store that cannot be opened stops it too, saying why
+            await anyio.to_thread.run_sync(open_report_store, settings)
         reloader = app.state.reloader = Reloader(app, settings, metrics)
         lexicons = await anyio.to_thread.run_sync(reloader.initial)
         metrics.lexicons_loaded(lexicons)
@@ -45,6 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Turkish word-game dictionary: is this word valid, and why not; "
                               "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
+    if settings.reports:  # without a report store the route does not exist
+        plain += reports.routes
     app.router.routes.extend(plain)
     routers = [module.router for module in (words, catalog, health, page, docs)]
     if settings.admin_token:  # without a token the route does not exist
@@ -65,6 +69,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)
     return app
+
+
+def open_report_store(settings: Settings) -> None:
+    """Create (or check) the report store KELIME_REPORTS names, before serving."""
+    from kelime.reports import ReportStore
+
+    ReportStore(settings.reports, create=True, limits=settings.report_limits).close()
 
 
 def allow_table(route_lists) -> dict[str, str]:

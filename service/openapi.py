@@ -35,7 +35,7 @@ from kelime.normalize import TURKISH, WHITESPACE, Alphabet, normalize
 
 from .errors import ERROR_RESPONSES, ERROR_SCHEMA
 from .parse import get_limit
-from .routes import anagram, validate
+from .routes import anagram, reports, validate
 from .schemas import PLAIN_ROUTE_MODELS
 from .settings import Settings
 
@@ -107,11 +107,21 @@ def _rack_rules(games: dict[str, Game], default: str, settings: Settings, letter
         for (most, pairs), names in sorted(groups.items())]
 
 
-def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
-    """With lexicons of different alphabets, each lexicon's racks and patterns use its own."""
+def word_pattern(letters: str) -> str:
+    """One word of these letters, spaces around it allowed (trimmed), none inside."""
+    return f"^{_spaces()}{_class(letters)}+{_spaces()}$"
+
+
+def _by_alphabet(alphabets: dict[str, Alphabet]) -> dict[Alphabet, list[str]]:
     groups: dict[Alphabet, list[str]] = {}
     for name, alphabet in alphabets.items():
         groups.setdefault(alphabet, []).append(name)
+    return groups
+
+
+def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
+    """With lexicons of different alphabets, each lexicon's racks and patterns use its own."""
+    groups = _by_alphabet(alphabets)
     if len(groups) < 2:
         return []
     rules = []
@@ -160,7 +170,13 @@ def plain_paths(settings: Settings, games: dict[str, Game],
         split_rules=_rack_rules(games, SPLIT_GAME, settings, letters, True) + lexicon_rules,
         replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")},
         default_lexicon=default_lexicon)
-    return {**validate_paths, **anagram_paths}
+    reports_paths = reports.openapi(
+        settings, default_lexicon, word_pattern(letters),
+        [_when("lexicon", names, default_lexicon, {"properties": {"word": {
+            "pattern": word_pattern(typed_letters(alphabet))}}})
+         for alphabet, names in _by_alphabet(alphabets).items()] if len(
+            _by_alphabet(alphabets)) > 1 else []) if settings.reports else {}
+    return {**validate_paths, **anagram_paths, **reports_paths}
 
 
 def ref(model: str) -> dict:

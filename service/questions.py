@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kelime.errors import excerpt
+from kelime.normalize import WHITESPACE
+from kelime.reports import KIND_MEANING, KINDS, note_problem
+
 from .errors import Invalid, TooLarge
 from .parse import a_json, json_type, load_json, name_field, refuse_unknown
 from .settings import Settings
@@ -92,3 +96,57 @@ def parse_split(body: bytes, limits: Settings) -> AnagramAsk:
     """The question in a POST /v1/split body."""
     data = _object(body, SPLIT_FIELDS, SPLIT_EXAMPLE)
     return AnagramAsk(data["rack"], name_field(data, "lexicon"), name_field(data, "game"))
+
+
+REPORT_EXAMPLE = '{"word": "kitapçık", "kind": "missing", "game": "kelimelik"}'
+REPORT_FIELDS = ("word", "kind", "game", "lexicon", "note")
+
+
+@dataclass(frozen=True, slots=True)
+class ReportAsk:
+    """One player's report as sent: the word, what is wrong with its verdict, a note."""
+
+    word: str
+    kind: str
+    lexicon: str | None = None
+    game: str | None = None
+    note: str | None = None
+
+
+def parse_report(body: bytes, limits: Settings) -> ReportAsk:
+    """The report in a POST /v1/reports body: a word (within max_word_chars), a kind, and
+    an optional plain-text note (within max_note_chars, no control characters)."""
+    data = load_json(body, REPORT_EXAMPLE)
+    if type(data) is not dict:
+        raise Invalid("invalid_request", f"the body must be a JSON object like "
+                      f"{REPORT_EXAMPLE}, not {a_json(data)}")
+    refuse_unknown(data, REPORT_FIELDS)
+    word, kind, note = data.get("word"), data.get("kind"), data.get("note")
+    if type(word) is not str or not word.strip(WHITESPACE):
+        what = "no 'word'" if word is None else f"'word' as {a_json(word)}" \
+            if type(word) is not str else "an empty 'word'"
+        raise Invalid("invalid_request", f"the body has {what}: send the word reported, like "
+                      f"{REPORT_EXAMPLE}", {"field": "word"})
+    if len(word) > limits.max_word_chars:
+        raise TooLarge("word_too_long", f"the word has {len(word)} characters; the limit is "
+                       f"{limits.max_word_chars}", {"length": len(word),
+                                                    "limit": limits.max_word_chars})
+    if kind not in KINDS:
+        raise Invalid("invalid_request", f"'kind' must be one of {', '.join(KINDS)} "
+                      f"({'; '.join(f'{k}: {KIND_MEANING[k]}' for k in KINDS)}), not "
+                      f"{excerpt(kind) if type(kind) is str else a_json(kind)}",
+                      {"field": "kind", "allowed": list(KINDS)})
+    if note is not None:
+        if type(note) is not str:
+            raise Invalid("invalid_request", f"'note' must be a string or null, not "
+                          f"{a_json(note)}", {"field": "note", "type": json_type(note)})
+        if len(note) > limits.max_note_chars:
+            raise TooLarge("note_too_long", f"the note has {len(note):,} characters; the "
+                           f"limit is {limits.max_note_chars:,}",
+                           {"length": len(note), "limit": limits.max_note_chars})
+        problem = note_problem(note)
+        if problem:
+            raise Invalid("invalid_request", f"the note cannot be stored as plain text: "
+                          f"{problem}; send text only", {"field": "note"})
+        note = note.strip() or None
+    return ReportAsk(word, kind, name_field(data, "lexicon"), name_field(data, "game"), note)

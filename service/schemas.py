@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kelime.lexicon import REASONS
+from kelime.reports import KINDS
 
 #: Why a word is not valid (null when it is).
 Reason = Literal[REASONS]  # type: ignore[valid-type]
@@ -186,5 +187,17 @@ class Reloaded(Exact):
     lexicons: dict[str, str] = Field(description="Name → version now served.")
 
 
+class ReportReply(Exact):
+    id: int = Field(description="The report's id (a duplicate gets the open report's).")
+    status: Literal["open"]
+    kind: Literal[KINDS]  # type: ignore[valid-type]
+    count: int = Field(description="Reports of this word and kind so far, this one included.")
+    duplicate: bool = Field(description="Whether an open report of the same word and kind "
+                                        "was counted instead of a new one made.")
+    lexicon: LexiconRef
+    game: str
+    verdict: Verdict = Field(description="The word's verdict now, in this game.")
+
+
 #: The models the hand-written OpenAPI paths (plain Starlette routes) refer to.
-PLAIN_ROUTE_MODELS = (ValidateReply, AnagramReply, SplitReply)
+PLAIN_ROUTE_MODELS = (ValidateReply, AnagramReply, SplitReply, ReportReply)

@@ -16,6 +16,7 @@ from typing import Mapping
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
+from kelime.reports import ReportLimits
 
 #: Environment variable → Settings field, for the fields that can be set from outside.
 ENV = {
@@ -50,6 +51,10 @@ ENV = {
     "KELIME_GZIP_MIN_BYTES": "gzip_min_bytes",
     "KELIME_CORS_ORIGINS": "cors_origins",
     "KELIME_PINS": "pins",
+    "KELIME_REPORTS": "reports",
+    "KELIME_REPORTS_PER_HOUR": "reports_per_hour",
+    "KELIME_REPORTS_MAX_BYTES": "reports_max_bytes",
+    "KELIME_MAX_NOTE_CHARS": "max_note_chars",
 }
 
 
@@ -106,6 +111,17 @@ class Settings:
     gzip_min_bytes: int = 1400           # replies this big or bigger are gzipped when asked
     cors_origins: str = ""               # comma-separated origins browsers may call from
     pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
+    reports: Path | None = None          # players' word reports (SQLite); POST /v1/reports
+    reports_per_hour: int = 30           # reports a client address may send an hour (429)
+    reports_max_bytes: int = 64 * 1024 * 1024  # the report store's size (413 beyond)
+    max_note_chars: int = 500            # a report's note
+
+    @property
+    def report_limits(self) -> ReportLimits:
+        """The report store's bounds these settings set."""
+        return ReportLimits(note_chars=self.max_note_chars,
+                            per_client_hour=self.reports_per_hour,
+                            store_bytes=self.reports_max_bytes)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":

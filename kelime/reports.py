@@ -1,0 +1,388 @@
+"""Player word reports: "this word should be valid", "this is an insult", stored and counted
+until a maintainer decides.
+
+A report store is its own SQLite file (sqlite-utils), never the crawl cache or a lexicon:
+players write to it through ``POST /v1/reports``, maintainers read and close it with
+``kelime reports``. One open report per (lexicon, word, kind): a duplicate adds a
+submission and raises the count instead of a row. A submission keeps the word as sent,
+the game, the note (plain text, never markup) and a keyed hash of the client's address,
+which is all the per-client rate limit needs: the address itself is not stored.
+
+Bounded three ways: a note's length, submissions per client per hour (`RateLimited`,
+with the seconds to wait) and the file's size (`StoreFull`, also enforced by SQLite's
+``max_page_count`` so that no write can grow the file past it).
+
+    >>> import tempfile, pathlib
+    >>> store = ReportStore(pathlib.Path(tempfile.mkdtemp()) / "reports.sqlite", create=True)
+    >>> first = store.submit(word="kitapçık", sent="Kitapçık", kind="missing", lexicon="tr",
+    ...                      client="198.51.100.7", now=1_000_000.0)
+    >>> again = store.submit(word="kitapçık", sent="kitapçık", kind="missing", lexicon="tr",
+    ...                      client="203.0.113.9", now=1_000_060.0)
+    >>> (first.id == again.id, again.count, again.duplicate)
+    (True, 2, True)
+    >>> [(r["word"], r["count"], r["players"], r["kinds"]) for r in store.open_reports()]
+    [('kitapçık', 2, 2, {'missing': 2})]
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import os
+import secrets
+import sqlite3
+import time
+import unicodedata
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+import sqlite_utils
+
+from .errors import KelimeError
+
+KINDS = ("missing", "wrong", "offensive")
+#: What each kind claims, for messages, the page and --help.
+KIND_MEANING = {"missing": "a real word the game refuses",
+                "wrong": "a word the game accepts but should not (not a word, misspelt)",
+                "offensive": "an insult or obscenity the game accepts"}
+#: How a maintainer can accept a report: the word becomes valid, or is refused for a reason.
+DECISIONS = ("valid", "obscene", "proper_name")
+STATUSES = ("open", "accepted", "rejected")
+SCHEMA_VERSION = 1
+HOUR = 3600.0
+NOTES_LISTED = 5        # the latest notes shown per word by `open_reports`
+BUSY_TIMEOUT = 5.0      # seconds a writer waits for another (workers share the file)
+
+
+@dataclass(frozen=True)
+class ReportLimits:
+    """The bounds of a store (the service sets them from KELIME_REPORTS_* variables)."""
+
+    note_chars: int = 500
+    per_client_hour: int = 30
+    store_bytes: int = 64 * 1024 * 1024
+
+
+class ReportError(KelimeError):
+    """The report store cannot be opened, read or written; the message says what to do."""
+
+
+class RateLimited(KelimeError):
+    """This client sent its hour's share of reports; `retry_after` is in whole seconds."""
+
+    def __init__(self, message: str, retry_after: int, limit: int):
+        super().__init__(message)
+        self.retry_after, self.limit = retry_after, limit
+
+
+class StoreFull(KelimeError):
+    """The store has reached its size limit; no report is taken until a maintainer acts."""
+
+    def __init__(self, message: str, size: int, limit: int):
+        super().__init__(message)
+        self.size, self.limit = size, limit
+
+
+class NoOpenReport(KelimeError):
+    """`close` was asked about a word with no open report."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What a submission became: its report's id and count, and whether it joined one."""
+
+    id: int
+    count: int
+    duplicate: bool
+    status: str = "open"
+
+
+def note_problem(note: str) -> str | None:
+    """Why `note` cannot be stored as a plain-text note, or None. Control characters other
+    than newline, carriage return and tab (terminal escapes, NUL) and bidi overrides, which would reorder
+    what a maintainer reads, are refused; everything else is kept as sent."""
+    for i, ch in enumerate(note):
+        if ch in "\n\r\t":
+            continue
+        if unicodedata.category(ch) == "Cc" or "\u202a" <= ch <= "\u202e" \
+                or "\u2066" <= ch <= "\u2069":
+            return f"character {i + 1} is U+{ord(ch):04X}, a control character"
+    return None
+
+
+def iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds")
+
+
+def _migrate_v1(db: sqlite_utils.Database) -> None:
+    db["reports"].create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
+                          "count": int, "first_at": str, "last_at": str, "closed_at": str,
+                          "decision": str, "why": str}, pk="id", not_null={
+                              "lexicon", "word", "kind", "status", "count"})
+    db.execute("CREATE UNIQUE INDEX one_open_report ON reports (lexicon, word, kind) "
+               "WHERE status = 'open'")
+    db.execute("CREATE INDEX reports_by_word ON reports (lexicon, word)")
+    db["submissions"].create({"id": int, "report_id": int, "at": float, "client": str,
+                              "game": str, "sent": str, "note": str}, pk="id",
+                             foreign_keys=[("report_id", "reports", "id")],
+                             not_null={"report_id", "at", "client"})
+    db.execute("CREATE INDEX submissions_by_client ON submissions (client, at)")
+    db.execute("CREATE INDEX submissions_by_report ON submissions (report_id)")
+
+
+class ReportStore:
+    """One report file, opened (and created, with `create`) with its schema checked."""
+
+    def __init__(self, path: str | Path, *, create: bool = False,
+                 limits: ReportLimits = ReportLimits(), timeout: float = BUSY_TIMEOUT):
+        self.path, self.limits = Path(path), limits
+        if not create and not self.path.exists():
+            raise ReportError(f"no report store at {self.path}: the server creates it when "
+                              "KELIME_REPORTS names it, or pass --reports FILE")
+        if create and not self.path.parent.is_dir():
+            raise ReportError(f"the folder of the report store {self.path} does not exist: "
+                              "create it, or point KELIME_REPORTS elsewhere")
+        try:
+            conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as e:
+            raise ReportError(self._explain(e)) from None
+        self.db = sqlite_utils.Database(conn)
+        try:
+            with self._errors():
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+                self._page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+                self._schema(create)
+                # The hard fence under the polite check in `submit`: SQLite itself refuses
+                # to grow the file past the limit (SQLITE_FULL), whatever writes.
+                pages = max(limits.store_bytes // self._page_size, 1) + 16
+                conn.execute(f"PRAGMA max_page_count={int(pages)}")
+                self._secret = bytes.fromhex(self._meta("secret"))
+        except BaseException:
+            conn.close()
+            raise
+
+    # --- opening -------------------------------------------------------------------------
+
+    def _schema(self, create: bool) -> None:
+        tables = set(self.db.table_names())
+        if not tables:
+            if not create:
+                raise ReportError(f"{self.path} is an empty file, not a kelime report store")
+            with self._tx():
+                _migrate_v1(self.db)
+                self.db["meta"].insert_all([
+                    {"key": "format", "value": "kelime-reports"},
+                    {"key": "version", "value": str(SCHEMA_VERSION)},
+                    {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
+            return
+        if "meta" not in tables or self._meta("format") != "kelime-reports":
+            raise ReportError(f"{self.path} is a SQLite file but not a kelime report store "
+                              "(a crawl cache?): point KELIME_REPORTS at a file of its own")
+        version = int(self._meta("version") or 0)
+        if version > SCHEMA_VERSION:
+            raise ReportError(f"{self.path} was written by a newer kelime (report store "
+                              f"version {version}; this one reads {SCHEMA_VERSION}): upgrade")
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def _explain(self, e: sqlite3.Error) -> str:
+        text = str(e)
+        if "full" in text or "disk" in text:
+            return (f"the disk holding the report store {self.path} is full ({text}); free "
+                    "some space")
+        if "readonly" in text or "unable to open" in text or "permission" in text.lower():
+            return (f"the report store {self.path} cannot be written ({text}): check the "
+                    "permissions of the file and its folder")
+        if "locked" in text or "busy" in text:
+            return (f"the report store {self.path} stayed locked by another process for "
+                    f"{BUSY_TIMEOUT:.0f} s ({text}); try again")
+        if "not a database" in text or "malformed" in text:
+            return (f"the report store {self.path} is damaged ({text}): move it aside (a "
+                    "new one is created) and recover what you can with `sqlite3 FILE .recover`")
+        return f"the report store {self.path} failed: {text}"
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.ProgrammingError:
+            raise
+        except sqlite3.DatabaseError as e:
+            if "database or disk is full" in str(e) and self._size() >= self.limits.store_bytes:
+                raise self._full() from None
+            raise ReportError(self._explain(e)) from None
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """One write transaction that takes the write lock first (BEGIN IMMEDIATE), so
+        that the rate check and the insert it allows are one step for every worker."""
+        conn = self.db.conn
+        with self._errors():
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> "ReportStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- players ---------------------------------------------------------------------------
+
+    def client_key(self, address: str) -> str:
+        """A keyed hash of a client's address: enough to count its reports, not to find it."""
+        return hmac.new(self._secret, address.encode(), hashlib.sha256).hexdigest()[:24]
+
+    def _size(self) -> int:
+        return self.db.execute("PRAGMA page_count").fetchone()[0] * self._page_size
+
+    def _full(self) -> StoreFull:
+        size, limit = self._size(), self.limits.store_bytes
+        return StoreFull(f"the report store is full ({size:,} bytes; its limit is {limit:,}): "
+                         "no more reports are taken until a maintainer reviews them",
+                         size, limit)
+
+    def submit(self, *, word: str, sent: str, kind: str, lexicon: str, client: str,
+               game: str | None = None, note: str | None = None,
+               now: float | None = None) -> Submitted:
+        """Store one player's report of `word` (normalised; `sent` is how it was typed).
+
+        RateLimited when `client` (an address, hashed here) sent `per_client_hour` reports
+        in the last hour; StoreFull at the size limit; ValueError for a kind or note the
+        caller should have refused."""
+        if kind not in KINDS:
+            raise ValueError(f"kind {kind!r} is not one of {KINDS}")
+        if note is not None and (len(note) > self.limits.note_chars or note_problem(note)):
+            raise ValueError("the note is over the limit or holds control characters")
+        now = time.time() if now is None else now
+        key = self.client_key(client)
+        with self._tx():
+            self._check_rate(key, now)
+            if self._size() >= self.limits.store_bytes:
+                raise self._full()
+            row = self.db.execute(
+                "SELECT id, count FROM reports WHERE lexicon = ? AND word = ? AND kind = ? "
+                "AND status = 'open'", [lexicon, word, kind]).fetchone()
+            stamp = iso(now)
+            if row:
+                report_id, count = row[0], row[1] + 1
+                self.db.execute("UPDATE reports SET count = ?, last_at = ? WHERE id = ?",
+                                [count, stamp, report_id])
+            else:
+                report_id = self.db["reports"].insert(
+                    {"lexicon": lexicon, "word": word, "kind": kind, "status": "open",
+                     "count": 1, "first_at": stamp, "last_at": stamp}).last_pk
+                count = 1
+            self.db["submissions"].insert({"report_id": report_id, "at": now, "client": key,
+                                           "game": game, "sent": sent, "note": note or None})
+        return Submitted(report_id, count, duplicate=row is not None)
+
+    def _check_rate(self, key: str, now: float) -> None:
+        limit = self.limits.per_client_hour
+        count, oldest = self.db.execute(
+            "SELECT count(*), min(at) FROM submissions WHERE client = ? AND at > ?",
+            [key, now - HOUR]).fetchone()
+        if count >= limit:
+            wait = max(1, math.ceil(oldest + HOUR - now))
+            raise RateLimited(f"{count} reports from this address in the last hour; the limit "
+                              f"is {limit}: send the next in {wait} s", wait, limit)
+
+    # --- maintainers -----------------------------------------------------------------------
+
+    def open_reports(self, lexicon: str | None = None) -> list[dict]:
+        """Open reports grouped by (lexicon, word), most reported first: counts by kind,
+        distinct players, games, first and last time, report ids, the latest notes."""
+        where, args = "r.status = 'open'", []
+        if lexicon:
+            where, args = where + " AND r.lexicon = ?", [lexicon]
+        with self._errors():
+            rows = self.db.execute(
+                f"SELECT r.lexicon, r.word, r.id, r.kind, r.count, r.first_at, r.last_at "
+                f"FROM reports r WHERE {where} ORDER BY r.id", args).fetchall()
+            groups: dict[tuple[str, str], dict] = {}
+            for lex, word, rid, kind, count, first, last in rows:
+                group = groups.setdefault((lex, word), {
+                    "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
+                    "ids": [], "games": [], "sent": [], "first_at": first, "last_at": last,
+                    "notes": []})
+                group["count"] += count
+                group["kinds"][kind] = group["kinds"].get(kind, 0) + count
+                group["ids"].append(rid)
+                group["first_at"], group["last_at"] = (min(group["first_at"], first),
+                                                       max(group["last_at"], last))
+            for group in groups.values():
+                self._fill(group)
+        return sorted(groups.values(), key=lambda g: (-g["count"], g["last_at"], g["word"]))
+
+    def _fill(self, group: dict) -> None:
+        marks = ",".join("?" * len(group["ids"]))
+        ids = group["ids"]
+        group["players"] = self.db.execute(
+            f"SELECT count(DISTINCT client) FROM submissions WHERE report_id IN ({marks})",
+            ids).fetchone()[0]
+        group["games"] = [g for (g,) in self.db.execute(
+            f"SELECT DISTINCT game FROM submissions WHERE report_id IN ({marks}) AND game "
+            "IS NOT NULL ORDER BY game", ids)]
+        group["sent"] = [s for (s,) in self.db.execute(
+            f"SELECT DISTINCT sent FROM submissions WHERE report_id IN ({marks}) ORDER BY sent "
+            "LIMIT 5", ids)]
+        group["notes"] = [{"at": iso(at), "kind": kind, "note": note} for at, kind, note in
+                          self.db.execute(
+            f"SELECT s.at, r.kind, s.note FROM submissions s JOIN reports r ON r.id = "
+            f"s.report_id WHERE s.report_id IN ({marks}) AND s.note IS NOT NULL "
+            f"ORDER BY s.at DESC LIMIT {NOTES_LISTED}", ids)]
+
+    def decide(self, word: str, lexicon: str, status: str, why: str,
+               decision: str | None = None, now: float | None = None) -> list[dict]:
+        """Close every open report of `word` in `lexicon` as `status` (accepted, with the
+        `decision`, or rejected), with the maintainer's `why`; the reports closed."""
+        if status not in ("accepted", "rejected"):
+            raise ValueError(f"status {status!r}")
+        now = time.time() if now is None else now
+        with self._tx():
+            rows = [dict(zip(("id", "kind", "count"), r)) for r in self.db.execute(
+                "SELECT id, kind, count FROM reports WHERE lexicon = ? AND word = ? AND "
+                "status = 'open' ORDER BY id", [lexicon, word])]
+            if not rows:
+                raise NoOpenReport(f"no open report of {word!r} in lexicon {lexicon!r}: "
+                                   "`kelime reports` lists the open ones")
+            self.db.execute("UPDATE reports SET status = ?, decision = ?, why = ?, closed_at = ? "
+                            "WHERE lexicon = ? AND word = ? AND status = 'open'",
+                            [status, decision, why, iso(now), lexicon, word])
+        return rows
+
+    def report(self, report_id: int) -> dict | None:
+        with self._errors():
+            row = self.db.execute("SELECT * FROM reports WHERE id = ?", [report_id]).fetchone()
+            if row is None:
+                return None
+            names = [d[0] for d in self.db.execute("SELECT * FROM reports LIMIT 0").description]
+        return dict(zip(names, row))
+
+    def counts(self) -> dict[str, int]:
+        """Reports by status (and the file's size in bytes), for summaries."""
+        with self._errors():
+            found = dict(self.db.execute("SELECT status, count(*) FROM reports GROUP BY status"))
+            return {**{s: found.get(s, 0) for s in STATUSES}, "bytes": self._size()}
+
+
+def reports_path(value: str | os.PathLike | None) -> Path | None:
+    """The store's path from a flag or KELIME_REPORTS (None or empty: reports are off)."""
+    return Path(value) if value else None

@@ -1,0 +1,134 @@
+"""POST /v1/reports: a player says a word's verdict is wrong; stored for the maintainers.
+
+Exists only when KELIME_REPORTS names a report store (kelime.reports): without it the
+path is not routed (404). The store is its own SQLite file, written by this process's
+workers alone; behind a load balancer every report goes to one replica (the shipped
+nginx configuration routes /v1/reports to the first one), so reports never scatter.
+
+Each report answers 202 with its id and the word's current verdict, which the page shows
+at once ("already valid", "refused: proper_name"). A duplicate of an open report raises
+its count. A client address sends at most KELIME_REPORTS_PER_HOUR reports an hour (429
+with Retry-After); at KELIME_REPORTS_MAX_BYTES the store takes no more (413). A plain
+Starlette route like validate's, described by `openapi` below.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kelime.reports import (KIND_MEANING, KINDS, RateLimited, ReportError, ReportStore,
+                            StoreFull)
+
+from ..body import read_body
+from ..errors import Invalid, ServiceError, TooLarge, Unavailable
+from ..parse import refuse_query
+from ..questions import REPORT_EXAMPLE, parse_report
+from ..responses import JSON, json_response
+from .validate import NamedRoute
+
+PATH = "/v1/reports"
+#: Verdicts no game can change: a report of them is noise (a phrase, digits, emoji).
+NOT_A_WORD = ("invalid_chars", "phrase")
+log = logging.getLogger("kelime.reports")
+
+
+class TooMany(ServiceError):
+    """A client over its reports per hour: 429 with Retry-After."""
+
+    status = 429
+
+
+def client_address(request: Request) -> str:
+    """The client's address: uvicorn puts the proxy's X-Forwarded-For client there when
+    the connection comes from a trusted proxy (FORWARDED_ALLOW_IPS, 127.0.0.1 by default)."""
+    client = request.scope.get("client")
+    return client[0] if client else "unknown"
+
+
+async def report_post(request: Request) -> Response:
+    """Report a word whose verdict a player disputes; 202 with the report's id, its count
+    and the word's current verdict."""
+    kelime = request.app.state.kelime
+    settings = kelime.settings
+    refuse_query(request.scope)
+    ask = parse_report(await read_body(request, settings.max_body_bytes), settings)
+    lex, game = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
+    verdict = lex.check(ask.word, game.min_length).as_dict()
+    if verdict["reason"] in NOT_A_WORD:
+        raise Invalid("not_a_word", f"{verdict['normalized'][:40]!r} is not a single word of "
+                      f"the {lex.name} lexicon's letters ({verdict['reason']}): report one word "
+                      "as it is played", {"reason": verdict["reason"]})
+
+    def store() -> dict:
+        with ReportStore(settings.reports, create=True, limits=settings.report_limits) as s:
+            done = s.submit(word=verdict["normalized"], sent=ask.word, kind=ask.kind,
+                            lexicon=lex.name, client=client_address(request),
+                            game=game.name, note=ask.note)
+        return {"id": done.id, "status": done.status, "kind": ask.kind, "count": done.count,
+                "duplicate": done.duplicate, "lexicon": lex.info, "game": game.name,
+                "verdict": verdict}
+
+    try:
+        reply = await anyio.to_thread.run_sync(store)
+    except RateLimited as e:
+        raise TooMany("too_many_reports", str(e), {"limit": e.limit,
+                                                   "retry_after": e.retry_after},
+                      headers={"Retry-After": str(e.retry_after)}) from None
+    except StoreFull as e:
+        raise TooLarge("reports_full", str(e), {"size": e.size, "limit": e.limit}) from None
+    except ReportError as e:
+        log.error("report not stored: %s", e)
+        raise Unavailable("reports_unavailable", "the report could not be stored right now; "
+                          "try again later", headers={"Retry-After": "60"}) from None
+    return json_response(reply, status=202)
+
+
+routes = [NamedRoute(PATH, report_post, methods=["POST"])]
+
+
+#: What `kelime.reports.note_problem` refuses, as a JSON Schema (ECMA-262) pattern.
+NOTE_PATTERN = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$"
+
+
+def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: list) -> dict:
+    """The OpenAPI operation of this path, with the settings' limits; `word_pattern` is one
+    word of the lexicons' letters, `lexicon_rules` narrow it to each lexicon's own."""
+    body = {"type": "object", "required": ["word", "kind"], "additionalProperties": False,
+            **({"allOf": lexicon_rules} if lexicon_rules else {}),
+            "properties": {
+                "word": {"type": "string", "minLength": 1, "maxLength": settings.max_word_chars,
+                         "pattern": word_pattern,
+                         "description": "One word as the player typed it (either case)."},
+                "kind": {"type": "string", "enum": list(KINDS), "description": "; ".join(
+                    f"`{k}`: {KIND_MEANING[k]}" for k in KINDS)},
+                "game": {"type": "string", "default": "kelimelik"},
+                "lexicon": {"type": "string", "default": default_lexicon},
+                "note": {"anyOf": [{"type": "string", "maxLength": settings.max_note_chars,
+                                    "pattern": NOTE_PATTERN}, {"type": "null"}],
+                         "description": "Why, in the player's words: stored and shown as "
+                                        "plain text only, never as markup."}}}
+    return {PATH: {"post": {
+        "tags": ["reports"], "summary": "Report a disputed word", "operationId": "report",
+        "description": report_post.__doc__,
+        "requestBody": {"required": True, "content": {JSON: {
+            "schema": body, "example": {**json.loads(REPORT_EXAMPLE), "note": "TDK'de var"}}}},
+        "responses": {
+            "202": {"description": "Stored (or counted with an open report of the same word "
+                                   "and kind).",
+                    "content": {JSON: {"schema": {"$ref": "#/components/schemas/ReportReply"}}}},
+            "413": {"description": f"Over a limit: the word ({settings.max_word_chars} "
+                                   f"characters), the note ({settings.max_note_chars}), or the "
+                                   "store is full."},
+            "422": {"description": "Malformed, or not a single word of the lexicon's letters "
+                                   "(`not_a_word`)."},
+            "429": {"description": f"This address sent {settings.reports_per_hour} reports in "
+                                   "the last hour; `Retry-After` says when to send the next.",
+                    "headers": {"Retry-After": {"schema": {"type": "integer"},
+                                                "description": "Seconds to wait."}},
+                    "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}},
+            "503": {"description": "The report store cannot be written right now."}}}}}
