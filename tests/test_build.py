@@ -301,7 +301,8 @@ def test_changes_are_summarised_and_stored(tmp_path):
     second = build(out, ["kitap", "kalem", "defter", "çanta", "cetvel"])
     expected = {"previous_version": first.manifest.version,
                 "version": second.manifest.version, "added": 2, "removed": 1,
-                "added_sample": ["cetvel", "çanta"], "removed_sample": ["silgi"]}
+                "added_sample": ["cetvel", "çanta"], "removed_sample": ["silgi"],
+                "by_reports": []}  # no reviewed word in this build's policy
     assert second.changes == expected
     assert json.loads((out / "tr" / CHANGES_FILE).read_text(encoding="utf-8")) == expected
 

@@ -13,7 +13,7 @@ from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
 from ..sources.bootstrap import LANGUAGES
 from ..sources.offline import KURMANJI
-from ..normalize import TURKISH, Alphabet
+from ..normalize import TURKISH, Alphabet, normalize
 from .common import data_dir, print_json, say
 
 
@@ -124,7 +124,9 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
                             dt.datetime.now(dt.timezone.utc))
     result = write_lexicon(compiled, out, name, source, created=created, alphabet=alpha,
                            force=force, waiting=lambda who: say(f"Waiting for another build of "
-                                                                f"{out} ({who}) …"))
+                                                                f"{out} ({who}) …"),
+                           reviewed={normalize(word, alpha): review for word, review
+                                     in (pol.reviewed if pol else {}).items()})
     if as_json:
         print_json({"manifest": result.manifest.as_dict(), "changes": result.changes,
                     "unchanged": result.unchanged})

@@ -78,6 +78,13 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         if changes[key]:
             out.print(f"    {sign} " + ", ".join(changes[key][:10])
                       + (" …" if len(changes[key]) > 10 else ""))
+    reported = changes.get("by_reports") or []
+    if reported:
+        out.print(f"  changed by player reports: {len(reported)} word(s)")
+    for change in reported:
+        ids = ", ".join(f"#{i}" for i in change["reports"])
+        out.print(f"    {escape(change['word'])}  {change['before'] or 'absent'} → "
+                  f"{change['after']}  (report {ids}, {change['date']}: {escape(change['why'])})")
 
 
 def _tiles(tiles: list[str]) -> str:

@@ -18,7 +18,7 @@ import marisa_trie
 
 from ..errors import BuildError, LexiconError, OutdatedLexicon
 from ..locks import exclusive
-from ..normalize import TURKISH, Alphabet
+from ..normalize import TURKISH, Alphabet, sort_key
 from .compile import Compiled, diff_words
 from .folder import held
 from .format import CHANGES_FILE, MANIFEST_FILE, WORDS_FILE, Manifest, encode, json_bytes
@@ -66,8 +66,9 @@ def build_lock(out: Path, timeout: float, waiting=lambda holder: None):
         "again"))
 
 
-def current(link: Path, force: bool) -> tuple[Manifest | None, list[str]]:
-    """The manifest and words of the lexicon now at `link` (None, [] when there is none).
+def current(link: Path, force: bool) -> tuple[Manifest | None, list[str], Lexicon | None]:
+    """The manifest, words and loaded lexicon now at `link` (None, [], None when there is
+    none).
 
     An unreadable current lexicon refuses the build unless `force`: without it the shrink
     guard cannot compare, and the change list would be "against nothing". Readable means
@@ -75,7 +76,8 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str]]:
     an older kelime wrote (OutdatedLexicon) is compared by its words alone, so that
     rebuilding is how a lexicon is upgraded, without --force."""
     if not link.exists() and not link.is_symlink():
-        return None, []
+        return None, [], None
+    lexicon = None
     try:
         try:
             lexicon = Lexicon.load(link)
@@ -84,10 +86,32 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str]]:
             manifest, words = None, list(marisa_trie.Trie().mmap(str(link / WORDS_FILE)).keys())
     except (LexiconError, OSError, RuntimeError, ValueError) as e:
         if force:
-            return None, []
+            return None, [], None
         raise BuildError(f"the current lexicon {link} cannot be read ({e}), so this build cannot "
                          "be compared with it. Pass --force to replace it anyway.") from None
-    return manifest, words
+    return manifest, words, lexicon
+
+
+def reported_changes(reviewed: dict[str, dict], compiled: Compiled, prev_words: list[str],
+                     prev: Lexicon | None) -> list[dict]:
+    """The words of `reviewed` (normalised word → its review: reports, date, why) whose
+    verdict this build changes: before (None when there was no lexicon) and after, each
+    ``valid`` or the reason."""
+    if not reviewed:
+        return []
+    now_valid, before_valid = set(compiled.words), set(prev_words)
+    changed = []
+    for word, review in sorted(reviewed.items(), key=lambda item: sort_key(item[0])):
+        after = "valid" if word in now_valid else compiled.rejected.get(word, "not_in_dictionary")
+        before = None
+        if prev_words:
+            before = "valid" if word in before_valid else (
+                prev.reason_for(word) if prev is not None else "not_in_dictionary")
+        if before != after:
+            changed.append({"word": word, "before": before, "after": after,
+                            "reports": review.get("reports", []), "date": review.get("date"),
+                            "why": review.get("why")})
+    return changed
 
 
 def _check_shrink(name: str, compiled: Compiled, prev_words: list[str], force: bool) -> None:
@@ -140,15 +164,19 @@ def _prune(builds: Path, name: str, keep: Path) -> None:
 
 def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, *,
                   created: str, alphabet: Alphabet = TURKISH, force: bool = False,
-                  lock_timeout: float = 600.0, waiting=lambda holder: None) -> BuildResult:
-    """Write `compiled` as lexicon `name` under `out`, atomically; refuse a large shrink."""
+                  lock_timeout: float = 600.0, waiting=lambda holder: None,
+                  reviewed: dict[str, dict] | None = None) -> BuildResult:
+    """Write `compiled` as lexicon `name` under `out`, atomically; refuse a large shrink.
+    `reviewed` (the policy's words from player reports) adds ``by_reports`` to the
+    changes: those whose verdict this build changes (`reported_changes`)."""
     out = Path(out)
     data = encode(compiled.words, compiled.rejected, alphabet)
     manifest = Manifest.make(name, data, created=created, alphabet=alphabet, source=source,
                              counts=compiled.counts())
     try:
         with build_lock(out, lock_timeout, waiting):
-            return _write_locked(compiled, out, name, data, manifest, alphabet, force)
+            return _write_locked(compiled, out, name, data, manifest, alphabet, force,
+                                 reviewed or {})
     except OSError as e:
         raise BuildError(f"could not write lexicon {name!r} under {out}: {e.strerror or e} "
                          f"({e.filename or out}). The previous lexicon is untouched; "
@@ -156,12 +184,14 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, 
 
 
 def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, bytes],
-                  manifest: Manifest, alphabet: Alphabet, force: bool) -> BuildResult:
-    prev, prev_words = current(out / name, force)
+                  manifest: Manifest, alphabet: Alphabet, force: bool,
+                  reviewed: dict[str, dict]) -> BuildResult:
+    prev, prev_words, prev_lexicon = current(out / name, force)
     _check_shrink(name, compiled, prev_words, force)
     if prev and (prev.sha256, prev.source, prev.alphabet) == (
             manifest.sha256, manifest.source, manifest.alphabet):  # the alphabet judges too
-        return BuildResult(out / name, prev, diff_words([], []), unchanged=True)
+        return BuildResult(out / name, prev, {**diff_words([], []), "by_reports": []},
+                           unchanged=True)
     builds = out / BUILDS_DIR
     builds.mkdir(parents=True, exist_ok=True)
     _clear_stale(out, name)
@@ -169,7 +199,8 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
     try:
         tmp.mkdir()
         changes = {"previous_version": prev and prev.version, "version": manifest.version,
-                   **diff_words(prev_words, compiled.words, alphabet)}
+                   **diff_words(prev_words, compiled.words, alphabet),
+                   "by_reports": reported_changes(reviewed, compiled, prev_words, prev_lexicon)}
         data = {**data, CHANGES_FILE: json_bytes(changes)}
         manifest = manifest.with_file(CHANGES_FILE, data[CHANGES_FILE])
         for file, blob in {**data, MANIFEST_FILE: manifest.to_bytes()}.items():

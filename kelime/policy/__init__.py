@@ -18,6 +18,7 @@ that are themselves obscene (`orospuluk`), and the allowlist keeps any that must
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,6 +45,9 @@ class Policy:
     allowed: list[str] = field(default_factory=list)
     path: Path | None = None
     label: str = ""          # how a build summary names it when it has no file
+    #: Words whose line came from a player report (`kelime reports accept`): the word as
+    #: written → {"list", "verdict", "reports", "date", "why"}, for the build's change list.
+    reviewed: dict[str, dict] = field(default_factory=dict)
 
 
 def lists_free_policy(language: str | None) -> Policy:
@@ -59,26 +63,65 @@ def default_policy_path() -> Path:
     return Path(str(files(__name__) / "policy.toml"))
 
 
-def _read_list(path: Path) -> list[list[str]]:
+#: The comment `kelime reports accept` writes after a word it adds to a list:
+#: ``kitapçık  # report 3, 7 (2026-12-01): TDK lists it as a common noun``.
+REVIEW_NOTE = re.compile(r"reports? (?P<ids>\d+(?:, ?\d+)*) \((?P<date>\d{4}-\d{2}-\d{2})\): "
+                         r"(?P<why>.*)")
+
+
+def _lines(path: Path) -> list[str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise PolicyError(f"policy list {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise PolicyError(f"policy list {path} cannot be read ({e})") from None
-    rows = (line.split("#", 1)[0].split() for line in text.splitlines())
-    return [row for row in rows if row]
 
 
-def _blocked(path: Path) -> dict[str, str]:
+def _rows(path: Path) -> list[tuple[list[str], str]]:
+    """(fields, comment) of each line of a list that names a word."""
+    rows = []
+    for line in _lines(path):
+        body, _, comment = line.partition("#")
+        if body.split():
+            rows.append((body.split(), comment.strip()))
+    return rows
+
+
+def _read_list(path: Path) -> list[list[str]]:
+    return [row for row, _ in _rows(path)]
+
+
+def _review(row: list[str], comment: str, kind: str, verdict: str) -> dict | None:
+    found = REVIEW_NOTE.fullmatch(comment)
+    if not found:
+        return None
+    return {"list": kind, "verdict": verdict, "date": found["date"], "why": found["why"],
+            "reports": [int(i) for i in found["ids"].replace(" ", "").split(",")]}
+
+
+def _blocked(path: Path, reviewed: dict | None = None) -> dict[str, str]:
     blocked = {}
-    for row in _read_list(path):
+    for row, comment in _rows(path):
         reason = row[1] if len(row) > 1 else "obscene"
         if reason not in REASONS:
             raise PolicyError(f"blocklist word {row[0]!r} in {path} has unknown reason "
                               f"{reason!r}; use one of {', '.join(REASONS)}")
         blocked[row[0]] = reason
+        review = _review(row, comment, "blocklist", reason)
+        if review is not None and reviewed is not None:
+            reviewed[row[0]] = review
     return blocked
+
+
+def _allowed(path: Path, reviewed: dict) -> list[str]:
+    allowed = []
+    for row, comment in _rows(path):
+        allowed.append(row[0])
+        review = _review(row, comment, "allowlist", "valid")
+        if review is not None:
+            reviewed[row[0]] = review
+    return allowed
 
 
 def load_policy(path: str | Path | None = None) -> Policy:
@@ -96,15 +139,17 @@ def load_policy(path: str | Path | None = None) -> Policy:
     if raw.get("version") != POLICY_VERSION:
         raise PolicyError(f"policy file {path} must say version = {POLICY_VERSION}")
     obscene, proper = raw.get("obscene", {}), raw.get("proper_name", {})
-    blocked = _blocked(path.parent / obscene["blocklist"]) if obscene.get("blocklist") else {}
-    allowed = ([row[0] for row in _read_list(path.parent / obscene["allowlist"])]
+    reviewed: dict[str, dict] = {}
+    blocked = (_blocked(path.parent / obscene["blocklist"], reviewed)
+               if obscene.get("blocklist") else {})
+    allowed = (_allowed(path.parent / obscene["allowlist"], reviewed)
                if obscene.get("allowlist") else [])
     return Policy(
         vulgar_tag_ids=frozenset(str(i) for i in obscene.get("tag_ids", [36, 38])),
         vulgar_tag_names=frozenset(obscene.get("tag_names", ["kaba konuşmada", "hakaret yollu"])),
         proper_by_flag=proper.get("ozel_mi", True),
         proper_by_capital=proper.get("capitalised", True),
-        blocked=blocked, allowed=allowed, path=path,
+        blocked=blocked, allowed=allowed, path=path, reviewed=reviewed,
     )
 
 

@@ -1,0 +1,127 @@
+"""Accepted player reports become lines of the policy's lists, reviewed like code.
+
+`record_review` writes one word into the allowlist (``valid``) or the blocklist (a
+reason), with the reports and the date in the line's comment, and takes it out of the
+other list, so that the next `kelime build` gives exactly the verdict accepted::
+
+    kitapçık  # report 3 (2026-12-01): TDK lists it as a common noun
+    yavşak  # reports 5, 9 (2026-12-01): an insult; TDK tags it hakaret yollu
+
+The lists stay sorted in the alphabet's order, and each file is replaced atomically
+(written beside it, then renamed), so an interrupted accept leaves the old list whole.
+`load_policy` reads the comments back (`Policy.reviewed`) for the build's change list.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import PolicyError
+from ..normalize import TURKISH, Alphabet, normalize, sort_key
+from . import default_policy_path
+
+VERDICTS = ("valid", "obscene", "proper_name")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to one list file: `line` added, replaced or removed."""
+
+    path: Path
+    action: str   # "added" | "replaced" | "removed"
+    line: str
+
+
+def review_note(reports: list[int], date: str, why: str) -> str:
+    ids = ", ".join(str(i) for i in reports)
+    return f"report{'s' if len(reports) > 1 else ''} {ids} ({date}): {why}"
+
+
+def list_paths(policy: str | Path | None) -> tuple[Path, Path]:
+    """(allowlist, blocklist) of the policy TOML at `policy` (default: the shipped one)."""
+    path = Path(policy) if policy is not None else default_policy_path()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PolicyError(f"policy file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise PolicyError(f"policy file {path} cannot be read ({e})") from None
+    names = raw.get("obscene", {})
+    missing = [key for key in ("allowlist", "blocklist") if not names.get(key)]
+    if missing:
+        raise PolicyError(f"policy file {path} names no {' or '.join(missing)}: add "
+                          + ", ".join(f'{key} = "{key}.txt"' for key in missing)
+                          + " under [obscene] and create the file(s)")
+    return path.parent / names["allowlist"], path.parent / names["blocklist"]
+
+
+def _word_of(line: str, alphabet: Alphabet) -> str | None:
+    fields = line.partition("#")[0].split()
+    return normalize(fields[0], alphabet) if fields else None
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise PolicyError(f"could not write the policy list {path} ({e.strerror or e}); it is "
+                          "unchanged") from None
+
+
+def _read(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise PolicyError(f"policy list {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise PolicyError(f"policy list {path} cannot be read ({e})") from None
+
+
+def record_review(word: str, verdict: str, reports: list[int], why: str, date: str, *,
+                  policy: str | Path | None = None,
+                  alphabet: Alphabet = TURKISH) -> list[Edit]:
+    """Make the next build give `word` (normalised) `verdict` (valid, obscene or
+    proper_name): its line in the allowlist or blocklist, and none in the other list."""
+    if verdict not in VERDICTS:
+        raise PolicyError(f"unknown verdict {verdict!r}: use one of {', '.join(VERDICTS)}")
+    why = " ".join(why.split())
+    if not why:
+        raise PolicyError("say why (--why \"...\"): the reason is kept beside the word")
+    allow, block = list_paths(policy)
+    target, other = (allow, block) if verdict == "valid" else (block, allow)
+    fields = word if verdict in ("valid", "obscene") else f"{word} {verdict}"
+    line = f"{fields}  # {review_note(reports, date, why)}"
+    edits = []
+    # The other list first: a word may be in both only for an instant of a crash, and
+    # then the blocklist, which wins, still holds it until the allowlist line is written.
+    kept, gone = [], []
+    for text in _read(other):
+        (gone if _word_of(text, alphabet) == word else kept).append(text)
+    if gone:
+        _write(other, kept)
+        edits += [Edit(other, "removed", text) for text in gone]
+    lines = _read(target)
+    at = next((i for i, text in enumerate(lines) if _word_of(text, alphabet) == word), None)
+    if at is not None:
+        edits.append(Edit(target, "replaced", lines[at]))
+        lines[at] = line
+        lines = [t for i, t in enumerate(lines) if i == at or _word_of(t, alphabet) != word]
+    else:
+        key = sort_key(word, alphabet)
+        words = [i for i, text in enumerate(lines) if _word_of(text, alphabet)]
+        after = next((i for i in words if sort_key(_word_of(lines[i], alphabet), alphabet) > key),
+                     None)
+        at = after if after is not None else (words[-1] + 1 if words else len(lines))
+        lines.insert(at, line)
+    _write(target, lines)
+    edits.append(Edit(target, "added", line))
+    return edits
