@@ -136,6 +136,17 @@ def builtin_entries() -> list[dict]:
     ]
 
 
+def unlisted_entries() -> list[dict]:
+    """Entries /gts answers that the sitemaps do not list (so crawls never meet them): the
+    words players report in tests/test_reports.py and in the README's report session, a
+    verbal noun the offline lexicon lacks and an insult it accepts."""
+    return [
+        entry(120, "yağış", [sense("Yağmur, kar, dolu vb.nin yere düşmesi", examples=[
+            ("Gece boyunca yağış sürdü.", None)])]),
+        entry(130, "dangalak", [sense("Aptal, kaba, anlayışsız kimse", ("20", "38"))]),
+    ]
+
+
 #: Words the sitemap lists (URL slugs are lower-cased words): `massa` is not in GTS.
 SITEMAP_WORDS = ["abdal", "adet", "âdet", "kitap", "inek", "deyyus", "dulda", "dulda tutmak",
                  "e-posta", "istanbul", "ığdır", "kalem", "massa", DISALLOWED_WORD]
@@ -407,7 +418,7 @@ def parse_fault(text: str) -> tuple[str, str, int, float | None]:
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
                 faults=(), without=0, disallow_gts=False) -> ThreadingHTTPServer:
-    entries = builtin_entries() + synthetic_entries(synthetic)
+    entries = builtin_entries() + unlisted_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True

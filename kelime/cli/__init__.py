@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from . import anagram, build, check, crawl, serve
+from . import anagram, build, check, crawl, reports, serve
 from .common import CONTEXT, Group
 
 
@@ -24,7 +24,7 @@ def cli() -> None:
 
 
 for command in (check.check, anagram.anagram, anagram.split, build.build, serve.serve,
-                crawl.crawl, crawl.define):
+                crawl.crawl, crawl.define, reports.reports):
     cli.add_command(command)
 
 

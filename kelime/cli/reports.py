@@ -1,0 +1,365 @@
+"""`kelime reports`: the maintainers' side of players' word reports (kelime.reports).
+
+List the open reports with each word's current verdict, ask TDK about them (one polite,
+cached look-up each, as `kelime define` does), and close them: an accepted report becomes
+a line in the policy's lists (kelime.policy.review), which the next `kelime build` applies
+and lists among its changes.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ..errors import KelimeError
+from ..normalize import TURKISH
+from ..reports import DECISIONS, NoOpenReport, ReportStore
+from .common import data_dir, data_option, environment, print_json, say
+
+reports_option = click.option(
+    "--reports", "store_path", type=click.Path(path_type=Path, dir_okay=False),
+    envvar="KELIME_REPORTS", help="The report store the server writes [env KELIME_REPORTS].")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _store(store_path: Path | None) -> ReportStore:
+    if store_path is None:
+        raise KelimeError("name the report store: --reports FILE, or set KELIME_REPORTS as "
+                          "the server has it")
+    return ReportStore(store_path)
+
+
+class Lexicons:
+    """The data folder's lexicons, loaded when first asked for (None when not built)."""
+
+    def __init__(self, data: Path):
+        self.data, self.loaded = data, {}
+
+    def get(self, name: str):
+        from ..errors import LexiconError
+        from ..lexicon import Lexicon
+
+        if name not in self.loaded:
+            try:
+                self.loaded[name] = Lexicon.load(self.data / name)
+            except (LexiconError, OSError):
+                self.loaded[name] = None
+        return self.loaded[name]
+
+    def verdict(self, name: str, word: str, games: list[str]) -> dict | None:
+        """The lexicon's verdict on `word` in the first game it was reported from."""
+        from .common import game_profile
+
+        lex = self.get(name)
+        if lex is None:
+            return None
+        game = game_profile(games[0] if games else None)
+        return {**lex.check(word, game.min_length).as_dict(), "game": game.name,
+                "version": lex.info["version"]}
+
+
+def _verdict_text(verdict: dict | None) -> str:
+    if verdict is None:
+        return "lexicon not built"
+    return "valid" if verdict["valid"] else f"refused: {verdict['reason']}"
+
+
+def _kinds_text(kinds: dict) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+
+
+def _plain(text: str) -> "object":
+    """Text as rich shows it, never read as markup (a player's note is plain text)."""
+    from rich.text import Text
+
+    return Text(text.replace("\r", " "))
+
+
+@click.group(invoke_without_command=True)
+@reports_option
+@data_option
+@click.option("--lexicon", default=None, help="Only this lexicon's reports.")
+@json_option
+@click.pass_context
+def reports(ctx, store_path, data, lexicon, as_json) -> None:
+    """Players' word reports: list the open ones with each word's verdict now.
+
+    Players send them with POST /v1/reports (the page's "report this word") to a server
+    started with KELIME_REPORTS=FILE.
+
+    \b
+    Examples:
+      kelime reports --reports reports.sqlite
+      kelime reports check --reports reports.sqlite        # what TDK says, side by side
+      kelime reports accept kitapçık --as valid --why "TDK lists it" --reports reports.sqlite
+      kelime reports reject ev --why "valid: a common noun" --reports reports.sqlite
+    """
+    if ctx.invoked_subcommand:
+        return
+    with _store(store_path) as store:
+        groups, counts = store.open_reports(lexicon), store.counts()
+    lexicons = Lexicons(data_dir(data))
+    for group in groups:
+        group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
+    if as_json:
+        print_json({"store": str(store_path), "counts": counts, "open": groups})
+        return
+    _print_open(groups, counts, store_path)
+
+
+def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
+    from .pretty import console
+
+    out = console()
+    reports_n = sum(g["count"] for g in groups)
+    out.print(_plain(f"{len(groups)} word(s) with open reports ({reports_n} report(s)) in "
+                     f"{store_path}; {counts['accepted']} accepted, {counts['rejected']} "
+                     "rejected so far"))
+    for g in groups:
+        line = _plain(f"{g['word']}")
+        line.stylize("bold")
+        line.append(f"  {g['lexicon']}  {g['count']} report(s) from {g['players']} player(s): "
+                    f"{_kinds_text(g['kinds'])}; now {_verdict_text(g['verdict'])}"
+                    + (f" in {g['verdict']['game']}" if g["verdict"] else ""))
+        out.print(line)
+        for note in g["notes"]:
+            out.print(_plain(f"    {note['at'][:16].replace('T', ' ')} {note['kind']}: "
+                             f"{note['note']}"))
+    if groups:
+        out.print("Next: `kelime reports check` asks TDK; `kelime reports accept WORD --as "
+                  "valid|obscene|proper_name --why …` or `reject WORD --why …` closes them.")
+
+
+# --- check ------------------------------------------------------------------------------
+
+def tdk_view(entries: list[dict], word: str, lexicon) -> dict:
+    """What TDK's entries say of `word`: each headword with its proper-name flag and
+    register tags, and the verdict TDK's flags and tags alone give (no kelime lists)."""
+    from ..lexicon import compile_words
+    from ..policy import load_policy
+    from ..tdk.entries import classify_entries
+
+    alphabet = lexicon.alphabet if lexicon is not None else TURKISH
+    headwords = []
+    for entry in entries:
+        tags = []
+        for sense in entry.get("anlamlarListe") or []:
+            for tag in sense.get("ozelliklerListe") or []:
+                name = " ".join(str(tag.get("tam_adi") or "").split())
+                if name and name not in tags:
+                    tags.append(name)
+        headwords.append({"madde": entry.get("madde"), "ozel_mi": entry.get("ozel_mi") == "1",
+                          "senses": len(entry.get("anlamlarListe") or []), "tags": tags})
+    policy = load_policy()
+    policy.blocked, policy.allowed = {}, []  # TDK's own flags and tags, not our lists
+    compiled = compile_words(classify_entries(entries, policy, alphabet), alphabet)
+    if not entries:
+        says = "not_in_dictionary"
+    elif word in set(compiled.words):
+        says = "valid"
+    else:
+        says = compiled.rejected.get(word, "not_in_dictionary")
+    return {"headwords": headwords, "verdict": says}
+
+
+def _pacer(delay: float):
+    """httpx event hooks that keep `delay` seconds between the end of one request and the
+    start of the next (retries included): the crawl's politeness for a run of look-ups."""
+    ended = [0.0]
+
+    def before(request) -> None:
+        wait = ended[0] + delay - time.monotonic()
+        if ended[0] and wait > 0:
+            time.sleep(wait)
+
+    def after(response) -> None:
+        ended[0] = time.monotonic()
+
+    return {"request": [before], "response": [after]}
+
+
+@reports.command()
+@reports_option
+@data_option
+@click.option("--lexicon", default=None, help="Only this lexicon's reports.")
+@click.option("--cache", type=click.Path(path_type=Path), envvar="KELIME_CACHE",
+              default="tdk.sqlite", show_default=True,
+              help="TDK cache: look-ups are read from it and stored in it [env KELIME_CACHE].")
+@click.option("--base-url", envvar="KELIME_TDK_BASE_URL", default=None,
+              help="TDK site [env KELIME_TDK_BASE_URL; default https://sozluk.gov.tr].")
+@click.option("--delay", type=click.FloatRange(0), default=None,
+              help="Seconds between requests to TDK [the crawl's, 1].")
+@click.option("--refresh", is_flag=True, help="Ask TDK even for words the cache has.")
+@json_option
+def check(store_path, data, lexicon, cache, base_url, delay, refresh, as_json) -> None:
+    """Ask TDK once about each reported word and show, side by side, what TDK says
+    (headwords, proper-name flag, register tags) and what the lexicon says.
+
+    \b
+    Example:
+      kelime reports check --reports reports.sqlite --cache tdk.sqlite
+    """
+    from ..crawler.fetch import lookup, make_client
+    from ..crawler.settings import DEFAULT_BASE_URL, DEFAULT_DELAY
+
+    with _store(store_path) as store:
+        groups = store.open_reports(lexicon)
+    lexicons = Lexicons(data_dir(data))
+    base_url = base_url or DEFAULT_BASE_URL
+    with make_client() as client:
+        client.event_hooks = _pacer(DEFAULT_DELAY if delay is None else delay)
+        for n, group in enumerate(groups, 1):
+            if sys.stderr.isatty() and len(groups) > 1:
+                say(f"[{n}/{len(groups)}] {group['word']} …")
+            lex = lexicons.get(group["lexicon"])
+            group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
+            try:
+                found = lookup(cache, group["word"], base_url=base_url, client=client,
+                               refresh=refresh)
+            except KelimeError as e:  # one word TDK could not answer: say so, go on
+                group["tdk"] = {"source": "error", "error": str(e), "headwords": [],
+                                "verdict": None}
+                continue
+            group["tdk"] = {"source": found["source"],
+                            **tdk_view(found["entries"], group["word"], lex)}
+    if as_json:
+        print_json({"store": str(store_path), "open": groups})
+        return
+    _print_check(groups)
+
+
+def _headwords_text(tdk: dict) -> str:
+    if tdk["source"] == "error":
+        return tdk["error"]
+    if not tdk["headwords"]:
+        return "no entry"
+    parts = []
+    for h in tdk["headwords"]:
+        notes = (["özel ad"] if h["ozel_mi"] else []) + h["tags"]
+        parts.append(f"{h['madde']}" + (f" ({', '.join(notes)})" if notes else ""))
+    return "; ".join(parts)
+
+
+def _print_check(groups: list[dict]) -> None:
+    from .pretty import console
+
+    out = console()
+    if not groups:
+        out.print("No open reports.")
+        return
+    for g in groups:
+        tdk = g["tdk"]
+        says = tdk["verdict"] or "could not ask"
+        agree = g["verdict"] is not None and tdk["verdict"] is not None and (
+            (tdk["verdict"] == "valid") == g["verdict"]["valid"])
+        line = _plain(g["word"])
+        line.stylize("bold")
+        line.append(f"  {g['count']} report(s): {_kinds_text(g['kinds'])}\n")
+        line.append(f"    lexicon  {_verdict_text(g['verdict'])}\n")
+        line.append(f"    TDK      {says}", style=None if agree else "bold yellow")
+        line.append("" if agree else "  (differs)")
+        line.append(f"  ({tdk['source']})\n" if tdk["source"] != "error" else "\n")
+        line.append(f"             {_headwords_text(tdk)}")
+        out.print(line)
+
+
+# --- accept and reject ---------------------------------------------------------------------
+
+def _word(word: str, lexicon) -> str:
+    from ..normalize import letters_problem, normalize
+
+    alphabet = lexicon.alphabet if lexicon is not None else TURKISH
+    norm = normalize(word, alphabet)
+    if not norm or letters_problem(norm, alphabet):
+        raise click.BadParameter(f"{word!r} is not a word of the lexicon's letters",
+                                 param_hint="WORD")
+    return norm
+
+
+@reports.command()
+@click.argument("word")
+@click.option("--as", "verdict", type=click.Choice(DECISIONS), required=True,
+              help="The verdict the next build gives the word.")
+@click.option("--why", required=True, help="The reason, kept beside the word in the list.")
+@click.option("--lexicon", default=None, help="The reports' lexicon [the server's default].")
+@click.option("--policy", type=click.Path(path_type=Path, dir_okay=False),
+              help="The policy whose lists get the line [the one shipped with kelime].")
+@reports_option
+@data_option
+@json_option
+def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> None:
+    """Accept WORD's open reports: write it into the policy's allowlist (--as valid) or
+    blocklist (--as obscene, --as proper_name) with the reports and the date, and close
+    them. Review the line with `git diff`; the next `kelime build` applies it.
+
+    \b
+    Example:
+      kelime reports accept kitapçık --as valid --why "TDK lists it" --reports reports.sqlite
+    """
+    from ..policy.review import record_review
+
+    lexicon = lexicon or environment().default_lexicon
+    lex = Lexicons(data_dir(data)).get(lexicon)
+    norm = _word(word, lex)
+    language = lex.alphabet.language if lex is not None else "Turkish"
+    if policy is None and language != "Turkish":
+        raise KelimeError(f"the {lexicon} lexicon is {language or 'not Turkish'}: kelime's "
+                          "shipped lists are Turkish. Pass --policy FILE (and build with the "
+                          "same --policy)")
+    with _store(store_path) as store:
+        open_ids = [g["ids"] for g in store.open_reports(lexicon) if g["word"] == norm]
+        if not open_ids:
+            raise NoOpenReport(f"no open report of {norm!r} in lexicon {lexicon!r}: "
+                               "`kelime reports` lists the open ones")
+        edits = record_review(norm, verdict, open_ids[0], why, date.today().isoformat(),
+                              policy=policy, alphabet=lex.alphabet if lex else TURKISH)
+        closed = store.decide(norm, lexicon, "accepted", " ".join(why.split()), verdict)
+    _closed(norm, "accepted", closed, edits, as_json, verdict)
+
+
+@reports.command()
+@click.argument("word")
+@click.option("--why", required=True, help="The reason, stored with the closed reports.")
+@click.option("--lexicon", default=None, help="The reports' lexicon [the server's default].")
+@reports_option
+@data_option
+@json_option
+def reject(word, why, lexicon, store_path, data, as_json) -> None:
+    """Reject WORD's open reports: the verdict stays; the reports are closed with the reason.
+
+    \b
+    Example:
+      kelime reports reject ev --why "valid: a common noun" --reports reports.sqlite
+    """
+    lexicon = lexicon or environment().default_lexicon
+    norm = _word(word, Lexicons(data_dir(data)).get(lexicon))
+    why = " ".join(why.split())
+    if not why:
+        raise click.BadParameter("say why the reports are rejected", param_hint="--why")
+    with _store(store_path) as store:
+        closed = store.decide(norm, lexicon, "rejected", why)
+    _closed(norm, "rejected", closed, [], as_json)
+
+
+def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
+            verdict: str | None = None) -> None:
+    if as_json:
+        print_json({"word": word, "status": status, "verdict": verdict,
+                    "reports": [c["id"] for c in closed],
+                    "edits": [{"file": str(e.path), "action": e.action, "line": e.line}
+                              for e in edits]})
+        return
+    ids = ", ".join(f"#{c['id']}" for c in closed)
+    total = sum(c["count"] for c in closed)
+    click.echo(f"{status.capitalize()} {len(closed)} report(s) of {word} ({ids}; {total} "
+               "submission(s))" + (f" as {verdict}" if verdict else ""))
+    for edit in edits:
+        click.echo(f"  {edit.action} in {edit.path}: {edit.line}")
+    if edits:
+        click.echo("Review the change (git diff), then `kelime build` applies it and lists "
+                   f"{word} among the changes.")
+

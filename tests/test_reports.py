@@ -1,0 +1,384 @@
+"""Player word reports, end to end: POST /v1/reports on a real uvicorn → the report store
+(a real SQLite file) → `kelime reports` (list, check against the fake TDK, accept, reject)
+→ the policy's lists → `kelime build`, whose changes list the words reports changed."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+import sqlite3
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from kelime.cli import cli
+from kelime.errors import PolicyError
+from kelime.lexicon import Lexicon
+from kelime.policy import default_policy_path, load_policy
+from kelime.policy.review import record_review
+from kelime.reports import (NoOpenReport, RateLimited, ReportError, ReportLimits,
+                            ReportStore, StoreFull, note_problem)
+from kelime.service.app import create_app
+from kelime.service.settings import Settings
+
+from .fake_tdk import serve_in_thread as fake_tdk
+from .service_helpers import build_data, serve_in_thread
+
+SCRIPT = "<script>alert('x')</script><b>bold</b> [red]markup[/red]"
+
+
+def _json(url: str, path: str, body, **headers) -> httpx.Response:
+    return httpx.post(url + path, content=json.dumps(body, ensure_ascii=False).encode(),
+                      headers={"Content-Type": "application/json", **headers}, timeout=10)
+
+
+def run(*args: str, ok: bool = True):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+# --- the store ---------------------------------------------------------------------------
+
+def test_duplicates_count_instead_of_adding_rows(tmp_path):
+    with ReportStore(tmp_path / "r.sqlite", create=True) as store:
+        a = store.submit(word="kitap", sent="KİTAP", kind="missing", lexicon="tr", client="1.1.1.1")
+        b = store.submit(word="kitap", sent="kitap", kind="missing", lexicon="tr", client="2.2.2.2")
+        c = store.submit(word="kitap", sent="kitap", kind="wrong", lexicon="tr", client="2.2.2.2")
+        d = store.submit(word="kitap", sent="kitap", kind="missing", lexicon="ku", client="3.3.3.3")
+        assert (a.count, a.duplicate) == (1, False)
+        assert (b.id, b.count, b.duplicate) == (a.id, 2, True)
+        assert len({a.id, c.id, d.id}) == 3  # another kind, another lexicon: other reports
+        [tr] = store.open_reports("tr")
+        assert (tr["count"], tr["players"], tr["kinds"]) == (3, 2, {"missing": 2, "wrong": 1})
+        assert tr["sent"] == ["KİTAP", "kitap"]
+        assert store.db.execute("SELECT count(*) FROM reports").fetchone()[0] == 3
+        # a closed report is not joined: the next report of the word opens a new one
+        store.decide("kitap", "tr", "rejected", "it is valid")
+        e = store.submit(word="kitap", sent="kitap", kind="missing", lexicon="tr", client="4.4.4.4")
+        assert e.id not in (a.id, c.id) and e.count == 1
+
+
+def test_rate_limit_per_client_and_hour(tmp_path):
+    limits = ReportLimits(per_client_hour=3)
+    with ReportStore(tmp_path / "r.sqlite", create=True, limits=limits) as store:
+        for i in range(3):
+            store.submit(word=f"ev{'i' * i}", sent="x", kind="missing", lexicon="tr",
+                         client="198.51.100.1", now=1000.0 + i)
+        with pytest.raises(RateLimited) as refused:
+            store.submit(word="ev", sent="ev", kind="missing", lexicon="tr",
+                         client="198.51.100.1", now=1100.0)
+        assert refused.value.retry_after == 3600 - 100  # the oldest ages out then
+        store.submit(word="ev", sent="ev", kind="missing", lexicon="tr", client="198.51.100.2",
+                     now=1100.0)  # another address is not held back
+        store.submit(word="ev", sent="ev", kind="missing", lexicon="tr", client="198.51.100.1",
+                     now=1000.0 + 3600.5)  # an hour after the first: allowed again
+        # the address itself is not stored, only a keyed hash of it
+        clients = [c for (c,) in store.db.execute("SELECT client FROM submissions")]
+        assert not any("198.51" in c for c in clients) and len(set(clients)) == 2
+
+
+def test_store_full_refuses_and_the_file_stays_bounded(tmp_path):
+    limits = ReportLimits(store_bytes=64 * 1024)
+    path = tmp_path / "r.sqlite"
+    with ReportStore(path, create=True, limits=limits) as store:
+        with pytest.raises(StoreFull) as full:
+            for i in range(10_000):
+                store.submit(word=f"kelime{i}", sent="x", kind="missing", lexicon="tr",
+                             client=f"10.0.{i // 250}.{i % 250}", note="n" * 400)
+        assert "full" in str(full.value) and i < 10_000
+        stored = store.counts()["open"]
+    assert stored == i  # every report before the refusal is kept
+    assert path.stat().st_size <= 64 * 1024 + 16 * 4096  # closed: the WAL is folded in
+
+
+def test_not_a_report_store_or_damaged(tmp_path):
+    cache = tmp_path / "tdk.sqlite"
+    sqlite3.connect(cache).execute("CREATE TABLE replies (query TEXT)").connection.commit()
+    with pytest.raises(ReportError, match="not a kelime report store"):
+        ReportStore(cache, create=True)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not SQLite at all" * 100)
+    with pytest.raises(ReportError, match="damaged|not a database"):
+        ReportStore(junk, create=True)
+    with pytest.raises(ReportError, match="no report store"):
+        ReportStore(tmp_path / "absent.sqlite")
+    with pytest.raises(ReportError, match="folder"):
+        ReportStore(tmp_path / "no" / "such" / "r.sqlite", create=True)
+
+
+def test_notes_refuse_control_characters_only():
+    assert note_problem("TDK'de var!\nSatır 2\t<script>") is None
+    assert "U+001B" in note_problem("\x1b[31mred")
+    assert "U+202E" in note_problem("abc\u202edef")
+    assert note_problem("emoji 👍🏽 and ZWJ 👨‍👩‍👧") is None
+
+
+def _submit_many(path: str, client: str, n: int) -> None:
+    with ReportStore(path, limits=ReportLimits(per_client_hour=10_000)) as store:
+        for i in range(n):
+            store.submit(word=f"söz{i % 5}", sent="x", kind="missing", lexicon="tr",
+                         client=client)
+
+
+def test_two_processes_write_one_store(tmp_path):
+    path = tmp_path / "r.sqlite"
+    ReportStore(path, create=True).close()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_submit_many, args=(str(path), f"10.0.0.{k}", 40))
+             for k in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    with ReportStore(path) as store:
+        groups = store.open_reports()
+        assert sum(g["count"] for g in groups) == 80 and len(groups) == 5
+        assert store.db.execute("SELECT count(*) FROM submissions").fetchone()[0] == 80
+
+
+# --- the policy's lists ----------------------------------------------------------------------
+
+@pytest.fixture
+def policy(tmp_path) -> Path:
+    """A copy of the shipped policy (the TOML and its lists) to edit."""
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    for name in ("policy.toml", "allowlist.txt", "blocklist.txt"):
+        shutil.copy(default_policy_path().parent / name, folder / name)
+    return folder / "policy.toml"
+
+
+def test_record_review_sorted_and_exclusive(policy):
+    block = policy.parent / "blocklist.txt"
+    edits = record_review("dangalak", "obscene", [4], "TDK: hakaret yollu", "2026-12-01",
+                          policy=policy)
+    lines = block.read_text(encoding="utf-8").splitlines()
+    at = lines.index("dangalak  # report 4 (2026-12-01): TDK: hakaret yollu")
+    assert lines[at - 1] == "dalyarak" and lines[at + 1] == "deyyus"  # Turkish order
+    assert [e.action for e in edits] == ["added"]
+    # a word the blocklist holds, accepted as valid, leaves it: the verdict is what was accepted
+    edits = record_review("göt", "valid", [5, 9], "test of the move", "2026-12-02", policy=policy)
+    assert "göt" not in [ln.split()[0] for ln in block.read_text().splitlines() if ln.strip()
+                         and not ln.startswith("#")]
+    assert [e.action for e in edits] == ["removed", "added"]
+    loaded = load_policy(policy)
+    assert "göt" in loaded.allowed and "göt" not in loaded.blocked
+    assert loaded.reviewed["göt"] == {"list": "allowlist", "verdict": "valid",
+                                      "date": "2026-12-02", "why": "test of the move",
+                                      "reports": [5, 9]}
+    assert loaded.reviewed["dangalak"]["verdict"] == "obscene"
+    # accepting again replaces the line instead of adding a second one
+    record_review("dangalak", "proper_name", [4, 11], "a name after all", "2026-12-03",
+                  policy=policy)
+    assert block.read_text().count("dangalak") == 1
+    assert load_policy(policy).blocked["dangalak"] == "proper_name"
+    with pytest.raises(PolicyError, match="why"):
+        record_review("ev", "valid", [1], "   ", "2026-12-01", policy=policy)
+
+
+# --- the whole loop ---------------------------------------------------------------------------
+
+@pytest.fixture
+def served(tmp_path):
+    """A real uvicorn with a report store (3 reports per client an hour), and the paths."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "reports.sqlite"
+    settings = Settings(data=data, reports=store, reports_per_hour=3)
+    with serve_in_thread(create_app(settings)) as url:
+        yield url, data, store
+
+
+def test_report_through_the_api_shows_in_kelime_reports(served):
+    url, data, store = served
+    r = _json(url, "/v1/reports", {"word": "KİTAP", "kind": "wrong", "note": SCRIPT})
+    assert r.status_code == 202, r.text
+    assert r.headers["content-type"] == "application/json"
+    reply = r.json()
+    assert reply["verdict"] == {"word": "KİTAP", "normalized": "kitap", "valid": True,
+                                "reason": None}
+    assert (reply["kind"], reply["count"], reply["duplicate"], reply["game"]) == (
+        "wrong", 1, False, "kelimelik")
+    again = _json(url, "/v1/reports", {"word": "kitap", "kind": "wrong", "game": "kelimatik"},
+                  **{"X-Forwarded-For": "203.0.113.7"})  # uvicorn trusts 127.0.0.1's proxy
+    assert (again.json()["id"], again.json()["count"]) == (reply["id"], 2)
+    missing = _json(url, "/v1/reports", {"word": "İstanbul", "kind": "missing"})
+    assert missing.json()["verdict"]["reason"] == "proper_name"
+
+    listed = json.loads(run("reports", "--reports", store, "--data", data, "--json").output)
+    by_word = {g["word"]: g for g in listed["open"]}
+    kitap = by_word["kitap"]
+    assert (kitap["count"], kitap["players"], kitap["kinds"]) == (2, 2, {"wrong": 2})
+    assert kitap["verdict"]["valid"] is True and kitap["games"] == ["kelimatik", "kelimelik"]
+    assert kitap["notes"][0]["note"] == SCRIPT  # stored and returned as sent: plain text
+    assert by_word["istanbul"]["verdict"]["reason"] == "proper_name"
+    pretty = run("reports", "--reports", store, "--data", data).output
+    assert SCRIPT in pretty  # printed as the text it is: rich markup not read, no HTML made
+    assert "now refused: proper_name" in pretty
+
+
+def test_limits_answer_429_and_413(tmp_path, served):
+    url, data, store = served
+    for i in range(3):
+        assert _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"}).status_code == 202
+    over = _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"})
+    assert over.status_code == 429
+    assert over.json()["error"]["code"] == "too_many_reports"
+    assert 3500 < int(over.headers["retry-after"]) <= 3600
+    long_note = _json(url, "/v1/reports", {"word": "ev", "kind": "wrong", "note": "n" * 501},
+                      **{"X-Forwarded-For": "203.0.113.8"})
+    assert long_note.status_code == 413 and long_note.json()["error"]["code"] == "note_too_long"
+    long_word = _json(url, "/v1/reports", {"word": "e" * 65, "kind": "wrong"},
+                      **{"X-Forwarded-For": "203.0.113.8"})
+    assert long_word.status_code == 413
+    for body, code in (({"word": "ev", "kind": "spam"}, "invalid_request"),
+                       ({"word": "ev1", "kind": "missing"}, "not_a_word"),
+                       ({"word": "hoş geldin", "kind": "missing"}, "not_a_word"),
+                       ({"word": "ev", "kind": "wrong", "note": "\x1b[2J"}, "invalid_request"),
+                       ({"word": "ev", "kind": "wrong", "extra": 1}, "invalid_request"),
+                       ({"kind": "wrong"}, "invalid_request")):
+        r = _json(url, "/v1/reports", body, **{"X-Forwarded-For": "203.0.113.9"})
+        assert (r.status_code, r.json()["error"]["code"]) == (422, code), body
+
+    # a full store: 413, and the reports already in it are kept
+    small = tmp_path / "small.sqlite"
+    settings = Settings(data=data, reports=small, reports_max_bytes=48 * 1024,
+                        reports_per_hour=10_000)
+    with serve_in_thread(create_app(settings)) as other:
+        statuses = []
+        for i in range(400):
+            r = _json(other, "/v1/reports", {"word": f"ev{'e' * (i % 40)}", "kind": "wrong",
+                                             "note": f"{i} " + "n" * 400},
+                      **{"X-Forwarded-For": f"10.1.{i // 200}.{i % 200}"})
+            statuses.append(r.status_code)
+            if r.status_code != 202:
+                break
+        assert statuses[-1] == 413 and set(statuses[:-1]) == {202}
+        assert r.json()["error"]["code"] == "reports_full"
+    with ReportStore(small) as s:
+        assert sum(g["count"] for g in s.open_reports()) == len(statuses) - 1
+
+
+def test_reports_off_is_404(tmp_path):
+    settings = Settings(data=build_data(tmp_path / "data"))
+    with serve_in_thread(create_app(settings)) as url:
+        r = _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"})
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+        assert "/v1/reports" not in httpx.get(url + "/openapi.json").json()["paths"]
+
+
+def gts_queries(server) -> list[str]:
+    return [parse_qs(urlsplit(e["path"]).query)["ara"][0] for e in server.fake.log
+            if urlsplit(e["path"]).path == "/gts"]
+
+
+def test_check_shows_what_tdk_says(tmp_path):
+    data = build_data(tmp_path / "data")
+    store, cache = tmp_path / "reports.sqlite", tmp_path / "tdk.sqlite"
+    with ReportStore(store, create=True) as s:
+        for word, kind in (("dangalak", "offensive"), ("abdal", "wrong"), ("massa", "missing")):
+            s.submit(word=word, sent=word, kind=kind, lexicon="tr", client="1.2.3.4")
+    server = fake_tdk()
+    try:
+        out = run("reports", "check", "--reports", store, "--data", data, "--cache", cache,
+                  "--base-url", server.fake.base, "--delay", "0", "--json").output
+        asked = gts_queries(server)
+        again = run("reports", "check", "--reports", store, "--data", data, "--cache", cache,
+                    "--base-url", server.fake.base, "--delay", "0").output
+        asked_again = gts_queries(server)
+    finally:
+        server.shutdown()
+    groups = {g["word"]: g for g in json.loads(out)["open"]}
+    dangalak = groups["dangalak"]["tdk"]
+    assert dangalak["headwords"] == [{"madde": "dangalak", "ozel_mi": False, "senses": 1,
+                                      "tags": ["sıfat", "hakaret yollu"]}]
+    assert (dangalak["verdict"], dangalak["source"]) == ("obscene", "live")
+    assert groups["dangalak"]["verdict"]["reason"] == "not_in_dictionary"  # the lexicon's
+    abdal = groups["abdal"]["tdk"]
+    assert [(h["madde"], h["ozel_mi"]) for h in abdal["headwords"]] == [
+        ("abdal", False), ("Abdal", True)]
+    assert abdal["verdict"] == "valid"
+    assert groups["massa"]["tdk"]["verdict"] == "not_in_dictionary"
+    assert sorted(asked) == ["abdal", "dangalak", "massa"]  # once each
+    assert asked_again == asked  # the second check read the cache: no request
+    assert "hakaret yollu" in again and "(cache)" in again
+
+
+def test_check_goes_on_when_tdk_cannot_be_asked(tmp_path):
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "reports.sqlite"
+    with ReportStore(store, create=True) as s:
+        s.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="1.2.3.4")
+    out = run("reports", "check", "--reports", store, "--data", data, "--cache",
+              tmp_path / "tdk.sqlite", "--base-url", "http://127.0.0.1:9", "--delay", "0",
+              "--json").output
+    [group] = json.loads(out)["open"]
+    assert group["tdk"]["source"] == "error" and "127.0.0.1:9" in group["tdk"]["error"]
+
+
+def test_accept_then_build_changes_the_verdict_and_lists_it(tmp_path, policy):
+    words = tmp_path / "tr.txt"
+    words.write_text("kitap\nev\ndangalak\nabdal\n", encoding="utf-8")
+    data = tmp_path / "data"
+    run("build", "--wordlist", words, "--name", "tr", "--out", data, "--policy", policy)
+    store = tmp_path / "reports.sqlite"
+    with ReportStore(store, create=True) as s:
+        yagis = s.submit(word="yağış", sent="Yağış", kind="missing", lexicon="tr", client="a")
+        s.submit(word="yağış", sent="yağış", kind="missing", lexicon="tr", client="b")
+        bad = s.submit(word="dangalak", sent="dangalak", kind="offensive", lexicon="tr",
+                       client="a")
+        s.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="c")
+    assert Lexicon.load(data / "tr").check("yağış").reason == "not_in_dictionary"
+
+    accepted = json.loads(run("reports", "accept", "Yağış", "--as", "valid", "--why",
+                              "TDK lists it (isim)", "--reports", store, "--data", data,
+                              "--policy", policy, "--json").output)
+    assert accepted["reports"] == [yagis.id] and accepted["verdict"] == "valid"
+    run("reports", "accept", "dangalak", "--as", "obscene", "--why", "hakaret yollu",
+        "--reports", store, "--data", data, "--policy", policy)
+    rejected = run("reports", "reject", "ev", "--why", "a common noun", "--reports", store,
+                   "--data", data).output
+    assert "Rejected 1 report(s) of ev" in rejected
+    allow = (policy.parent / "allowlist.txt").read_text(encoding="utf-8")
+    assert f"yağış  # report {yagis.id} (" in allow and "TDK lists it (isim)" in allow
+    with ReportStore(store) as s:
+        assert s.open_reports() == []
+        assert s.report(yagis.id)["decision"] == "valid"
+        assert s.report(bad.id)["status"] == "accepted"
+    none_left = run("reports", "accept", "ev", "--as", "valid", "--why", "x", "--reports",
+                    store, "--data", data, "--policy", policy, ok=False)
+    assert none_left.exit_code == 1 and "no open report of 'ev'" in none_left.output
+
+    built = run("build", "--wordlist", words, "--name", "tr", "--out", data, "--policy",
+                policy)
+    assert "changed by player reports: 2 word(s)" in built.output
+    assert "yağış  not_in_dictionary → valid  (report #" in built.output
+    lex = Lexicon.load(data / "tr")
+    assert lex.check("yağış").valid and lex.check("dangalak").reason == "obscene"
+    changes = json.loads((data / "tr" / "changes.json").read_text(encoding="utf-8"))
+    by_word = {c["word"]: c for c in changes["by_reports"]}
+    assert by_word["yağış"] == {"word": "yağış", "before": "not_in_dictionary",
+                                "after": "valid", "reports": [yagis.id],
+                                "date": by_word["yağış"]["date"],
+                                "why": "TDK lists it (isim)"}
+    assert (by_word["dangalak"]["before"], by_word["dangalak"]["after"]) == ("valid", "obscene")
+    # the next build changes nothing more, so it lists no word again
+    assert "Unchanged" in run("build", "--wordlist", words, "--name", "tr", "--out", data,
+                              "--policy", policy).output
+
+
+def test_accept_needs_a_store_and_an_open_report(tmp_path, policy):
+    result = run("reports", "accept", "ev", "--as", "valid", "--why", "x", "--policy", policy,
+                 ok=False)
+    assert result.exit_code != 0 and "KELIME_REPORTS" in result.output
+    store = tmp_path / "r.sqlite"
+    ReportStore(store, create=True).close()
+    with pytest.raises(NoOpenReport):
+        with ReportStore(store) as s:
+            s.decide("ev", "tr", "rejected", "x")
