@@ -5,12 +5,14 @@ BIN := $(VENV)/bin
 DATA ?= data
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Players' word reports from the page land here (`kelime reports --reports reports.sqlite`).
+REPORTS ?= reports.sqlite
 STAMP := $(VENV)/.installed
 
 .PHONY: serve test install lexicon bench clean
 
 serve: lexicon
-	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT)
+	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
 
 test: install
 	$(BIN)/python -m pytest -q

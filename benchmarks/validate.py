@@ -281,13 +281,14 @@ def http_get_status(port: int, path: str) -> int:
         return int(s.recv(64)[9:12])
 
 
-def kelime_server(data: Path, workers: int, logs: Path) -> Server:
+def kelime_server(data: Path, workers: int, logs: Path, extra: tuple[str, ...] = ()) -> Server:
+    """`kelime serve` on a free port (`extra`: more of its options, e.g. --reports FILE)."""
     script = Path(sys.executable).parent / "kelime"
     base = [str(script)] if script.exists() else [sys.executable, "-c",
                                                   "from kelime.cli import main; main()"]
     port = free_port()
     return start(f"kelime x{workers}", [*base, "serve", "--data", str(data), "--port", str(port),
-                                        "--workers", str(workers)], port, "/readyz",
+                                        "--workers", str(workers), *extra], port, "/readyz",
                  logs / f"kelime-{workers}.log")
 
 

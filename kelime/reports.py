@@ -139,7 +139,10 @@ class ReportStore:
     """One report file, opened (and created, with `create`) with its schema checked."""
 
     def __init__(self, path: str | Path, *, create: bool = False,
-                 limits: ReportLimits = ReportLimits(), timeout: float = BUSY_TIMEOUT):
+                 limits: ReportLimits = ReportLimits(), timeout: float = BUSY_TIMEOUT,
+                 shared: bool = False):
+        """`shared`: the connection may be used from other threads, one at a time (the
+        caller holds a lock), as the service does."""
         self.path, self.limits = Path(path), limits
         if not create and not self.path.exists():
             raise ReportError(f"no report store at {self.path}: the server creates it when "
@@ -148,7 +151,8 @@ class ReportStore:
             raise ReportError(f"the folder of the report store {self.path} does not exist: "
                               "create it, or point KELIME_REPORTS elsewhere")
         try:
-            conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                                   check_same_thread=not shared)
         except sqlite3.Error as e:
             raise ReportError(self._explain(e)) from None
         self.db = sqlite_utils.Database(conn)
@@ -163,6 +167,7 @@ class ReportStore:
                 pages = max(limits.store_bytes // self._page_size, 1) + 16
                 conn.execute(f"PRAGMA max_page_count={int(pages)}")
                 self._secret = bytes.fromhex(self._meta("secret"))
+                self._inode = os.stat(self.path).st_ino
         except BaseException:
             conn.close()
             raise
@@ -238,6 +243,15 @@ class ReportStore:
     def close(self) -> None:
         self.db.conn.close()
 
+    def moved(self) -> bool:
+        """Whether the path no longer names the file this store has open (moved aside,
+        replaced, deleted): a long-lived store must then be opened again, or its writes
+        would go to a file nobody reads."""
+        try:
+            return os.stat(self.path).st_ino != self._inode
+        except OSError:
+            return True
+
     def __enter__(self) -> "ReportStore":
         return self
 
@@ -281,17 +295,20 @@ class ReportStore:
                 "SELECT id, count FROM reports WHERE lexicon = ? AND word = ? AND kind = ? "
                 "AND status = 'open'", [lexicon, word, kind]).fetchone()
             stamp = iso(now)
+            conn = self.db.conn  # plain statements: sqlite-utils' insert re-reads the columns
             if row:
                 report_id, count = row[0], row[1] + 1
-                self.db.execute("UPDATE reports SET count = ?, last_at = ? WHERE id = ?",
-                                [count, stamp, report_id])
+                conn.execute("UPDATE reports SET count = ?, last_at = ? WHERE id = ?",
+                             [count, stamp, report_id])
             else:
-                report_id = self.db["reports"].insert(
-                    {"lexicon": lexicon, "word": word, "kind": kind, "status": "open",
-                     "count": 1, "first_at": stamp, "last_at": stamp}).last_pk
+                report_id = conn.execute(
+                    "INSERT INTO reports (lexicon, word, kind, status, count, first_at, last_at) "
+                    "VALUES (?, ?, ?, 'open', 1, ?, ?)", [lexicon, word, kind, stamp, stamp]
+                ).lastrowid
                 count = 1
-            self.db["submissions"].insert({"report_id": report_id, "at": now, "client": key,
-                                           "game": game, "sent": sent, "note": note or None})
+            conn.execute("INSERT INTO submissions (report_id, at, client, game, sent, note) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         [report_id, now, key, game, sent, note or None])
         return Submitted(report_id, count, duplicate=row is not None)
 
     def _check_rate(self, key: str, now: float) -> None:

@@ -80,6 +80,9 @@ class Metrics:
         self.search_time = Histogram("kelime_search_seconds", "Time spent searching (not "
                                      "waiting), by kind.", ("kind",), buckets=BUCKETS,
                                      registry=counted)
+        self.reports = Counter("kelime_reports", "Player word reports stored, by lexicon, "
+                               "kind, and whether a new report or one more of an open one.",
+                               ("lexicon", "kind", "outcome"), registry=counted)
         self.live = Live()
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
@@ -112,6 +115,9 @@ class Metrics:
     def count_search(self, kind: str, seconds: float, complete: bool = True) -> None:
         self._child(self.searches, kind, "true" if complete else "false").inc()
         self._child(self.search_time, kind).observe(seconds)
+
+    def count_report(self, lexicon: str, kind: str, duplicate: bool) -> None:
+        self._child(self.reports, lexicon, kind, "duplicate" if duplicate else "new").inc()
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         self._child(self.requests, method, route, status).inc()

@@ -210,6 +210,8 @@ def test_report_through_the_api_shows_in_kelime_reports(served):
     assert (again.json()["id"], again.json()["count"]) == (reply["id"], 2)
     missing = _json(url, "/v1/reports", {"word": "İstanbul", "kind": "missing"})
     assert missing.json()["verdict"]["reason"] == "proper_name"
+    metrics = httpx.get(url + "/metrics").text
+    assert 'kelime_reports_total{kind="wrong",lexicon="tr",outcome="duplicate"} 1.0' in metrics
 
     listed = json.loads(run("reports", "--reports", store, "--data", data, "--json").output)
     by_word = {g["word"]: g for g in listed["open"]}
@@ -382,3 +384,26 @@ def test_accept_needs_a_store_and_an_open_report(tmp_path, policy):
     with pytest.raises(NoOpenReport):
         with ReportStore(store) as s:
             s.decide("ev", "tr", "rejected", "x")
+
+
+def test_a_store_moved_aside_is_followed_by_a_new_one(served, tmp_path):
+    """The server keeps its store open; a maintainer who moves the file aside (to archive
+    it, or a full one) gets the next reports in a new file, none in the moved one."""
+    url, data, store = served
+    assert _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"}).status_code == 202
+    archived = tmp_path / "archived.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{store}{suffix}").exists():
+            Path(f"{store}{suffix}").rename(f"{archived}{suffix}")
+    r = _json(url, "/v1/reports", {"word": "kitap", "kind": "wrong"},
+              **{"X-Forwarded-For": "203.0.113.20"})
+    assert r.status_code == 202 and r.json()["count"] == 1
+    with ReportStore(store) as fresh, ReportStore(archived) as old:
+        assert [g["word"] for g in fresh.open_reports()] == ["kitap"]
+        assert [g["word"] for g in old.open_reports()] == ["ev"]
+
+
+def test_serve_refuses_a_store_it_cannot_use(tmp_path):
+    result = run("serve", "--data", build_data(tmp_path / "data"), "--reports",
+                 tmp_path / "missing" / "r.sqlite", ok=False)
+    assert result.exit_code == 1 and "folder of the report store" in result.output

@@ -306,6 +306,15 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
     lex = Lexicons(data_dir(data)).get(lexicon)
     norm = _word(word, lex)
     language = lex.alphabet.language if lex is not None else "Turkish"
+    if policy is None:
+        from ..policy import default_policy_path
+
+        shipped = default_policy_path()
+        if not any((folder / ".git").exists() for folder in shipped.parents):
+            raise KelimeError(f"the shipped policy {shipped} is inside an installed kelime, not "
+                              "a checkout: an accepted report must become a reviewed change. "
+                              "Pass --policy FILE (your checkout's kelime/policy/policy.toml) "
+                              "and build with the same --policy")
     if policy is None and language != "Turkish":
         raise KelimeError(f"the {lexicon} lexicon is {language or 'not Turkish'}: kelime's "
                           "shipped lists are Turkish. Pass --policy FILE (and build with the "

@@ -13,17 +13,24 @@ from .common import data_option, environment
 @data_option
 @click.option("--cache", type=click.Path(path_type=Path), default=None,
               help="TDK crawl cache for the entries in GET /v1/words [env KELIME_CACHE].")
+@click.option("--reports", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Take players' word reports (POST /v1/reports) into this SQLite file "
+                   "[env KELIME_REPORTS; off when unset].")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-def serve(data, cache, host, port, workers) -> None:
+def serve(data, cache, reports, host, port, workers) -> None:
     """Serve the HTTP API (FastAPI + uvicorn) on every lexicon in DATA.
 
     \b
     Example:
       kelime serve --port 8000 &
       curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
+      kelime serve --reports reports.sqlite       # and take players' word reports
     """
+    from dataclasses import replace
+
+    from ..service.app import open_report_store
     from ..service.server import run
 
     settings = environment()
@@ -31,4 +38,8 @@ def serve(data, cache, host, port, workers) -> None:
         settings = settings.with_data(data)
     if cache:
         settings = settings.with_cache(cache)
+    if reports:
+        settings = replace(settings, reports=reports)
+    if settings.reports:  # a store that cannot be used stops the start here, saying why
+        open_report_store(settings)
     run(settings, host=host, port=port, workers=workers)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 
 import anyio
 from starlette.requests import Request
@@ -50,6 +51,29 @@ def client_address(request: Request) -> str:
     return client[0] if client else "unknown"
 
 
+_stores: dict = {}  # (path, limits) → the process's open store: opening one costs ~2 ms
+_lock = threading.Lock()  # one writer at a time here: no SQLite busy-waiting between threads
+
+
+def submit(settings, **report):
+    """`ReportStore.submit` on the process's open store of `settings.reports`, opened (and
+    created) on first use and again when the file was moved or a write failed."""
+    key = (settings.reports, settings.report_limits)
+    with _lock:
+        store = _stores.get(key)
+        if store is not None and store.moved():
+            _stores.pop(key).close()
+            store = None
+        if store is None:
+            store = _stores[key] = ReportStore(settings.reports, create=True,
+                                               limits=settings.report_limits, shared=True)
+        try:
+            return store.submit(**report)
+        except ReportError:
+            _stores.pop(key).close()
+            raise
+
+
 async def report_post(request: Request) -> Response:
     """Report a word whose verdict a player disputes; 202 with the report's id, its count
     and the word's current verdict."""
@@ -65,10 +89,9 @@ async def report_post(request: Request) -> Response:
                       "as it is played", {"reason": verdict["reason"]})
 
     def store() -> dict:
-        with ReportStore(settings.reports, create=True, limits=settings.report_limits) as s:
-            done = s.submit(word=verdict["normalized"], sent=ask.word, kind=ask.kind,
-                            lexicon=lex.name, client=client_address(request),
-                            game=game.name, note=ask.note)
+        done = submit(settings, word=verdict["normalized"], sent=ask.word, kind=ask.kind,
+                      lexicon=lex.name, client=client_address(request), game=game.name,
+                      note=ask.note)
         return {"id": done.id, "status": done.status, "kind": ask.kind, "count": done.count,
                 "duplicate": done.duplicate, "lexicon": lex.info, "game": game.name,
                 "verdict": verdict}
@@ -85,6 +108,7 @@ async def report_post(request: Request) -> Response:
         log.error("report not stored: %s", e)
         raise Unavailable("reports_unavailable", "the report could not be stored right now; "
                           "try again later", headers={"Retry-After": "60"}) from None
+    kelime.metrics.count_report(lex.name, ask.kind, reply["duplicate"])
     return json_response(reply, status=202)
 
 

@@ -1,0 +1,105 @@
+"""What a player's word report costs a kelime worker, against a one-word POST /v1/validate
+measured in the same run, and what it costs the report store on disk:
+
+    .venv/bin/python benchmarks/reports.py            # ~1 minute
+    .venv/bin/python benchmarks/reports.py --quick    # ~20 seconds
+
+- a report of a word already reported (an open report's count goes up: one UPDATE and one
+  submission row, in a write transaction of the SQLite file, fsync'd by WAL at checkpoints);
+- reports of 5,000 different words (new report rows, until the cycle repeats).
+
+One worker (`kelime serve --reports FILE`, KELIME_REPORTS_PER_HOUR raised so that the load
+is not refused), load from wrk (or the Python client); requests/s and the server's CPU time
+per request. Then the store's bytes per submission.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from validate import (Case, add_http_options, cpu_seconds, http_options,  # noqa: E402
+                      kelime_server, lexicon_folder, print_table, process_tree, run_python,
+                      run_wrk)
+
+
+def the_cases(words: list[str]) -> list[Case]:
+    rng = random.Random(5)
+    picked = rng.sample(words, 5000)
+    one = [orjson.dumps({"words": [w]}) for w in picked[:50]]
+    same = [orjson.dumps({"word": picked[0], "kind": "missing", "note": "TDK'de var"})] * 50
+    many = [orjson.dumps({"word": w, "kind": "wrong", "note": "bu kelime yanlış"})
+            for w in picked]
+    return [Case("validate, 1 word (baseline)", 1, "POST", ["/v1/validate"] * 50, one,
+                 baseline=True),
+            Case("report, the same word", 0, "POST", ["/v1/reports"] * 50, same),
+            Case("report, 5,000 different words", 0, "POST", ["/v1/reports"] * len(many), many)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
+    add_http_options(parser, seconds=3)
+    args = parser.parse_args(argv)
+    seconds, rounds, client = http_options(args, seconds=3)
+
+    from kelime.lexicon import load_lexicon
+    from kelime.reports import ReportStore
+
+    with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
+        tmp = Path(tmp)
+        data = lexicon_folder(args.data, tmp / "data")
+        lex = load_lexicon(data, "tr")
+        print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
+        cases = the_cases(sorted(lex.words.keys()))  # words a report takes: single words
+        store = tmp / "reports.sqlite"
+        os.environ["KELIME_REPORTS_PER_HOUR"] = str(10**9)
+        server = kelime_server(data, 1, tmp, ("--reports", str(store)))
+        rates: dict[str, list[float]] = {}
+        cpu: dict[str, list[float]] = {}
+        try:
+            for round_ in range(rounds + 1):  # round 0 warms up, unrecorded
+                for case in cases:
+                    run_for = min(1.0, seconds) if round_ == 0 else seconds
+                    pids = process_tree(server.proc.pid)
+                    used = cpu_seconds(pids)
+                    if client == "wrk":
+                        rate, bad = run_wrk(server.port, case, run_for, 16, 1, tmp)
+                        run_for = max(1, round(run_for))
+                    else:
+                        rate, bad = run_python(server.port, case, run_for, 16, 1)
+                    if bad:
+                        raise SystemExit(f"{case.name}: {bad} replies were not 2xx")
+                    if round_:
+                        rates.setdefault(case.name, []).append(rate)
+                        cpu.setdefault(case.name, []).append(
+                            (cpu_seconds(pids) - used) / max(1.0, rate * run_for))
+        finally:
+            server.stop()
+        with ReportStore(store) as reports:
+            submissions = reports.db.execute("SELECT count(*) FROM submissions").fetchone()[0]
+            counts = reports.counts()
+        size = store.stat().st_size
+    base = statistics.median(rates[cases[0].name])
+    rows = []
+    for case in cases:
+        rate, each = statistics.median(rates[case.name]), statistics.median(cpu[case.name])
+        rows.append([case.name, f"{rate:,.0f}", f"{rate / base:.2f}", f"{each * 1e6:,.0f}"])
+    print_table(f"1 worker, 16 connections, load from {client}; {seconds:g} s a run, median of "
+                f"{rounds}", ["request", "req/s", "vs baseline", "CPU µs/req"], rows)
+    print(f"store: {submissions:,} submissions in {counts['open']:,} open reports, "
+          f"{size:,} bytes ({size / max(1, submissions):,.0f} bytes a submission)")
+
+
+if __name__ == "__main__":
+    main()
