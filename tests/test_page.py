@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import time
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,6 +22,7 @@ import httpx
 import pytest
 
 from kelime.lexicon import Candidate, compile_words, write_lexicon
+from kelime.reports import ReportStore
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
 from kelime.tdk import store as tdk_store
@@ -147,8 +149,8 @@ PAGE_WORDS = [*TR_WORDS, *(Candidate(w) for w in (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """A real uvicorn on 127.0.0.1 with a small lexicon and a TDK cache (kitap, kalem, ...)."""
+def page_settings(tmp_path_factory) -> Settings:
+    """Settings with a small lexicon and a TDK cache (kitap, kalem, ...)."""
     root = tmp_path_factory.mktemp("page")
     write_lexicon(compile_words(PAGE_WORDS), root / "data", "tr", SOURCE, created=CREATED)
     db = tdk_store.open_cache(root / "tdk.sqlite", create=True)
@@ -157,8 +159,13 @@ def site(tmp_path_factory):
         tdk_store.save_reply(db, {"query": word, "url": "u", "status": 200, "outcome": "ok",
                                   "body": "[]", "error": None, "attempts": 1}, entries)
     db.close()
-    app = create_app(Settings(data=root / "data", cache=root / "tdk.sqlite"))
-    with serve_in_thread(app) as url:
+    return Settings(data=root / "data", cache=root / "tdk.sqlite")
+
+
+@pytest.fixture(scope="module")
+def site(page_settings):
+    """A real uvicorn on 127.0.0.1 serving `page_settings` (no report store)."""
+    with serve_in_thread(create_app(page_settings)) as url:
         yield url
 
 
@@ -345,3 +352,136 @@ def test_every_invalid_word_gets_its_suggestions_not_only_the_first_twenty(brows
     shown = [a.get_attribute("data-suggestion")
              for a in last.find_elements("css selector", "[data-suggestion]")]
     assert shown == ["kitap"]
+
+
+# ---- reporting a verdict (POST /v1/reports) ----------------------------------------------
+
+NOTE = "<script>window.__pwned=1</script><b>x</b>"
+
+
+@pytest.fixture
+def report_site(page_settings, tmp_path):
+    """The page's server with a report store: (its URL, the store's path)."""
+    store = tmp_path / "reports.sqlite"
+    with serve_in_thread(create_app(replace(page_settings, reports=store))) as url:
+        yield url, store
+
+
+def verdict_of(driver, word: str):
+    return driver.find_element("css selector", f'#words-out [data-word="{word}"]')
+
+
+def checked_kind(item) -> str:
+    return item.find_element("css selector", ".report input:checked").get_attribute("value")
+
+
+def report(driver, word: str, kind: str | None = None, note: str | None = None) -> str:
+    """Report `word`'s verdict by the page's form (its default kind unless `kind`), wait for
+    the outcome and return its text."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    item = verdict_of(driver, word)
+    if not item.find_elements("css selector", ".report"):
+        item.find_element("css selector", ".report-open").click()
+    form = item.find_element("css selector", ".report")
+    if kind:
+        form.find_element("css selector", f'input[value="{kind}"]').click()
+    if note:
+        form.find_element("tag name", "textarea").send_keys(note)
+    outcome = item.find_element("css selector", ".report-outcome")
+    driver.execute_script("arguments[0].className = 'report-outcome'", outcome)  # a new one
+    form.find_element("css selector", ".report-send").click()
+    WebDriverWait(driver, 10).until(lambda d: {"done", "failed"} & set(
+        outcome.get_attribute("class").split()))
+    return outcome.text
+
+
+def reports_sent(driver) -> list[dict]:
+    """The bodies of the POST /v1/reports the page sent since the log was last read; every
+    request of those pages went to 127.0.0.1, and nothing failed in the console."""
+    sent = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
+    asked = [m["params"]["request"] for m in sent if m["method"] == "Network.requestWillBeSent"]
+    assert {urlsplit(r["url"]).hostname for r in asked} <= {"127.0.0.1"}
+    console = [e["message"] for e in driver.get_log("browser")]
+    assert not [m for m in console if "Content Security Policy" in m or "Uncaught" in m], console
+    return [json.loads(r["postData"]) for r in asked
+            if r["method"] == "POST" and urlsplit(r["url"]).path == "/v1/reports"]
+
+
+@needs_browser
+def test_a_report_is_stored_and_its_note_stays_plain_text(browser, report_site):
+    url, store = report_site
+    open_page(browser, url, "?w=Evler+kitap")
+    reports_sent(browser)  # the log from here on
+    evler, kitap = verdict_of(browser, "Evler"), verdict_of(browser, "kitap")
+    opener = evler.find_element("css selector", ".report-open")
+    assert opener.tag_name == "button" and "Bildir" in opener.text
+    assert "report this word" in opener.text
+    opener.click()
+    assert opener.get_attribute("aria-expanded") == "true"
+    assert checked_kind(evler) == "missing"  # refused: the report says it is a word
+    for field in evler.find_elements("css selector", ".report input, .report textarea"):
+        assert browser.find_elements("css selector", f'label[for="{field.get_attribute("id")}"]')
+    assert evler.find_element("tag name", "textarea").get_attribute("maxlength") == "500"
+    evler.find_element("css selector", ".report-cancel").click()
+    assert evler.find_elements("css selector", ".report") == []
+    assert opener.get_attribute("aria-expanded") == "false"
+    assert browser.switch_to.active_element == opener
+    kitap.find_element("css selector", ".report-open").click()
+    assert checked_kind(kitap) == "wrong"  # accepted: the report says it should not be
+
+    shown = report(browser, "Evler", note=NOTE)
+    thanks = re.fullmatch(r"Teşekkürler: bildirim #(\d+) \(1\. kez\) thank you: report #\1 "
+                          r"\(reported 1 time\)", shown)
+    assert thanks, shown
+    outcome = evler.find_element("css selector", ".report-outcome")
+    assert outcome.get_attribute("aria-live") == "polite"
+    assert evler.find_elements("css selector", ".report") == []  # the form is closed
+    assert browser.execute_script("return typeof window.__pwned") == "undefined"
+    assert browser.find_elements("css selector", "#words-out b, #words-out script") == []
+    assert len(browser.find_elements("tag name", "script")) == 1  # page.js alone
+    assert reports_sent(browser) == [{"word": "Evler", "kind": "missing", "game": "kelimelik",
+                                      "lexicon": "tr", "note": NOTE}]
+    assert "Teşekkürler" in report(browser, "kitap", kind="offensive")
+    with ReportStore(store) as reports:
+        stored = {r["word"]: r for r in reports.open_reports()}
+    assert set(stored) == {"evler", "kitap"}
+    evler_report = stored["evler"]
+    assert (evler_report["lexicon"], evler_report["kinds"], evler_report["ids"],
+            evler_report["sent"], evler_report["games"]) == (
+        "tr", {"missing": 1}, [int(thanks[1])], ["Evler"], ["kelimelik"])
+    assert [n["note"] for n in evler_report["notes"]] == [NOTE]
+    assert (stored["kitap"]["kinds"], stored["kitap"]["notes"]) == ({"offensive": 1}, [])
+    assert reports_sent(browser) == [{"word": "kitap", "kind": "offensive",
+                                      "game": "kelimelik", "lexicon": "tr", "note": None}]
+
+
+@needs_browser
+def test_a_server_without_reports_says_it_collects_none(browser, site):
+    open_page(browser, site, "?w=kitap")
+    shown = report(browser, "kitap", note="yok")
+    assert shown == "Bu sunucu kelime bildirimi toplamıyor. This server does not collect reports."
+    assert verdict_of(browser, "kitap").find_elements("css selector", ".report") == []
+    assert len(reports_sent(browser)) == 1
+
+
+@needs_browser
+def test_a_refused_report_says_why_and_keeps_the_form(browser, page_settings, tmp_path):
+    """The server's message for a phrase; for a client over its hour's reports, when to
+    send again (Retry-After, in minutes)."""
+    app = create_app(replace(page_settings, reports=tmp_path / "reports.sqlite",
+                             reports_per_hour=1))
+    with serve_in_thread(app) as url:
+        open_page(browser, url, "?w=dulda+tutmak%2C+evler")
+        shown = report(browser, "dulda tutmak")
+        assert shown.startswith("Bildirim gönderilemedi: ") and "(not_a_word)" in shown
+        assert "is not a single word" in shown
+        assert verdict_of(browser, "dulda tutmak").find_elements("css selector", ".report")
+        assert report(browser, "evler").startswith("Teşekkürler: bildirim #1 ")
+        shown = report(browser, "evler", kind="wrong", note="ikinci")
+    later = re.fullmatch(r"Çok fazla bildirim: (\d+) dakika sonra yeniden deneyin\. Too many "
+                         r"reports: try again in \1 minutes?\.", shown)
+    assert later and 1 <= int(later[1]) <= 60, shown
+    form = verdict_of(browser, "evler").find_element("css selector", ".report")
+    assert form.find_element("tag name", "textarea").get_attribute("value") == "ikinci"
+    assert [body["word"] for body in reports_sent(browser)] == ["dulda tutmak", "evler", "evler"]

@@ -14,6 +14,15 @@
   };
   const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",
                         list: "kelime listesi", test: "deneme"};
+  // POST /v1/reports: what a player may say is wrong with a verdict (kelime.reports.KINDS)
+  const REPORT_KINDS = [
+    ["missing", "Eksik: gerçek bir kelime, oyun kabul etmiyor", "missing: a real word the game refuses"],
+    ["wrong", "Yanlış: oyun kabul ediyor ama kelime değil ya da yanlış yazılmış",
+     "wrong: the game accepts it, but it is not a word or misspelt"],
+    ["offensive", "Hakaret ya da müstehcen: oyun kabul ediyor",
+     "offensive: an insult or obscenity the game accepts"],
+  ];
+  const NOTE_CHARS = 500;        // a report's note (KELIME_MAX_NOTE_CHARS' default)
   const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
   const SUGGEST_FOR = 1000;      // POST /v1/validate's suggestions (KELIME_MAX_SUGGEST_WORDS)
   const numbers = new Intl.NumberFormat("tr-TR");
@@ -53,7 +62,10 @@
 
   // ---- the API ----------------------------------------------------------------------
   class ApiError extends Error {
-    constructor(message, code) { super(message); this.code = code; }
+    constructor(message, code, status, retryAfter) {
+      super(message);
+      this.code = code; this.status = status; this.retryAfter = retryAfter;
+    }
   }
   async function api(path, body, signal) {
     const init = {signal, headers: {Accept: "application/json"}};
@@ -74,7 +86,8 @@
     if (!reply.ok) {
       const error = data && data.error;
       throw new ApiError(error && error.message ? error.message : `HTTP ${reply.status}`,
-                         error && error.code ? error.code : null);
+                         error && error.code ? error.code : null, reply.status,
+                         reply.headers.get("Retry-After"));
     }
     return data;
   }
@@ -111,18 +124,119 @@
     const known = REASONS[reason];
     return known ? [known[0], " ", en(`(${known[1]})`)] : [reason || "geçersiz"];
   }
-  function verdictItem(result) {
+  // `asked`: the lexicon and game the verdict came from, which a report of it names too.
+  function verdictItem(result, asked) {
     const valid = result.valid === true;
     const reason = result.reason || "";
+    const opener = el("button", {type: "button", class: "report-open", "aria-expanded": "false"},
+      "Bildir", el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word"));
     const head = el("div", {class: "verdict-head"},
       el("span", {class: "mark", "aria-hidden": "true"}, valid ? "✓" : "✗"),
       el("span", {class: "word"}, result.word),
       result.normalized && result.normalized !== result.word
         ? el("span", {class: "normal"}, "→ ", result.normalized) : null,
       el("span", {class: "state"}, valid ? "geçerli" : "geçersiz:"),
-      valid ? en("valid") : el("span", {class: "reason"}, reasonText(reason)));
-    return el("li", {class: "verdict", "data-word": result.word, "data-valid": String(valid),
-                     "data-reason": reason}, head, el("div", {class: "details"}));
+      valid ? en("valid") : el("span", {class: "reason"}, reasonText(reason)),
+      opener);
+    // The report's outcome is announced from here (a live region there before it is filled).
+    const outcome = el("p", {class: "report-outcome", "aria-live": "polite"});
+    const item = el("li", {class: "verdict", "data-word": result.word, "data-valid": String(valid),
+                           "data-reason": reason}, head, outcome, el("div", {class: "details"}));
+    opener.addEventListener("click", () => toggleReport(item, opener, outcome, result, asked));
+    return item;
+  }
+
+  // ---- reporting a verdict (POST /v1/reports) ---------------------------------------
+  // The link is always there: only the replica with the report store answers this POST
+  // (behind a load balancer), so no other route can tell whether reports are collected.
+  let reports = 0;                                     // for the forms' element ids
+  function toggleReport(item, opener, outcome, result, asked) {
+    const open = item.querySelector(".report");
+    if (open) { open.dismiss(); return; }
+    outcome.replaceChildren();
+    outcome.className = "report-outcome";
+    const panel = reportForm(result, asked, outcome, () => {
+      panel.remove();
+      opener.setAttribute("aria-expanded", "false");
+      opener.focus();
+    });
+    opener.setAttribute("aria-controls", panel.id);
+    opener.setAttribute("aria-expanded", "true");
+    item.insertBefore(panel, outcome);
+    panel.querySelector("input:checked").focus();
+  }
+  function reportForm(result, asked, outcome, close) {
+    const n = ++reports;
+    const id = (part) => `report-${n}-${part}`;
+    const chosen = result.valid === true ? "wrong" : "missing";  // the claim a verdict invites
+    const kinds = REPORT_KINDS.map(([kind, text, english]) => el("div", {class: "choice"},
+      el("input", {type: "radio", name: id("kind"), id: id(kind), value: kind,
+                   checked: kind === chosen}),
+      el("label", {for: id(kind)}, text, " ", en(english))));
+    const note = el("textarea", {id: id("note"), rows: 3, maxlength: NOTE_CHARS,
+                                 "aria-describedby": id("note-hint")});
+    const send = el("button", {type: "button", class: "report-send"}, "Gönder ", en("send"));
+    const cancel = el("button", {type: "button", class: "report-cancel"}, "Vazgeç ", en("cancel"));
+    const panel = el("div", {class: "report", id: id("form"), role: "group",
+                             "aria-labelledby": id("title")},
+      el("fieldset", {},
+        el("legend", {id: id("title")}, "Bildirim: ", el("q", {}, result.word), " ",
+           en("report this word: what is wrong with the verdict?")),
+        kinds),
+      el("label", {for: id("note")}, "Not ", en("note, optional")), note,
+      el("p", {class: "hint", id: id("note-hint")},
+         `İsteğe bağlı, en çok ${count(NOTE_CHARS)} karakter; düz metin olarak saklanır. `,
+         en(`Optional, up to ${NOTE_CHARS} characters, kept as plain text.`)),
+      el("div", {class: "report-buttons"}, send, cancel));
+    panel.dismiss = close;
+    cancel.addEventListener("click", close);
+    panel.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") { event.preventDefault(); close(); }
+      // Enter on a radio would submit the page's form (the words' question) instead
+      else if (event.key === "Enter" && event.target.tagName === "INPUT") event.preventDefault();
+    });
+    let sending = false;
+    send.addEventListener("click", async () => {
+      if (sending) return;
+      sending = true;
+      send.setAttribute("aria-disabled", "true");
+      panel.setAttribute("aria-busy", "true");
+      outcome.className = "report-outcome";
+      outcome.replaceChildren("Gönderiliyor… ", en("sending…"));
+      const body = {word: result.word, kind: panel.querySelector("input:checked").value,
+                    game: asked.game, note: note.value.trim() ? note.value : null};
+      if (asked.lexicon) body.lexicon = asked.lexicon;
+      try {
+        const reply = await api("v1/reports", body);
+        outcome.className = "report-outcome done";
+        outcome.replaceChildren(`Teşekkürler: bildirim #${reply.id} (${count(reply.count)}. kez) `,
+          en(`thank you: report #${reply.id} (reported ${reply.count} ${reply.count === 1 ? "time" : "times"})`));
+        close();
+      } catch (e) {
+        outcome.className = "report-outcome failed";
+        outcome.replaceChildren(...reportFailure(e));
+        if (e.status === 404 && (!e.code || e.code === "not_found")) close();
+      } finally {
+        sending = false;
+        send.removeAttribute("aria-disabled");
+        panel.removeAttribute("aria-busy");
+      }
+    });
+    return panel;
+  }
+  function reportFailure(e) {
+    if (e.status === 404 && (!e.code || e.code === "not_found")) {
+      return ["Bu sunucu kelime bildirimi toplamıyor. ", en("This server does not collect reports.")];
+    }
+    if (e.status === 429) {
+      const seconds = /^\d+$/.test(e.retryAfter || "") ? Number(e.retryAfter) : 0;
+      const minutes = Math.max(1, Math.ceil(seconds / 60));
+      return seconds
+        ? [`Çok fazla bildirim: ${count(minutes)} dakika sonra yeniden deneyin. `,
+           en(`Too many reports: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`)]
+        : ["Çok fazla bildirim: daha sonra yeniden deneyin. ", en("Too many reports: try again later.")];
+    }
+    return ["Bildirim gönderilemedi: ", e.message, e.code ? en(` (${e.code})`) : null];
   }
   function letters(label, english, list) {
     if (!list || !list.length) return null;
@@ -203,7 +317,8 @@
     }
     const valid = reply.results.filter((r) => r.valid).length;
     announce("words", reply.all_valid ? "Hepsi geçerli" : `${reply.results.length} kelimeden ${valid} tanesi geçerli`);
-    const items = reply.results.map(verdictItem);
+    const source = {lexicon: reply.lexicon && reply.lexicon.name, game};
+    const items = reply.results.map((r) => verdictItem(r, source));
     reply.results.forEach((r, i) => {  // the words past DETAILS_FOR get their suggestions here
       if (i >= DETAILS_FOR && r.suggestions && r.suggestions.length) {
         items[i].querySelector(".details").replaceChildren(...detailsBlock(r, game));
