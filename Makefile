@@ -42,6 +42,7 @@ bench: install
 	$(BIN)/python benchmarks/normalize.py
 	$(BIN)/python benchmarks/anagram.py
 	$(BIN)/python benchmarks/options.py
+	$(BIN)/python benchmarks/reports.py
 	$(BIN)/python benchmarks/load.py
 
 clean:

@@ -354,6 +354,14 @@ def reject(word, why, lexicon, store_path, data, as_json) -> None:
     _closed(norm, "rejected", closed, [], as_json)
 
 
+def _shown(path: Path) -> str:
+    """`path` relative to the current folder when it is inside it (a checkout's lists)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
             verdict: str | None = None) -> None:
     if as_json:
@@ -367,7 +375,7 @@ def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
     click.echo(f"{status.capitalize()} {len(closed)} report(s) of {word} ({ids}; {total} "
                "submission(s))" + (f" as {verdict}" if verdict else ""))
     for edit in edits:
-        click.echo(f"  {edit.action} in {edit.path}: {edit.line}")
+        click.echo(f"  {edit.action} in {_shown(edit.path)}: {edit.line}")
     if edits:
         click.echo("Review the change (git diff), then `kelime build` applies it and lists "
                    f"{word} among the changes.")

@@ -9,7 +9,8 @@ Format ``kelime-lexicon``, ``format_version`` 2. A folder such as ``data/tr/`` h
 - ``anagram.idx``: the anagram index over the valid words (`kelime.anagram.index`).
   Optional: a lexicon built before it existed still validates, and anagram queries on it
   say to rebuild.
-- ``changes.json``: what this build added and removed against the previous one.
+- ``changes.json``: what this build added and removed against the previous one, and
+  ``by_reports``: the words of accepted player reports whose verdict it changed.
 - ``manifest.json``: every claim about the other files::
 
     {"format": "kelime-lexicon", "format_version": 2, "name": "tr", "version": "3f2a…",
