@@ -1,5 +1,6 @@
 """The shipped nginx config (deploy/nginx/kelime.conf) in front of two real `kelime serve`
-replicas: failover with no failed request when one is killed, gzip, and nginx's own limits.
+replicas: failover with no failed request when one is killed, gzip, nginx's own limits, and
+player reports (POST /v1/reports) going to the one writer replica, never elsewhere.
 
 Real processes on 127.0.0.1 (free ports): a bootstrap lexicon built with `kelime build`,
 two `kelime serve` replicas, and nginx in the foreground with its own prefix, pid and logs
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from kelime.reports import ReportStore
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("kelime_nginx_standalone",
@@ -106,33 +109,51 @@ def crash(replica: "Replica", timeout: float = 10) -> None:
             socket.create_connection(("127.0.0.1", replica.port), timeout=1).close()
         except ConnectionRefusedError:
             return
+        except OSError:
+            pass  # reset or timed out: the listening socket is still going away
         time.sleep(0.01)
     raise AssertionError(f"port {replica.port} still answers after kill -9")
 
 
+def start_replica(data: Path, log: Path, port: int | None = None,
+                  env: dict[str, str] | None = None) -> Replica:
+    """One `kelime serve` process (1 worker) on `port` (a free one by default), with `env`
+    added to this environment (and no KELIME_REPORTS* of it: only `env` says whether this
+    replica stores reports). Not waited for: see `wait_ready`."""
+    port = port or free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_REPORTS")}
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            kelime_command("serve", "--data", str(data), "--host", "127.0.0.1",
+                           "--port", str(port), "--workers", "1"),
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**environ, **(env or {})})
+    return Replica(port, proc, log)
+
+
+def wait_ready(started: list[Replica], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    for replica in started:
+        while status_of(replica.port, "/readyz") != 200:
+            if replica.proc.poll() is not None:
+                pytest.fail(f"kelime serve exited with {replica.proc.returncode}:\n"
+                            f"{replica.log.read_text(errors='replace')}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"kelime serve on {replica.port} not ready within {timeout:g} s")
+            time.sleep(0.05)
+
+
 @contextmanager
-def replicas(data: Path, folder: Path, count: int = 2):
-    """`count` `kelime serve` processes (1 worker each), yielded once all answer /readyz."""
+def replicas(data: Path, folder: Path, count: int = 2,
+             envs: list[dict[str, str]] | None = None):
+    """`count` `kelime serve` processes (1 worker each), yielded once all answer /readyz;
+    `envs[i]`: the environment variables of the i-th (KELIME_REPORTS=... and the like)."""
     started: list[Replica] = []
     try:
         for i in range(count):
-            port = free_port()
-            log = folder / f"replica-{i}.log"
-            with open(log, "wb") as out:
-                proc = subprocess.Popen(
-                    kelime_command("serve", "--data", str(data), "--host", "127.0.0.1",
-                                   "--port", str(port), "--workers", "1"),
-                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-            started.append(Replica(port, proc, log))
-        deadline = time.monotonic() + 30
-        for replica in started:
-            while status_of(replica.port, "/readyz") != 200:
-                if replica.proc.poll() is not None:
-                    pytest.fail(f"kelime serve exited with {replica.proc.returncode}:\n"
-                                f"{replica.log.read_text(errors='replace')}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"kelime serve on {replica.port} not ready within 30 s")
-                time.sleep(0.05)
+            started.append(start_replica(data, folder / f"replica-{i}.log",
+                                         env=envs[i] if envs else None))
+        wait_ready(started)
         yield started
     finally:
         for replica in started:
@@ -191,10 +212,14 @@ def stack(lexicon, tmp_path_factory):
 # --- requests ----------------------------------------------------------------------------
 
 def request(port: int, method: str, path: str, body: bytes | None = None,
-            headers: dict | None = None, conn: http.client.HTTPConnection | None = None):
-    """(status, headers, body bytes) of one request on a fresh (or the given) connection."""
+            headers: dict | None = None, conn: http.client.HTTPConnection | None = None,
+            source: str | None = None):
+    """(status, headers, body bytes) of one request on a fresh (or the given) connection;
+    `source`: the address the fresh connection comes from (any 127.x.y.z: to nginx, each is
+    another client)."""
     own = conn is None
-    conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = conn or http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=10, source_address=(source, 0) if source else None)
     try:
         conn.request(method, path, body=body, headers={"Content-Type": "application/json",
                                                        **(headers or {})})
@@ -256,6 +281,34 @@ def test_the_shipped_site_is_what_runs(tmp_path):
                       "proxy_next_upstream error timeout http_502 non_idempotent;"):
         pattern = r"\s+".join(map(re.escape, directive.split()))
         assert re.search(pattern, shipped), f"kelime.conf lost `{directive}`"
+
+    # Reports: one writer, the first replica, never a retry; the client's address only.
+    writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.M)
+    assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == ["127.0.0.1:18001;"]
+    code = re.sub(r"#.*", "", shipped)  # the directives, not the comments
+    location = re.search(r"location = /v1/reports \{([^}]*)\}", code)
+    assert location, "kelime.conf lost `location = /v1/reports`"
+    reports = " ".join(location.group(1).split())
+    for directive in ("proxy_pass http://kelime_reports;", "proxy_next_upstream off;",
+                      "client_max_body_size 16k;"):
+        assert directive in reports, f"location = /v1/reports lost `{directive}`"
+    assert "non_idempotent" not in reports
+    assert "proxy_add_x_forwarded_for" not in code
+    assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$remote_addr;", code)
+
+
+def test_an_edit_that_would_let_reports_scatter_fails_the_render():
+    """A second server in `upstream kelime_reports` (or none, or no such block) is refused
+    by standalone.py, so such an edit of kelime.conf cannot pass the tests unseen."""
+    shipped = standalone.SITE.read_text(encoding="utf-8")
+    one = "upstream kelime_reports {\n    server 127.0.0.1:8001;\n"
+    assert one in shipped
+    for edited in (shipped.replace(one, one + "    server 127.0.0.1:8002;\n"),
+                   shipped.replace(one, one + "    server localhost:8002 backup;\n"),
+                   shipped.replace(one, one.replace("    server 127.0.0.1:8001;\n", "")),
+                   shipped.replace("upstream kelime_reports", "upstream kelime_writes")):
+        with pytest.raises(ValueError, match="kelime_reports"):
+            standalone.render_site(edited, 18080, [18001, 18002], Path("/tmp/logs"))
 
 
 # --- through nginx -----------------------------------------------------------------------
@@ -446,3 +499,173 @@ def test_killing_a_replica_mid_load_fails_no_request(lexicon, tmp_path):
                                         b'{"words": ["kitap"]}')
         assert status in (502, 503) and headers.get("retry-after") == "1"
         assert json.loads(body)["error"]["code"] == "unavailable"
+
+
+# --- player reports: one writer -----------------------------------------------------------
+
+PER_HOUR = 3   # the writer's KELIME_REPORTS_PER_HOUR in these tests
+
+
+def report(port: int, word: str, kind: str = "missing", note: str | None = None,
+           source: str | None = None, headers: dict | None = None):
+    """POST /v1/reports through nginx: (status, headers, parsed JSON body)."""
+    body = json.dumps({"word": word, "kind": kind, **({"note": note} if note else {})})
+    status, reply_headers, reply = request(port, "POST", "/v1/reports", body.encode(),
+                                           headers, source=source)
+    return status, reply_headers, json.loads(reply)
+
+
+def open_counts(path: Path) -> dict[str, int]:
+    """word -> open reports of it (all kinds), as a maintainer reads the store."""
+    if not path.exists():
+        return {}
+    with ReportStore(path) as store:
+        return {group["word"]: group["count"] for group in store.open_reports()}
+
+
+def report_envs(folder: Path) -> tuple[Path, Path, list[dict[str, str]]]:
+    """The writer's store, the other replica's, and their environments. The other replica
+    gets a store of its own (as a replica on another host would): a report sent to it by
+    mistake would be stored there, silently, instead of failing."""
+    writer, other = folder / "writer.sqlite", folder / "other.sqlite"
+    return writer, other, [
+        {"KELIME_REPORTS": str(writer), "KELIME_REPORTS_PER_HOUR": str(PER_HOUR)},
+        {"KELIME_REPORTS": str(other), "KELIME_REPORTS_PER_HOUR": str(PER_HOUR)}]
+
+
+@pytest.fixture(scope="module")
+def report_stack(lexicon, tmp_path_factory):
+    """Two replicas, the first the report writer, and nginx in front of them."""
+    folder = tmp_path_factory.mktemp("reports")
+    writer, other, envs = report_envs(folder)
+    with replicas(lexicon, folder, envs=envs) as pair, \
+            nginx_in_front([r.port for r in pair], folder / "nginx") as front:
+        yield pair, front, writer, other
+
+
+def test_reports_go_to_the_writer_lookups_to_both(report_stack):
+    """10 reports from 10 players all land in the writer's one store, counted together
+    (duplicates raise the count), while lookups still go round-robin to both replicas."""
+    (writer, other), front, writer_store, other_store = report_stack
+    words = ["kitapçık", "kalemsi", "kitapçık", "sepetçi", "kitapçık",
+             "kalemsi", "ardıçlı", "kitapçık", "sepetçi", "kitapevi"]
+    before = open_counts(writer_store)
+    seen: dict[str, int] = {}
+    rids = set()
+    for i, word in enumerate(words):
+        rid = f"report-{i}"
+        rids.add(rid)
+        status, headers, reply = report(front.port, word, source=f"127.0.1.{i + 1}",
+                                        headers={"X-Request-ID": rid})
+        assert status == 202, reply
+        assert headers["x-request-id"] == rid
+        seen[word] = seen.get(word, 0) + 1
+        assert reply["duplicate"] is (seen[word] > 1 or word in before)
+        assert reply["count"] == before.get(word, 0) + seen[word]
+        lookup = f"lookup-{i}"
+        rids.add(lookup)
+        status, _, _ = request(front.port, "GET", "/v1/validate?word=kitap",
+                               headers={"X-Request-ID": lookup})
+        assert status == 200
+
+    after = open_counts(writer_store)
+    assert {w: after[w] - before.get(w, 0) for w in seen} == seen
+    assert sum(after.values()) - sum(before.values()) == len(words)
+    assert open_counts(other_store) == {}
+
+    log = wait_for_log(front, rids)
+    for i in range(len(words)):
+        assert log[f"report-{i}"] == (202, [writer.address])  # one try, the writer's
+    lookups = {log[f"lookup-{i}"][1][-1] for i in range(len(words))}
+    assert lookups == {writer.address, other.address}
+
+
+def test_a_forged_x_forwarded_for_does_not_escape_the_rate_limit(report_stack):
+    """Each client is its connection's address, whatever X-Forwarded-For it sends: a new
+    forged one each time does not buy more reports, even from 127.0.0.1 (an address the
+    replicas trust as a proxy), and a client claiming another's address is still itself."""
+    _, front, writer_store, _ = report_stack
+    for source, word in (("127.0.0.1", "yalancı"), ("127.0.2.1", "sahtekar")):
+        for i in range(PER_HOUR):
+            forged = {"X-Forwarded-For": ["198.51.100.%d" % i, "127.0.0.1",
+                                          "203.0.113.9, 127.0.0.1"][i % 3]}
+            status, _, reply = report(front.port, word, source=source, headers=forged)
+            assert status == 202, (source, i, reply)
+        for forged in ("192.0.2.77", "127.0.0.1", "192.0.2.78, 127.0.2.2", "unknown", ""):
+            status, headers, reply = report(front.port, word, source=source,
+                                            headers={"X-Forwarded-For": forged})
+            assert status == 429, (source, forged, reply)
+            assert reply["error"]["code"] == "too_many_reports"
+            assert int(headers["retry-after"]) > 0
+    # Another client, even one claiming to be the one over its limit, has its own share.
+    for i in range(PER_HOUR):
+        status, _, reply = report(front.port, "sahtekar", source="127.0.2.2",
+                                  headers={"X-Forwarded-For": "127.0.2.1"})
+        assert status == 202, reply
+    status, _, reply = report(front.port, "sahtekar", source="127.0.2.2")
+    assert status == 429, reply
+    assert open_counts(writer_store)["sahtekar"] == 2 * PER_HOUR
+
+
+def test_a_report_over_16_kib_gets_413_from_nginx(report_stack):
+    (writer, _), front, writer_store, _ = report_stack
+    limit = 16 * 1024
+    reply = raw_exchange(front.port, b"POST /v1/reports HTTP/1.1\r\nHost: kelime\r\n"
+                         b"X-Request-ID: big-report\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (limit + 1))
+    assert int(reply[9:12]) == 413, reply[:300]
+    assert b'"code":"over_limit"' in reply and b"16 KiB" in reply
+    head = b'{"word": "sayfalik", "kind": "missing"'
+    body = head + b" " * (limit - len(head) - 1) + b"}"
+    status, _, answer = request(front.port, "POST", "/v1/reports", body,
+                                {"X-Request-ID": "report-at-limit"}, source="127.0.3.1")
+    assert status == 202, answer[:300]
+    log = wait_for_log(front, {"big-report", "report-at-limit"})
+    assert log["big-report"] == (413, [])  # no replica saw it
+    assert log["report-at-limit"] == (202, [writer.address])
+    assert open_counts(writer_store)["sayfalik"] == 1
+
+
+def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_path):
+    """The writer killed: a report is answered 503 (JSON, Retry-After) after one try of the
+    writer, never sent to the other replica, which still answers lookups. The first report
+    after the writer is back is stored (nginx never marks a group's only server down)."""
+    writer_store, other_store, envs = report_envs(tmp_path)
+    with ExitStack() as stack_:
+        pair = stack_.enter_context(replicas(lexicon, tmp_path, envs=envs))
+        front = stack_.enter_context(nginx_in_front([r.port for r in pair], tmp_path / "nginx"))
+        writer, other = pair
+        status, _, reply = report(front.port, "kitapçık", source="127.0.4.1")
+        assert status == 202, reply
+
+        crash(writer)
+        rids = {f"down-{i}" for i in range(5)}
+        for i, rid in enumerate(sorted(rids)):
+            status, headers, reply = report(front.port, "kalemsi", source=f"127.0.4.{i + 2}",
+                                            headers={"X-Request-ID": rid})
+            assert status == 503, reply
+            assert reply["error"]["code"] == "reports_unavailable"
+            assert set(reply["error"]) == {"code", "message"}
+            assert headers["retry-after"] == "10"
+            assert headers["content-type"].startswith("application/json")
+            assert headers["x-request-id"] == rid
+        status, _, _ = request(front.port, "GET", "/v1/validate?word=kitap")
+        assert status == 200  # lookups fail over to the other replica as before
+
+        log = wait_for_log(front, rids)
+        for rid in rids:
+            assert log[rid] == (503, [writer.address])  # tried once, the writer only
+        assert open_counts(other_store) == {}
+        assert open_counts(writer_store) == {"kitapçık": 1}
+
+        # The player sends it again once the writer is back: stored, at the first try.
+        again = start_replica(lexicon, writer.log, port=writer.port, env=envs[0])
+        stack_.callback(stop_process, again.proc)
+        wait_ready([again])
+        status, _, reply = report(front.port, "kalemsi", source="127.0.4.2",
+                                  headers={"X-Request-ID": "back"})
+        assert status == 202, reply
+        assert reply["count"] == 1
+        assert wait_for_log(front, {"back"})["back"] == (202, [writer.address])
+        assert open_counts(writer_store) == {"kitapçık": 1, "kalemsi": 1}
+        assert open_counts(other_store) == {}

@@ -6,6 +6,9 @@ kelime.conf is an nginx site for /etc/nginx/sites-available/. The tests
 * `listen 80 ...;`                 -> `listen 127.0.0.1:<port> ...;`
 * the `server 127.0.0.1:800N ...;` lines of `upstream kelime` -> one per replica given
   (each keeping the parameters, max_fails=... fail_timeout=..., of the first line)
+* the one `server 127.0.0.1:8001 ...;` line of `upstream kelime_reports` (the replica that
+  stores player reports) -> the first replica given (which must be the one started with
+  KELIME_REPORTS)
 * `/var/log/nginx/`                -> `<prefix>/logs/`
 
 and wrapping it in a minimal main config like Debian's /etc/nginx/nginx.conf, with the pid
@@ -31,6 +34,7 @@ SITE = Path(__file__).resolve().parent / "kelime.conf"
 
 _LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.M)
 _UPSTREAM = re.compile(r"^upstream\s+kelime\s*\{(.*?)^\}", re.M | re.S)
+_REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.M | re.S)
 _SERVER = re.compile(r"^([ \t]*)server\s+127\.0\.0\.1:\d+([^;]*);\n", re.M)
 
 
@@ -47,7 +51,8 @@ def find_nginx() -> str | None:
 
 
 def render_site(site: str, listen: int, upstreams: list[int], logs: Path) -> str:
-    """kelime.conf with the listen port, the replicas and the log folder replaced."""
+    """kelime.conf with the listen port, the replicas and the log folder replaced; the
+    report writer is the first replica."""
     if not upstreams:
         raise ValueError("at least one upstream port is needed")
     site, n = _LISTEN.subn(lambda m: f"{m.group(1)}listen 127.0.0.1:{listen}{m.group(2)};", site)
@@ -64,10 +69,30 @@ def render_site(site: str, listen: int, upstreams: list[int], logs: Path) -> str
     lines = "".join(f"{indent}server 127.0.0.1:{port}{params};\n" for port in upstreams)
     body = body[:servers[0].start()] + lines + _SERVER.sub("", body[servers[0].start():])
     site = site[:block.start(1)] + body + site[block.end(1):]
+    site = _render_writer(site, upstreams[0])
     site, n = re.subn(r"/var/log/nginx/", f"{logs}/", site)
     if n == 0:
         raise ValueError("kelime.conf: no /var/log/nginx/ path to move")
     return site
+
+
+def _render_writer(site: str, port: int) -> str:
+    """`upstream kelime_reports` pointed at `port`. Exactly one such block with exactly one
+    server line: a second server would let reports scatter (or be retried on another
+    replica), so it is refused rather than rendered."""
+    blocks = list(_REPORTS_UPSTREAM.finditer(site))
+    if len(blocks) != 1:
+        raise ValueError(f"kelime.conf: expected one `upstream kelime_reports {{ ... }}` "
+                         f"block, found {len(blocks)}")
+    block = blocks[0]
+    servers = len(re.findall(r"^\s*server\s", block.group(1), re.M))
+    body, n = _SERVER.subn(lambda m: f"{m.group(1)}server 127.0.0.1:{port}{m.group(2)};\n",
+                           block.group(1))
+    if servers != 1 or n != 1:
+        raise ValueError("kelime.conf: `upstream kelime_reports` must hold exactly one "
+                         f"`server 127.0.0.1:PORT ...;` line (the report writer), found "
+                         f"{servers} server line(s)")
+    return site[:block.start(1)] + body + site[block.end(1):]
 
 
 def render(prefix: Path, listen: int, upstreams: list[int], site: Path = SITE,
@@ -165,7 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--listen", type=int, required=True, help="port on 127.0.0.1")
     parser.add_argument("--upstream", type=int, action="append", required=True,
-                        help="a replica's port on 127.0.0.1 (repeat)")
+                        help="a replica's port on 127.0.0.1 (repeat; the first is the report "
+                             "writer, the one started with KELIME_REPORTS)")
     parser.add_argument("--prefix", type=Path, required=True, help="folder for everything")
     args = parser.parse_args()
     conf = render(args.prefix, args.listen, args.upstream)
