@@ -5,12 +5,17 @@ A report store is its own SQLite file (sqlite-utils), never the crawl cache or a
 players write to it through ``POST /v1/reports``, maintainers read and close it with
 ``kelime reports``. One open report per (lexicon, word, kind): a duplicate adds a
 submission and raises the count instead of a row. A submission keeps the word as sent,
-the game, the note (plain text, never markup) and a keyed hash of the client's address,
-which is all the per-client rate limit needs: the address itself is not stored.
+the game, the note (plain text, never markup) and, for one hour (the rate limit's window),
+a keyed hash of the client's address (of its /64 network for IPv6); the address itself is
+never stored, and after the hour not even the hash. Closing a report (accept, reject)
+keeps the decision, the counts and the latest notes (cut short) on the report and deletes
+its submissions, so the space they took is used again.
 
 Bounded three ways: a note's length, submissions per client per hour (`RateLimited`,
 with the seconds to wait) and the file's size (`StoreFull`, also enforced by SQLite's
-``max_page_count`` so that no write can grow the file past it).
+``max_page_count`` so that no write can grow the file past it). The file uses a rollback
+journal, not WAL: everything committed is in the one file, so it can be copied or moved
+aside whole at any time (the server follows a moved store: `moved`).
 
     >>> import tempfile, pathlib
     >>> store = ReportStore(pathlib.Path(tempfile.mkdtemp()) / "reports.sqlite", create=True)
@@ -22,6 +27,8 @@ with the seconds to wait) and the file's size (`StoreFull`, also enforced by SQL
     (True, 2, True)
     >>> [(r["word"], r["count"], r["players"], r["kinds"]) for r in store.open_reports()]
     [('kitapçık', 2, 2, {'missing': 2})]
+    >>> [r["id"] for r in store.decide("kitapçık", "tr", "accepted", "TDK lists it", "valid")]
+    [1]
     >>> store.close()
 """
 
@@ -29,6 +36,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import json
 import math
 import os
 import secrets
@@ -56,12 +65,18 @@ STATUSES = ("open", "accepted", "rejected")
 SCHEMA_VERSION = 1
 HOUR = 3600.0
 NOTES_LISTED = 5        # the latest notes shown per word by `open_reports`
+NOTES_KEPT = 3          # notes a closed report keeps, each cut to KEPT_CHARS
+KEPT_CHARS = 200
+HISTORY_LISTED = 3      # earlier decisions on a word shown beside its open reports
 BUSY_TIMEOUT = 5.0      # seconds a writer waits for another (workers share the file)
+MIN_STORE_BYTES = 1024 * 1024  # an empty store takes ~40 KB
 
 
 @dataclass(frozen=True)
 class ReportLimits:
-    """The bounds of a store (the service sets them from KELIME_REPORTS_* variables)."""
+    """The bounds of a store (the service sets them from KELIME_REPORTS_* variables).
+    A maintainer's tools open a store without them (`limits=None`): closing reports must
+    work on a full store, it is how it makes room."""
 
     note_chars: int = 500
     per_client_hour: int = 30
@@ -102,15 +117,20 @@ class Submitted:
     status: str = "open"
 
 
+#: Characters that reorder or hide the text around them (Unicode bidi controls and marks).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+
+
 def note_problem(note: str) -> str | None:
     """Why `note` cannot be stored as a plain-text note, or None. Control characters other
-    than newline, carriage return and tab (terminal escapes, NUL) and bidi overrides, which would reorder
-    what a maintainer reads, are refused; everything else is kept as sent."""
+    than newline, carriage return and tab (terminal escapes, NUL), line and paragraph
+    separators, and bidi controls, which would reorder what a maintainer reads, are
+    refused; everything else is kept as sent."""
     for i, ch in enumerate(note):
         if ch in "\n\r\t":
             continue
-        if unicodedata.category(ch) == "Cc" or "\u202a" <= ch <= "\u202e" \
-                or "\u2066" <= ch <= "\u2069":
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS:
             return f"character {i + 1} is U+{ord(ch):04X}, a control character"
     return None
 
@@ -121,35 +141,52 @@ def iso(epoch: float) -> str:
 
 def _migrate_v1(db: sqlite_utils.Database) -> None:
     db["reports"].create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
-                          "count": int, "first_at": str, "last_at": str, "closed_at": str,
-                          "decision": str, "why": str}, pk="id", not_null={
-                              "lexicon", "word", "kind", "status", "count"})
+                          "count": int, "players": int, "first_at": str, "last_at": str,
+                          "closed_at": str, "decision": str, "why": str, "games": str,
+                          "notes": str}, pk="id", not_null={
+                              "lexicon", "word", "kind", "status", "count", "players"})
     db.execute("CREATE UNIQUE INDEX one_open_report ON reports (lexicon, word, kind) "
                "WHERE status = 'open'")
     db.execute("CREATE INDEX reports_by_word ON reports (lexicon, word)")
     db["submissions"].create({"id": int, "report_id": int, "at": float, "client": str,
                               "game": str, "sent": str, "note": str}, pk="id",
                              foreign_keys=[("report_id", "reports", "id")],
-                             not_null={"report_id", "at", "client"})
+                             not_null={"report_id", "at"})
     db.execute("CREATE INDEX submissions_by_client ON submissions (client, at)")
     db.execute("CREATE INDEX submissions_by_report ON submissions (report_id)")
+    db.execute("CREATE INDEX submissions_keyed ON submissions (at) WHERE client IS NOT NULL")
+
+
+def client_network(address: str) -> str:
+    """What the rate limit counts as one client: an IPv4 address, an IPv6 /64 network (one
+    host is given a whole /64), or the string as it came when it is no address."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:  # ::ffff:1.2.3.4 is 1.2.3.4
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class ReportStore:
     """One report file, opened (and created, with `create`) with its schema checked."""
 
     def __init__(self, path: str | Path, *, create: bool = False,
-                 limits: ReportLimits = ReportLimits(), timeout: float = BUSY_TIMEOUT,
+                 limits: ReportLimits | None = ReportLimits(), timeout: float = BUSY_TIMEOUT,
                  shared: bool = False):
-        """`shared`: the connection may be used from other threads, one at a time (the
-        caller holds a lock), as the service does."""
-        self.path, self.limits = Path(path), limits
+        """`limits` None: no size fence and no rate limit (a maintainer's tools). `shared`:
+        the connection may be used from other threads, one at a time (the caller holds a
+        lock), as the service does."""
+        self.path, self.limits, self.timeout = Path(path), limits, timeout
         if not create and not self.path.exists():
             raise ReportError(f"no report store at {self.path}: the server creates it when "
-                              "KELIME_REPORTS names it, or pass --reports FILE")
+                              "started with --reports FILE (KELIME_REPORTS); pass that FILE")
         if create and not self.path.parent.is_dir():
             raise ReportError(f"the folder of the report store {self.path} does not exist: "
-                              "create it, or point KELIME_REPORTS elsewhere")
+                              "create it, or give --reports (KELIME_REPORTS) another path")
         try:
             conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
                                    check_same_thread=not shared)
@@ -158,15 +195,17 @@ class ReportStore:
         self.db = sqlite_utils.Database(conn)
         try:
             with self._errors():
-                conn.execute("PRAGMA journal_mode=WAL")
+                # A rollback journal: what is committed is in this one file (see above).
+                conn.execute("PRAGMA journal_mode=DELETE")
                 conn.execute("PRAGMA foreign_keys=ON")
                 self._page_size = conn.execute("PRAGMA page_size").fetchone()[0]
                 self._schema(create)
-                # The hard fence under the polite check in `submit`: SQLite itself refuses
-                # to grow the file past the limit (SQLITE_FULL), whatever writes.
-                pages = max(limits.store_bytes // self._page_size, 1) + 16
-                conn.execute(f"PRAGMA max_page_count={int(pages)}")
-                self._secret = bytes.fromhex(self._meta("secret"))
+                if limits is not None:
+                    # The hard fence under the polite check in `submit`: SQLite itself
+                    # refuses to grow the file past the limit (SQLITE_FULL), whatever writes.
+                    pages = max(limits.store_bytes // self._page_size, 1) + 16
+                    conn.execute(f"PRAGMA max_page_count={int(pages)}")
+                self._secret = self._read_secret()
                 self._inode = os.stat(self.path).st_ino
         except BaseException:
             conn.close()
@@ -188,30 +227,55 @@ class ReportStore:
             return
         if "meta" not in tables or self._meta("format") != "kelime-reports":
             raise ReportError(f"{self.path} is a SQLite file but not a kelime report store "
-                              "(a crawl cache?): point KELIME_REPORTS at a file of its own")
-        version = int(self._meta("version") or 0)
-        if version > SCHEMA_VERSION:
+                              "(a crawl cache?): give --reports (KELIME_REPORTS) a file of its "
+                              "own")
+        raw = self._meta("version")
+        if raw is None or not raw.isdigit():
+            raise ReportError(f"{self.path} says it is report store version {raw!r}, which "
+                              "no kelime writes: it was edited; move it aside")
+        if int(raw) > SCHEMA_VERSION:
             raise ReportError(f"{self.path} was written by a newer kelime (report store "
-                              f"version {version}; this one reads {SCHEMA_VERSION}): upgrade")
+                              f"version {raw}; this one reads {SCHEMA_VERSION}): upgrade")
+
+    def _read_secret(self) -> bytes:
+        try:
+            secret = bytes.fromhex(self._meta("secret") or "")
+        except ValueError:
+            secret = b""
+        if len(secret) < 16:
+            raise ReportError(f"{self.path} has no usable key for its client hashes (its meta "
+                              "table was edited): move it aside and a new store is created")
+        return secret
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else None
 
+    def check_writable(self) -> None:
+        """Write to the store once (what a server does before it takes reports): a file
+        that opens but cannot be written fails here, not on the first player's report."""
+        with self._tx():
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                            "('checked_at', ?)", [iso(time.time())])
+
     def _explain(self, e: sqlite3.Error) -> str:
         text = str(e)
-        if "full" in text or "disk" in text:
+        if "not a database" in text or "malformed" in text:
+            return (f"the report store {self.path} is damaged ({text}): move it aside (the "
+                    "server then creates a new one) and recover what you can with "
+                    "`sqlite3 OLD.sqlite .recover | sqlite3 RECOVERED.sqlite`")
+        if "database or disk is full" in text:
             return (f"the disk holding the report store {self.path} is full ({text}); free "
                     "some space")
+        if "disk I/O" in text:
+            return (f"the report store {self.path} could not be read or written ({text}): "
+                    "check the disk and the file")
         if "readonly" in text or "unable to open" in text or "permission" in text.lower():
             return (f"the report store {self.path} cannot be written ({text}): check the "
                     "permissions of the file and its folder")
         if "locked" in text or "busy" in text:
             return (f"the report store {self.path} stayed locked by another process for "
-                    f"{BUSY_TIMEOUT:.0f} s ({text}); try again")
-        if "not a database" in text or "malformed" in text:
-            return (f"the report store {self.path} is damaged ({text}): move it aside (a "
-                    "new one is created) and recover what you can with `sqlite3 FILE .recover`")
+                    f"{self.timeout:g} s ({text}); try again")
         return f"the report store {self.path} failed: {text}"
 
     @contextmanager
@@ -221,7 +285,8 @@ class ReportStore:
         except sqlite3.ProgrammingError:
             raise
         except sqlite3.DatabaseError as e:
-            if "database or disk is full" in str(e) and self._size() >= self.limits.store_bytes:
+            if ("database or disk is full" in str(e) and self.limits is not None
+                    and self._size() >= self.limits.store_bytes - 16 * self._page_size):
                 raise self._full() from None
             raise ReportError(self._explain(e)) from None
 
@@ -261,17 +326,24 @@ class ReportStore:
     # --- players ---------------------------------------------------------------------------
 
     def client_key(self, address: str) -> str:
-        """A keyed hash of a client's address: enough to count its reports, not to find it."""
-        return hmac.new(self._secret, address.encode(), hashlib.sha256).hexdigest()[:24]
+        """A keyed hash of a client's network (`client_network`), kept for an hour. The key
+        is in the file: whoever holds the file can test guesses of an address (IPv4 has
+        few), which is why no key outlives the hour the rate limit needs it for."""
+        network = client_network(address)
+        return hmac.new(self._secret, network.encode(), hashlib.sha256).hexdigest()[:24]
 
     def _size(self) -> int:
-        return self.db.execute("PRAGMA page_count").fetchone()[0] * self._page_size
+        """The bytes in use: the file's pages but those free for reuse."""
+        used = self.db.execute("SELECT (SELECT page_count FROM pragma_page_count()) - "
+                               "(SELECT freelist_count FROM pragma_freelist_count())")
+        return used.fetchone()[0] * self._page_size
 
     def _full(self) -> StoreFull:
         size, limit = self._size(), self.limits.store_bytes
-        return StoreFull(f"the report store is full ({size:,} bytes; its limit is {limit:,}): "
-                         "no more reports are taken until a maintainer reviews them",
-                         size, limit)
+        return StoreFull(f"the report store is full ({size:,} bytes in use; its limit is "
+                         f"{limit:,}): no more reports are taken until a maintainer closes "
+                         "some (`kelime reports accept|reject` frees their space) or raises "
+                         "KELIME_REPORTS_MAX_BYTES", size, limit)
 
     def submit(self, *, word: str, sent: str, kind: str, lexicon: str, client: str,
                game: str | None = None, note: str | None = None,
@@ -283,36 +355,44 @@ class ReportStore:
         caller should have refused."""
         if kind not in KINDS:
             raise ValueError(f"kind {kind!r} is not one of {KINDS}")
-        if note is not None and (len(note) > self.limits.note_chars or note_problem(note)):
+        limits = self.limits or ReportLimits(per_client_hour=2**62, store_bytes=2**62)
+        if note is not None and (len(note) > limits.note_chars or note_problem(note)):
             raise ValueError("the note is over the limit or holds control characters")
         now = time.time() if now is None else now
         key = self.client_key(client)
+        conn = self.db.conn  # plain statements: sqlite-utils' insert re-reads the columns
         with self._tx():
-            self._check_rate(key, now)
-            if self._size() >= self.limits.store_bytes:
+            # the hour is over for these: the rate limit no longer needs their client
+            conn.execute("UPDATE submissions SET client = NULL WHERE client IS NOT NULL AND "
+                         "at <= ?", [now - HOUR])
+            self._check_rate(key, now, limits.per_client_hour)
+            if self._size() >= limits.store_bytes:
                 raise self._full()
-            row = self.db.execute(
+            row = conn.execute(
                 "SELECT id, count FROM reports WHERE lexicon = ? AND word = ? AND kind = ? "
                 "AND status = 'open'", [lexicon, word, kind]).fetchone()
             stamp = iso(now)
-            conn = self.db.conn  # plain statements: sqlite-utils' insert re-reads the columns
+            # a new player of the word (whatever kind), as far as the hour's keys tell
+            new_player = 0 if conn.execute(
+                "SELECT 1 FROM submissions s JOIN reports r ON r.id = s.report_id WHERE "
+                "r.lexicon = ? AND r.word = ? AND r.status = 'open' AND s.client = ? LIMIT 1",
+                [lexicon, word, key]).fetchone() else 1
             if row:
                 report_id, count = row[0], row[1] + 1
-                conn.execute("UPDATE reports SET count = ?, last_at = ? WHERE id = ?",
-                             [count, stamp, report_id])
+                conn.execute("UPDATE reports SET count = ?, players = players + ?, last_at = ? "
+                             "WHERE id = ?", [count, new_player, stamp, report_id])
             else:
                 report_id = conn.execute(
-                    "INSERT INTO reports (lexicon, word, kind, status, count, first_at, last_at) "
-                    "VALUES (?, ?, ?, 'open', 1, ?, ?)", [lexicon, word, kind, stamp, stamp]
-                ).lastrowid
+                    "INSERT INTO reports (lexicon, word, kind, status, count, players, "
+                    "first_at, last_at) VALUES (?, ?, ?, 'open', 1, ?, ?, ?)",
+                    [lexicon, word, kind, new_player, stamp, stamp]).lastrowid
                 count = 1
             conn.execute("INSERT INTO submissions (report_id, at, client, game, sent, note) "
                          "VALUES (?, ?, ?, ?, ?, ?)",
                          [report_id, now, key, game, sent, note or None])
         return Submitted(report_id, count, duplicate=row is not None)
 
-    def _check_rate(self, key: str, now: float) -> None:
-        limit = self.limits.per_client_hour
+    def _check_rate(self, key: str, now: float, limit: int) -> None:
         count, oldest = self.db.execute(
             "SELECT count(*), min(at) FROM submissions WHERE client = ? AND at > ?",
             [key, now - HOUR]).fetchone()
@@ -325,51 +405,68 @@ class ReportStore:
 
     def open_reports(self, lexicon: str | None = None) -> list[dict]:
         """Open reports grouped by (lexicon, word), most reported first: counts by kind,
-        distinct players, games, first and last time, report ids, the latest notes."""
-        where, args = "r.status = 'open'", []
+        players (client addresses new to the word: one sending again within the hour its
+        key is kept counts once), games (most
+        reported first), first and last time, report ids, the latest notes, and the
+        `history` of earlier decisions on the word."""
+        where, args = "status = 'open'", []
         if lexicon:
-            where, args = where + " AND r.lexicon = ?", [lexicon]
+            where, args = where + " AND lexicon = ?", [lexicon]
         with self._errors():
             rows = self.db.execute(
-                f"SELECT r.lexicon, r.word, r.id, r.kind, r.count, r.first_at, r.last_at "
-                f"FROM reports r WHERE {where} ORDER BY r.id", args).fetchall()
+                f"SELECT lexicon, word, id, kind, count, players, first_at, last_at "
+                f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
             groups: dict[tuple[str, str], dict] = {}
-            for lex, word, rid, kind, count, first, last in rows:
+            for lex, word, rid, kind, count, players, first, last in rows:
                 group = groups.setdefault((lex, word), {
                     "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
                     "ids": [], "games": [], "sent": [], "first_at": first, "last_at": last,
-                    "notes": []})
+                    "notes": [], "history": []})
                 group["count"] += count
+                group["players"] += players
                 group["kinds"][kind] = group["kinds"].get(kind, 0) + count
                 group["ids"].append(rid)
                 group["first_at"], group["last_at"] = (min(group["first_at"], first),
                                                        max(group["last_at"], last))
             for group in groups.values():
                 self._fill(group)
-        return sorted(groups.values(), key=lambda g: (-g["count"], g["last_at"], g["word"]))
+        return sorted(groups.values(), key=lambda g: (-g["count"], g["word"]))
 
     def _fill(self, group: dict) -> None:
         marks = ",".join("?" * len(group["ids"]))
         ids = group["ids"]
-        group["players"] = self.db.execute(
-            f"SELECT count(DISTINCT client) FROM submissions WHERE report_id IN ({marks})",
-            ids).fetchone()[0]
         group["games"] = [g for (g,) in self.db.execute(
-            f"SELECT DISTINCT game FROM submissions WHERE report_id IN ({marks}) AND game "
-            "IS NOT NULL ORDER BY game", ids)]
+            f"SELECT game FROM submissions WHERE report_id IN ({marks}) AND game IS NOT NULL "
+            "GROUP BY game ORDER BY count(*) DESC, game", ids)]
         group["sent"] = [s for (s,) in self.db.execute(
             f"SELECT DISTINCT sent FROM submissions WHERE report_id IN ({marks}) ORDER BY sent "
             "LIMIT 5", ids)]
-        group["notes"] = [{"at": iso(at), "kind": kind, "note": note} for at, kind, note in
-                          self.db.execute(
+        group["notes"] = self._notes(ids)
+        group["history"] = [
+            {"id": rid, "kind": kind, "status": status, "decision": decision, "why": why,
+             "closed_at": closed, "count": count}
+            for rid, kind, status, decision, why, closed, count in self.db.execute(
+                "SELECT id, kind, status, decision, why, closed_at, count FROM reports WHERE "
+                "lexicon = ? AND word = ? AND status != 'open' ORDER BY closed_at DESC, id DESC "
+                f"LIMIT {HISTORY_LISTED}", [group["lexicon"], group["word"]])]
+
+    def _notes(self, ids: list[int]) -> list[dict]:
+        marks = ",".join("?" * len(ids))
+        return [{"at": iso(at), "kind": kind, "note": note} for at, kind, note in
+                self.db.execute(
             f"SELECT s.at, r.kind, s.note FROM submissions s JOIN reports r ON r.id = "
             f"s.report_id WHERE s.report_id IN ({marks}) AND s.note IS NOT NULL "
             f"ORDER BY s.at DESC LIMIT {NOTES_LISTED}", ids)]
 
     def decide(self, word: str, lexicon: str, status: str, why: str,
-               decision: str | None = None, now: float | None = None) -> list[dict]:
+               decision: str | None = None, now: float | None = None,
+               then=None) -> list[dict]:
         """Close every open report of `word` in `lexicon` as `status` (accepted, with the
-        `decision`, or rejected), with the maintainer's `why`; the reports closed."""
+        `decision`, or rejected), with the maintainer's `why`; the reports closed. Each
+        keeps its counts, games and latest notes; its submissions are deleted.
+
+        `then(reports)` runs inside the same transaction, before it commits: when it
+        raises (a policy list that cannot be written), the reports stay open."""
         if status not in ("accepted", "rejected"):
             raise ValueError(f"status {status!r}")
         now = time.time() if now is None else now
@@ -380,9 +477,20 @@ class ReportStore:
             if not rows:
                 raise NoOpenReport(f"no open report of {word!r} in lexicon {lexicon!r}: "
                                    "`kelime reports` lists the open ones")
-            self.db.execute("UPDATE reports SET status = ?, decision = ?, why = ?, closed_at = ? "
-                            "WHERE lexicon = ? AND word = ? AND status = 'open'",
-                            [status, decision, why, iso(now), lexicon, word])
+            for row in rows:
+                games = [g for (g,) in self.db.execute(
+                    "SELECT DISTINCT game FROM submissions WHERE report_id = ? AND game IS NOT "
+                    "NULL ORDER BY game", [row["id"]])]
+                self.db.execute(
+                    "UPDATE reports SET status = ?, decision = ?, why = ?, closed_at = ?, "
+                    "games = ?, notes = ? WHERE id = ?",
+                    [status, decision, why, iso(now), json.dumps(games, ensure_ascii=False),
+                     json.dumps([{**n, "note": n["note"][:KEPT_CHARS]}
+                                 for n in self._notes([row["id"]])[:NOTES_KEPT]],
+                                ensure_ascii=False), row["id"]])
+                self.db.execute("DELETE FROM submissions WHERE report_id = ?", [row["id"]])
+            if then is not None:
+                then(rows)
         return rows
 
     def report(self, report_id: int) -> dict | None:
@@ -394,12 +502,7 @@ class ReportStore:
         return dict(zip(names, row))
 
     def counts(self) -> dict[str, int]:
-        """Reports by status (and the file's size in bytes), for summaries."""
+        """Reports by status, and the bytes the store uses, for summaries."""
         with self._errors():
             found = dict(self.db.execute("SELECT status, count(*) FROM reports GROUP BY status"))
             return {**{s: found.get(s, 0) for s in STATUSES}, "bytes": self._size()}
-
-
-def reports_path(value: str | os.PathLike | None) -> Path | None:
-    """The store's path from a flag or KELIME_REPORTS (None or empty: reports are off)."""
-    return Path(value) if value else None

@@ -72,10 +72,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def open_report_store(settings: Settings) -> None:
-    """Create (or check) the report store KELIME_REPORTS names, before serving."""
+    """Create (or check) the report store KELIME_REPORTS names, and write to it once, before
+    serving: a store that cannot be used stops the start, saying why."""
     from kelime.reports import ReportStore
 
-    ReportStore(settings.reports, create=True, limits=settings.report_limits).close()
+    with ReportStore(settings.reports, create=True, limits=settings.report_limits) as store:
+        store.check_writable()
 
 
 def allow_table(route_lists) -> dict[str, str]:

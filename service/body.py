@@ -35,11 +35,12 @@ def budget(request: Request) -> Budget:
     return state.body_budget
 
 
-def too_large(size: int, limit: int, declared: bool) -> TooLarge:
+def too_large(size: int, limit: int, declared: bool,
+              advice: str = "send fewer words per request") -> TooLarge:
     said = (f"declares {size:,} bytes" if declared
             else f"is over the limit ({size:,} bytes received)")
     return TooLarge("body_too_large", f"the request body {said}; the limit is {limit:,} bytes: "
-                    "send fewer words per request", {"size": size, "limit": limit})
+                    f"{advice}", {"size": size, "limit": limit})
 
 
 def declared_length(request: Request) -> int | None:
@@ -55,9 +56,15 @@ class Unsupported(Invalid):
     status = 415
 
 
-def check_json_type(request: Request) -> None:
-    """A 415 for a body that says it is not JSON (no Content-Type at all is taken as JSON)."""
+def check_json_type(request: Request, required: bool = False) -> None:
+    """A 415 for a body that says it is not JSON. No Content-Type at all is taken as JSON,
+    unless `required`: a route that writes asks for it, because a browser sends a body
+    without one from any web site, with no CORS preflight."""
     raw = request.headers.get("content-type")
+    if raw is None and required:
+        raise Unsupported("unsupported_media_type", "the body has no Content-Type: send it "
+                          "as JSON with `Content-Type: application/json` (curl: --json)",
+                          {"content_type": None})
     if raw is None:
         return
     kind, _, params = raw.partition(";")
@@ -71,13 +78,14 @@ def check_json_type(request: Request) -> None:
                       "'Content-Type: application/json')", {"content_type": raw[:60]})
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, *, json_type_required: bool = False,
+                    advice: str = "send fewer words per request") -> bytes:
     """The whole body (JSON by its Content-Type), or TooLarge as soon as it is known to
     exceed `limit` bytes."""
-    check_json_type(request)
+    check_json_type(request, json_type_required)
     declared = declared_length(request)
     if declared is not None and declared > limit:
-        raise too_large(declared, limit, declared=True)
+        raise too_large(declared, limit, declared=True, advice=advice)
     chunks, size, held, budget_ = [], 0, 0, budget(request)
     try:
         while True:
@@ -87,7 +95,7 @@ async def read_body(request: Request, limit: int) -> bytes:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise too_large(size, limit, declared=False)
+                raise too_large(size, limit, declared=False, advice=advice)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return chunks[0] if len(chunks) == 1 else b"".join(chunks)

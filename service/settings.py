@@ -16,7 +16,7 @@ from typing import Mapping
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
-from kelime.reports import ReportLimits
+from kelime.reports import MIN_STORE_BYTES, ReportLimits
 
 #: Environment variable → Settings field, for the fields that can be set from outside.
 ENV = {
@@ -72,6 +72,10 @@ WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL
        "KELIME_MAX_BLANKS": "every blank multiplies the cost of a search",
        "KELIME_MAX_TWO_LETTER_TILES": "each one doubles the cost of a search",
        "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile"}
+
+
+LEAST = {"KELIME_REPORTS_MAX_BYTES": MIN_STORE_BYTES}
+WHY["KELIME_REPORTS_MAX_BYTES"] = "an empty report store alone takes about 40 KB"
 
 
 class SettingsError(KelimeError, ValueError):
@@ -177,9 +181,10 @@ def _convert(var: str, raw: str, kind: str):
         except ValueError:
             raise SettingsError(f"{var}={raw!r} is not a whole number") from None
         least = 0 if var in ("KELIME_CACHE_MAX_AGE", "KELIME_MAX_BLANKS",
-                             "KELIME_MAX_TWO_LETTER_TILES") else 1
+                             "KELIME_MAX_TWO_LETTER_TILES") else LEAST.get(var, 1)
         if value < least:
-            raise SettingsError(f"{var}={raw!r} must be {least} or more")
+            raise SettingsError(f"{var}={raw!r} must be {least} or more"
+                                + (f" ({WHY[var]})" if var in WHY else ""))
         if value > MOST.get(var, value):
             raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less ({WHY[var]})")
         return value

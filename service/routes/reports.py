@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 
 import anyio
 from starlette.requests import Request
@@ -36,6 +37,7 @@ PATH = "/v1/reports"
 #: Verdicts no game can change: a report of them is noise (a phrase, digits, emoji).
 NOT_A_WORD = ("invalid_chars", "phrase")
 log = logging.getLogger("kelime.reports")
+BUSY_TIMEOUT = 2.0  # seconds a report waits for another process's write to the store
 
 
 class TooMany(ServiceError):
@@ -51,8 +53,59 @@ def client_address(request: Request) -> str:
     return client[0] if client else "unknown"
 
 
+#: A report is a word and a note of KELIME_MAX_NOTE_CHARS (500), 7 KB at most even with
+#: every character \u-escaped: a bigger body is no report.
+REPORT_BODY_BYTES = 16 * 1024
+
+
+def body_limit(settings) -> int:
+    """The bytes a report's body may take: 16 KiB, or more for notes made longer."""
+    most = 12 * (settings.max_note_chars + settings.max_word_chars) + 1024
+    return min(settings.max_body_bytes, max(REPORT_BODY_BYTES, most))
+MAX_WAITING = 64  # reports waiting for the store per worker (503 beyond)
 _stores: dict = {}  # (path, limits) → the process's open store: opening one costs ~2 ms
 _lock = threading.Lock()  # one writer at a time here: no SQLite busy-waiting between threads
+
+
+class Writes:
+    """The store is written by one thread of the worker at a time, and at most MAX_WAITING
+    reports wait for it: a store locked by another process never takes the threads the
+    other routes (anagram searches) run on, nor lets waiting requests pile up. After a
+    write fails (the store locked too long, unwritable) the reports waiting, and those of
+    the next RESTING seconds, are refused at once instead of each waiting in turn."""
+
+    RESTING = 2.0
+
+    def __init__(self):
+        self.limiter, self.waiting, self.failed_at = anyio.CapacityLimiter(1), 0, None
+
+    def _resting(self) -> bool:
+        return self.failed_at is not None and time.monotonic() - self.failed_at < self.RESTING
+
+    async def run(self, work):
+        if self.waiting >= MAX_WAITING:
+            raise Unavailable("busy", f"{self.waiting} reports are already waiting to be "
+                              "stored here; send it again in a moment",
+                              headers={"Retry-After": "5"})
+        self.waiting += 1
+        try:
+            async with self.limiter:
+                if self._resting():
+                    raise ReportError("the store failed a moment ago")
+                try:
+                    return await anyio.to_thread.run_sync(work)
+                except ReportError:
+                    self.failed_at = time.monotonic()
+                    raise
+        finally:
+            self.waiting -= 1
+
+
+def writes(request: Request) -> Writes:
+    state = request.app.state
+    if getattr(state, "report_writes", None) is None:
+        state.report_writes = Writes()
+    return state.report_writes
 
 
 def submit(settings, **report):
@@ -66,7 +119,8 @@ def submit(settings, **report):
             store = None
         if store is None:
             store = _stores[key] = ReportStore(settings.reports, create=True,
-                                               limits=settings.report_limits, shared=True)
+                                               limits=settings.report_limits, shared=True,
+                                               timeout=BUSY_TIMEOUT)
         try:
             return store.submit(**report)
         except ReportError:
@@ -80,7 +134,9 @@ async def report_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     settings = kelime.settings
     refuse_query(request.scope)
-    ask = parse_report(await read_body(request, settings.max_body_bytes), settings)
+    body = await read_body(request, body_limit(settings), json_type_required=True,
+                           advice="a report is one word and a short note")
+    ask = parse_report(body, settings)
     lex, game = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
     verdict = lex.check(ask.word, game.min_length).as_dict()
     if verdict["reason"] in NOT_A_WORD:
@@ -97,7 +153,7 @@ async def report_post(request: Request) -> Response:
                 "verdict": verdict}
 
     try:
-        reply = await anyio.to_thread.run_sync(store)
+        reply = await writes(request).run(store)
     except RateLimited as e:
         raise TooMany("too_many_reports", str(e), {"limit": e.limit,
                                                    "retry_after": e.retry_after},
@@ -116,7 +172,8 @@ routes = [NamedRoute(PATH, report_post, methods=["POST"])]
 
 
 #: What `kelime.reports.note_problem` refuses, as a JSON Schema (ECMA-262) pattern.
-NOTE_PATTERN = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$"
+NOTE_PATTERN = ("^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f"
+                "\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$")
 
 
 def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: list) -> dict:
