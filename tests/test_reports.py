@@ -8,6 +8,7 @@ import json
 import multiprocessing
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -78,9 +79,24 @@ def test_rate_limit_per_client_and_hour(tmp_path):
                      now=1100.0)  # another address is not held back
         store.submit(word="ev", sent="ev", kind="missing", lexicon="tr", client="198.51.100.1",
                      now=1000.0 + 3600.5)  # an hour after the first: allowed again
-        # the address itself is not stored, only a keyed hash of it
-        clients = [c for (c,) in store.db.execute("SELECT client FROM submissions")]
-        assert not any("198.51" in c for c in clients) and len(set(clients)) == 2
+        # the address itself is never stored, and its keyed hash only for the hour
+        clients = [c for (c,) in store.db.execute("SELECT client FROM submissions ORDER BY id")]
+        assert clients[0] is None  # over an hour old: erased
+        assert all(c and "198.51" not in c for c in clients[1:]) and len(set(clients[1:])) == 2
+        # an IPv6 client is its /64: another address in it is the same client
+        store.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="2001:db8::1",
+                     now=9000.0)
+        store.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="2001:db8::2",
+                     now=9000.0)
+        store.submit(word="ev", sent="ev", kind="wrong", lexicon="tr",
+                     client="2001:db8:0:0:ffff::9", now=9000.0)
+        with pytest.raises(RateLimited):
+            store.submit(word="ev", sent="ev", kind="wrong", lexicon="tr",
+                         client="2001:db8::3", now=9000.0)
+        store.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="2001:db8:1::1",
+                     now=9000.0)  # another /64
+        clients = [c for (c,) in store.db.execute("SELECT client FROM submissions ORDER BY id")]
+        assert clients[:5] == [None] * 5 and None not in clients[5:]
 
 
 def test_store_full_refuses_and_the_file_stays_bounded(tmp_path):
@@ -93,8 +109,14 @@ def test_store_full_refuses_and_the_file_stays_bounded(tmp_path):
                              client=f"10.0.{i // 250}.{i % 250}", note="n" * 400)
         assert "full" in str(full.value) and i < 10_000
         stored = store.counts()["open"]
-    assert stored == i  # every report before the refusal is kept
-    assert path.stat().st_size <= 64 * 1024 + 16 * 4096  # closed: the WAL is folded in
+        assert stored == i  # every report before the refusal is kept
+        assert path.stat().st_size <= 64 * 1024 + 16 * 4096  # one file: no WAL beside it
+        assert not Path(f"{path}-wal").exists()
+        # closing reports frees their space: the store takes reports again
+        for word in [f"kelime{k}" for k in range(i)]:
+            store.decide(word, "tr", "rejected", "not a word")
+        store.submit(word="yeni", sent="yeni", kind="missing", lexicon="tr", client="10.9.9.9")
+        assert path.stat().st_size <= 64 * 1024 + 16 * 4096
 
 
 def test_not_a_report_store_or_damaged(tmp_path):
@@ -317,11 +339,16 @@ def test_check_goes_on_when_tdk_cannot_be_asked(tmp_path):
     store = tmp_path / "reports.sqlite"
     with ReportStore(store, create=True) as s:
         s.submit(word="ev", sent="ev", kind="wrong", lexicon="tr", client="1.2.3.4")
-    out = run("reports", "check", "--reports", store, "--data", data, "--cache",
-              tmp_path / "tdk.sqlite", "--base-url", "http://127.0.0.1:9", "--delay", "0",
-              "--json").output
-    [group] = json.loads(out)["open"]
+    result = run("reports", "check", "--reports", store, "--data", data, "--cache",
+                 tmp_path / "tdk.sqlite", "--base-url", "http://127.0.0.1:9", "--delay", "0",
+                 "--json", ok=False)
+    assert result.exit_code == 1  # a script sees that some word could not be asked
+    [group] = json.loads(result.stdout)["open"]
     assert group["tdk"]["source"] == "error" and "127.0.0.1:9" in group["tdk"]["error"]
+    # a cache that is no cache stops the run at once, naming it (not once per word)
+    result = run("reports", "check", "--reports", store, "--data", data, "--cache", store,
+                 "--base-url", "http://127.0.0.1:9", "--delay", "0", ok=False)
+    assert result.exit_code == 1 and "Error:" in result.output and str(store) in result.output
 
 
 def test_accept_then_build_changes_the_verdict_and_lists_it(tmp_path, policy):
@@ -392,9 +419,7 @@ def test_a_store_moved_aside_is_followed_by_a_new_one(served, tmp_path):
     url, data, store = served
     assert _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"}).status_code == 202
     archived = tmp_path / "archived.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(f"{store}{suffix}").exists():
-            Path(f"{store}{suffix}").rename(f"{archived}{suffix}")
+    store.rename(archived)  # the file alone: everything committed is in it
     r = _json(url, "/v1/reports", {"word": "kitap", "kind": "wrong"},
               **{"X-Forwarded-For": "203.0.113.20"})
     assert r.status_code == 202 and r.json()["count"] == 1
@@ -404,6 +429,112 @@ def test_a_store_moved_aside_is_followed_by_a_new_one(served, tmp_path):
 
 
 def test_serve_refuses_a_store_it_cannot_use(tmp_path):
-    result = run("serve", "--data", build_data(tmp_path / "data"), "--reports",
-                 tmp_path / "missing" / "r.sqlite", ok=False)
+    data = build_data(tmp_path / "data")
+    result = run("serve", "--data", data, "--reports", tmp_path / "missing" / "r.sqlite",
+                 ok=False)
     assert result.exit_code == 1 and "folder of the report store" in result.output
+    store = tmp_path / "r.sqlite"
+    ReportStore(store, create=True).close()
+    if subprocess.run(["chattr", "+i", str(store)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (it needs root and a file system "
+                    "that has it)")
+    try:  # a store that opens but cannot be written: refused before serving, not at a report
+        result = run("serve", "--data", data, "--reports", store, ok=False)
+    finally:
+        subprocess.run(["chattr", "-i", str(store)], check=True)
+    assert result.exit_code == 1 and "cannot be written" in result.output
+
+
+def test_a_report_needs_a_json_content_type(served):
+    """A browser sends a body without Content-Type from any web site, with no CORS
+    preflight: a report without one is refused, so no other site can report for its
+    visitors."""
+    url, data, store = served
+    r = httpx.post(url + "/v1/reports", content=b'{"word": "kitap", "kind": "offensive"}',
+                   headers={"Origin": "https://elsewhere.example"})
+    assert "content-type" not in r.request.headers
+    assert r.status_code == 415 and r.json()["error"]["code"] == "unsupported_media_type"
+    r = httpx.post(url + "/v1/reports", content=b'{"word": "kitap", "kind": "offensive"}',
+                   headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415
+    huge = _json(url, "/v1/reports", {"word": "kitap", "kind": "wrong", "note": "x" * 20_000})
+    assert huge.status_code == 413 and "one word and a short note" in huge.json()["error"][
+        "message"]
+    with ReportStore(store) as s:
+        assert s.open_reports() == []
+
+
+def test_maintainers_close_reports_on_a_full_store_and_see_history(tmp_path):
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    with ReportStore(store, create=True, limits=ReportLimits(store_bytes=48 * 1024)) as s:
+        with pytest.raises(StoreFull):
+            for i in range(2000):
+                s.submit(word="kitap", sent="kitap", kind="wrong", lexicon="tr",
+                         client=f"10.2.{i // 200}.{i % 200}", note="n" * 400)
+    closing = run("reports", "reject", "kitap", "--why", "a common noun " * 200, "--reports",
+                  store, "--data", data)
+    assert "Rejected 1 report(s) of kitap" in closing.output
+    with ReportStore(store, limits=ReportLimits(store_bytes=48 * 1024)) as s:
+        s.submit(word="kitap", sent="KİTAP", kind="missing", lexicon="tr", client="10.3.0.1",
+                 note="line one\n12 kitap  tr  999 report(s) from 999 player(s): fake")
+    listed = run("reports", "--reports", store, "--data", data).output
+    assert "earlier: wrong rejected on " in listed and "a common noun" in listed
+    assert "line one ⏎ 12 kitap" in listed  # a note cannot print a line of its own
+    assert len(listed.splitlines()) == 5
+    record = json.loads(run("reports", "--reports", store, "--data", data, "--json").output)
+    [group] = record["open"]
+    assert group["history"][0]["status"] == "rejected" and group["history"][0]["count"] >= 5
+
+
+def test_accept_leaves_the_reports_open_when_the_list_cannot_be_written(tmp_path, policy):
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    with ReportStore(store, create=True) as s:
+        s.submit(word="kalem", sent="kalem", kind="missing", lexicon="tr", client="1.2.3.4")
+    allow = policy.parent / "allowlist.txt"
+    allow.unlink()
+    allow.mkdir()  # a list that cannot be read or replaced
+    result = run("reports", "accept", "kalem", "--as", "valid", "--why", "TDK lists it",
+                 "--reports", store, "--data", data, "--policy", policy, ok=False)
+    assert result.exit_code == 1 and "allowlist.txt" in result.output
+    with ReportStore(store) as s:
+        assert [g["word"] for g in s.open_reports()] == ["kalem"]  # still open
+    wrong_data = run("reports", "accept", "kalem", "--as", "valid", "--why", "x", "--reports",
+                     store, "--data", tmp_path / "nowhere", "--policy", policy, ok=False)
+    assert wrong_data.exit_code == 1 and "no lexicon 'tr' under" in wrong_data.output
+    escape = run("reports", "reject", "kalem", "--why", "\x1b[31mred", "--reports", store,
+                 "--data", data, ok=False)
+    assert escape.exit_code == 2 and "plain text" in escape.output
+
+
+def test_a_locked_store_refuses_reports_quickly_and_other_routes_go_on(served):
+    """Another process holds the store's write lock: the reports get 503 with Retry-After
+    (after the first waited its busy timeout, the ones queued behind it at once), and an
+    anagram question sent meanwhile is answered."""
+    import asyncio
+
+    url, data, store = served
+    assert _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"}).status_code == 202
+    holder = sqlite3.connect(store, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+
+    async def load():
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            reports = [client.post("/v1/reports", json={"word": "kitap", "kind": "wrong"},
+                                   headers={"X-Forwarded-For": f"10.7.0.{i}"})
+                       for i in range(12)]
+            anagram = client.post("/v1/anagram", json={"rack": "kitap"})
+            return await asyncio.gather(anagram, *reports)
+
+    try:
+        anagram, *replies = asyncio.run(load())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert anagram.status_code == 200
+    assert {r.status_code for r in replies} == {503}
+    assert {r.json()["error"]["code"] for r in replies} == {"reports_unavailable"}
+    assert all(r.headers["retry-after"] for r in replies)
+    with ReportStore(store) as s:
+        assert [g["word"] for g in s.open_reports()] == ["ev"]

@@ -17,7 +17,7 @@ import click
 
 from ..errors import KelimeError
 from ..normalize import TURKISH
-from ..reports import DECISIONS, NoOpenReport, ReportStore
+from ..reports import DECISIONS, ReportStore
 from .common import data_dir, data_option, environment, print_json, say
 
 reports_option = click.option(
@@ -27,10 +27,15 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 
 
 def _store(store_path: Path | None) -> ReportStore:
+    """The store, without the server's size limit: closing reports is how a full store
+    makes room."""
     if store_path is None:
         raise KelimeError("name the report store: --reports FILE, or set KELIME_REPORTS as "
                           "the server has it")
-    return ReportStore(store_path)
+    return ReportStore(store_path, limits=None)
+
+
+NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
 
 
 class Lexicons:
@@ -50,8 +55,17 @@ class Lexicons:
                 self.loaded[name] = None
         return self.loaded[name]
 
+    def need(self, name: str):
+        """The lexicon `name`, or an error naming the folder looked in."""
+        lex = self.get(name)
+        if lex is None:
+            raise KelimeError(f"no lexicon {name!r} under {self.data} (the words of its "
+                              "reports are judged by it): pass --data, the folder the server "
+                              "serves")
+        return lex
+
     def verdict(self, name: str, word: str, games: list[str]) -> dict | None:
-        """The lexicon's verdict on `word` in the first game it was reported from."""
+        """The lexicon's verdict on `word` in the game it was most reported from."""
         from .common import game_profile
 
         lex = self.get(name)
@@ -64,7 +78,7 @@ class Lexicons:
 
 def _verdict_text(verdict: dict | None) -> str:
     if verdict is None:
-        return "lexicon not built"
+        return "unknown (no such lexicon under --data)"
     return "valid" if verdict["valid"] else f"refused: {verdict['reason']}"
 
 
@@ -76,7 +90,15 @@ def _plain(text: str) -> "object":
     """Text as rich shows it, never read as markup (a player's note is plain text)."""
     from rich.text import Text
 
-    return Text(text.replace("\r", " "))
+    return Text(text)
+
+
+def _one_line(text: str, most: int = NOTE_SHOWN) -> str:
+    """A player's text on one line: its line breaks shown as ⏎ (so that a note cannot
+    print what looks like another report), cut to `most` characters."""
+    flat = " ⏎ ".join(part.strip() for part in text.replace("\r\n", "\n").replace("\r", "\n")
+                      .split("\n"))
+    return flat if len(flat) <= most else flat[:most] + f"… ({len(text):,} characters)"
 
 
 @click.group(invoke_without_command=True)
@@ -117,8 +139,8 @@ def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
     out = console()
     reports_n = sum(g["count"] for g in groups)
     out.print(_plain(f"{len(groups)} word(s) with open reports ({reports_n} report(s)) in "
-                     f"{store_path}; {counts['accepted']} accepted, {counts['rejected']} "
-                     "rejected so far"))
+                     f"{store_path} ({counts['bytes'] / 1024:,.0f} KiB in use); "
+                     f"{counts['accepted']} accepted, {counts['rejected']} rejected so far"))
     for g in groups:
         line = _plain(f"{g['word']}")
         line.stylize("bold")
@@ -128,7 +150,11 @@ def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
         out.print(line)
         for note in g["notes"]:
             out.print(_plain(f"    {note['at'][:16].replace('T', ' ')} {note['kind']}: "
-                             f"{note['note']}"))
+                             f"{_one_line(note['note'])}"))
+        for old in g["history"]:
+            out.print(_plain(f"    earlier: {old['kind']} {old['status']}"
+                             + (f" as {old['decision']}" if old["decision"] else "")
+                             + f" on {(old['closed_at'] or '')[:10]}: {_one_line(old['why'] or '')}"))
     if groups:
         out.print("Next: `kelime reports check` asks TDK; `kelime reports accept WORD --as "
                   "valid|obscene|proper_name --why …` or `reject WORD --why …` closes them.")
@@ -194,10 +220,13 @@ def _pacer(delay: float):
 @click.option("--delay", type=click.FloatRange(0), default=None,
               help="Seconds between requests to TDK [the crawl's, 1].")
 @click.option("--refresh", is_flag=True, help="Ask TDK even for words the cache has.")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only the N most reported words.")
 @json_option
-def check(store_path, data, lexicon, cache, base_url, delay, refresh, as_json) -> None:
+def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_json) -> None:
     """Ask TDK once about each reported word and show, side by side, what TDK says
-    (headwords, proper-name flag, register tags) and what the lexicon says.
+    (headwords, proper-name flag, register tags) and what the lexicon says. Exit status 1
+    when TDK could not be asked about some word (the others are shown).
 
     \b
     Example:
@@ -205,9 +234,10 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, as_json) -
     """
     from ..crawler.fetch import lookup, make_client
     from ..crawler.settings import DEFAULT_BASE_URL, DEFAULT_DELAY
+    from ..errors import CacheError
 
     with _store(store_path) as store:
-        groups = store.open_reports(lexicon)
+        groups = store.open_reports(lexicon)[:limit]
     lexicons = Lexicons(data_dir(data))
     base_url = base_url or DEFAULT_BASE_URL
     with make_client() as client:
@@ -220,16 +250,23 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, as_json) -
             try:
                 found = lookup(cache, group["word"], base_url=base_url, client=client,
                                refresh=refresh)
+            except CacheError:
+                raise  # the cache is no word's problem: every look-up would fail the same
             except KelimeError as e:  # one word TDK could not answer: say so, go on
                 group["tdk"] = {"source": "error", "error": str(e), "headwords": [],
                                 "verdict": None}
                 continue
             group["tdk"] = {"source": found["source"],
                             **tdk_view(found["entries"], group["word"], lex)}
+    failed = sum(g["tdk"]["source"] == "error" for g in groups)
     if as_json:
         print_json({"store": str(store_path), "open": groups})
-        return
-    _print_check(groups)
+    else:
+        _print_check(groups)
+        if failed:
+            say(f"TDK could not be asked about {failed} of {len(groups)} word(s); run the "
+                "same command again later (answers already had are cached)")
+    sys.exit(1 if failed else 0)
 
 
 def _headwords_text(tdk: dict) -> str:
@@ -254,7 +291,7 @@ def _print_check(groups: list[dict]) -> None:
     for g in groups:
         tdk = g["tdk"]
         says = tdk["verdict"] or "could not ask"
-        agree = g["verdict"] is not None and tdk["verdict"] is not None and (
+        agree = g["verdict"] is None or tdk["verdict"] is None or (
             (tdk["verdict"] == "valid") == g["verdict"]["valid"])
         line = _plain(g["word"])
         line.stylize("bold")
@@ -269,10 +306,22 @@ def _print_check(groups: list[dict]) -> None:
 
 # --- accept and reject ---------------------------------------------------------------------
 
+def _why(why: str) -> str:
+    """The maintainer's reason on one line, as plain text (it goes into a policy list)."""
+    from ..reports import note_problem
+
+    flat = " ".join(why.split())
+    problem = note_problem(flat)
+    if not flat or problem:
+        raise click.BadParameter(f"say why in plain text ({problem})" if problem else "say why",
+                                 param_hint="--why")
+    return flat
+
+
 def _word(word: str, lexicon) -> str:
     from ..normalize import letters_problem, normalize
 
-    alphabet = lexicon.alphabet if lexicon is not None else TURKISH
+    alphabet = lexicon.alphabet
     norm = normalize(word, alphabet)
     if not norm or letters_problem(norm, alphabet):
         raise click.BadParameter(f"{word!r} is not a word of the lexicon's letters",
@@ -303,9 +352,9 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
     from ..policy.review import record_review
 
     lexicon = lexicon or environment().default_lexicon
-    lex = Lexicons(data_dir(data)).get(lexicon)
-    norm = _word(word, lex)
-    language = lex.alphabet.language if lex is not None else "Turkish"
+    lex = Lexicons(data_dir(data)).need(lexicon)
+    norm, why = _word(word, lex), _why(why)
+    language = lex.alphabet.language
     if policy is None:
         from ..policy import default_policy_path
 
@@ -319,14 +368,19 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
         raise KelimeError(f"the {lexicon} lexicon is {language or 'not Turkish'}: kelime's "
                           "shipped lists are Turkish. Pass --policy FILE (and build with the "
                           "same --policy)")
+    edits = []
+
+    def write_the_line(closing: list[dict]) -> None:  # inside the store's transaction
+        edits.extend(record_review(norm, verdict, [r["id"] for r in closing], why,
+                                   date.today().isoformat(), policy=policy,
+                                   alphabet=lex.alphabet))
+
     with _store(store_path) as store:
-        open_ids = [g["ids"] for g in store.open_reports(lexicon) if g["word"] == norm]
-        if not open_ids:
-            raise NoOpenReport(f"no open report of {norm!r} in lexicon {lexicon!r}: "
-                               "`kelime reports` lists the open ones")
-        edits = record_review(norm, verdict, open_ids[0], why, date.today().isoformat(),
-                              policy=policy, alphabet=lex.alphabet if lex else TURKISH)
-        closed = store.decide(norm, lexicon, "accepted", " ".join(why.split()), verdict)
+        closed = store.decide(norm, lexicon, "accepted", why, verdict, then=write_the_line)
+    now = lex.check(norm, 1)
+    if (verdict == "valid") == now.valid and (now.valid or now.reason == verdict):
+        say(f"Note: {norm} is already {verdict if now.valid else now.reason} in {lexicon} "
+            f"{lex.info['version']}; the line keeps it so")
     _closed(norm, "accepted", closed, edits, as_json, verdict)
 
 
@@ -345,10 +399,7 @@ def reject(word, why, lexicon, store_path, data, as_json) -> None:
       kelime reports reject ev --why "valid: a common noun" --reports reports.sqlite
     """
     lexicon = lexicon or environment().default_lexicon
-    norm = _word(word, Lexicons(data_dir(data)).get(lexicon))
-    why = " ".join(why.split())
-    if not why:
-        raise click.BadParameter("say why the reports are rejected", param_hint="--why")
+    norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
     with _store(store_path) as store:
         closed = store.decide(norm, lexicon, "rejected", why)
     _closed(norm, "rejected", closed, [], as_json)

@@ -86,6 +86,35 @@ def _read(path: Path) -> list[str]:
         raise PolicyError(f"policy list {path} cannot be read ({e})") from None
 
 
+def _reason_of(text: str) -> str:
+    fields = text.partition("#")[0].split()
+    return fields[1] if len(fields) > 1 else "obscene"
+
+
+def _insert(lines: list[str], line: str, word: str, verdict: str,
+            alphabet: Alphabet) -> list[str]:
+    """`lines` with `line` in its place: among the run of word lines (lines with no blank
+    or comment between them) whose reason is the verdict, in the alphabet's order; a new
+    run at the end when there is none."""
+    reason = "valid" if verdict == "valid" else verdict
+    runs: list[list[int]] = []
+    for i, text in enumerate(lines):
+        if _word_of(text, alphabet) is None:
+            continue
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    same = [run for run in runs if reason == "valid"
+            or all(_reason_of(lines[i]) == reason for i in run)]
+    if not same:
+        return [*lines, *([""] if lines and lines[-1].strip() else []), line]
+    run, key = same[0], sort_key(word, alphabet)
+    at = next((i for i in run if sort_key(_word_of(lines[i], alphabet), alphabet) > key),
+              run[-1] + 1)
+    return [*lines[:at], line, *lines[at:]]
+
+
 def record_review(word: str, verdict: str, reports: list[int], why: str, date: str, *,
                   policy: str | Path | None = None,
                   alphabet: Alphabet = TURKISH) -> list[Edit]:
@@ -116,12 +145,7 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
         lines[at] = line
         lines = [t for i, t in enumerate(lines) if i == at or _word_of(t, alphabet) != word]
     else:
-        key = sort_key(word, alphabet)
-        words = [i for i, text in enumerate(lines) if _word_of(text, alphabet)]
-        after = next((i for i in words if sort_key(_word_of(lines[i], alphabet), alphabet) > key),
-                     None)
-        at = after if after is not None else (words[-1] + 1 if words else len(lines))
-        lines.insert(at, line)
+        lines = _insert(lines, line, word, verdict, alphabet)
     _write(target, lines)
     edits.append(Edit(target, "added", line))
     return edits
