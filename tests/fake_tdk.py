@@ -138,12 +138,14 @@ def builtin_entries() -> list[dict]:
 
 def unlisted_entries() -> list[dict]:
     """Entries /gts answers that the sitemaps do not list (so crawls never meet them): the
-    words players report in tests/test_reports.py and in the README's report session, a
-    verbal noun the offline lexicon lacks and an insult it accepts."""
+    words players report in tests/test_reports.py and in the README's report session: a
+    verbal noun the offline lexicon lacks, an insult it accepts, a word it rightly has."""
     return [
         entry(120, "yağış", [sense("Yağmur, kar, dolu vb.nin yere düşmesi", examples=[
             ("Gece boyunca yağış sürdü.", None)])]),
         entry(130, "dangalak", [sense("Aptal, kaba, anlayışsız kimse", ("20", "38"))]),
+        entry(140, "ev", [sense("Barınılacak, içinde oturulacak yer", examples=[
+            ("Ev alma, komşu al.", None)])]),
     ]
 
 

@@ -117,8 +117,8 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
     Examples:
       kelime reports --reports reports.sqlite
       kelime reports check --reports reports.sqlite        # what TDK says, side by side
-      kelime reports accept kitapçık --as valid --why "TDK lists it" --reports reports.sqlite
-      kelime reports reject ev --why "valid: a common noun" --reports reports.sqlite
+      kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
+      kelime reports reject ev --why "a common noun" --reports reports.sqlite
     """
     if ctx.invoked_subcommand:
         return
@@ -347,7 +347,7 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
 
     \b
     Example:
-      kelime reports accept kitapçık --as valid --why "TDK lists it" --reports reports.sqlite
+      kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
     """
     from ..policy.review import record_review
 
@@ -396,7 +396,7 @@ def reject(word, why, lexicon, store_path, data, as_json) -> None:
 
     \b
     Example:
-      kelime reports reject ev --why "valid: a common noun" --reports reports.sqlite
+      kelime reports reject ev --why "a common noun" --reports reports.sqlite
     """
     lexicon = lexicon or environment().default_lexicon
     norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
