@@ -27,9 +27,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from validate import (Case, add_http_options, cpu_seconds, http_options,  # noqa: E402
-                      kelime_server, lexicon_folder, print_table, process_tree, run_python,
-                      run_wrk, sample_words)
+from validate import (Case, add_http_options, http_options, kelime_server,  # noqa: E402
+                      lexicon_folder, measure_cases, print_table, sample_words)
 
 GZIP = (("Accept-Encoding", "gzip"),)
 
@@ -85,26 +84,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
         pairs = the_cases(lex, sample_words(lex, 20_000))
         server = kelime_server(data, 1, tmp)
-        rates: dict[str, list[float]] = {}
-        cpu: dict[str, list[float]] = {}
         try:
             sizes = {c.name: wire_bytes(server.port, c) for pair in pairs for c in pair}
-            for round_ in range(rounds + 1):  # round 0 warms up, unrecorded
-                for case in (c for pair in pairs for c in pair):
-                    run_for = min(1.0, seconds) if round_ == 0 else seconds
-                    pids = process_tree(server.proc.pid)
-                    used = cpu_seconds(pids)
-                    if client == "wrk":
-                        rate, bad = run_wrk(server.port, case, run_for, 16, 1, tmp)
-                        run_for = max(1, round(run_for))
-                    else:
-                        rate, bad = run_python(server.port, case, run_for, 16, 1)
-                    if bad:
-                        raise SystemExit(f"{case.name}: {bad} replies were not 2xx")
-                    if round_:
-                        rates.setdefault(case.name, []).append(rate)
-                        cpu.setdefault(case.name, []).append(
-                            (cpu_seconds(pids) - used) / max(1.0, rate * run_for))
+            rates, cpu = measure_cases(server, [c for pair in pairs for c in pair], seconds,
+                                       rounds, client, tmp)
         finally:
             server.stop()
     rows = []

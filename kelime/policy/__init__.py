@@ -69,7 +69,8 @@ REVIEW_NOTE = re.compile(r"reports? (?P<ids>\d+(?:, ?\d+)*) \((?P<date>\d{4}-\d{
                          r"(?P<why>.*)")
 
 
-def _lines(path: Path) -> list[str]:
+def read_lines(path: Path) -> list[str]:
+    """A list file's lines; PolicyError naming the file when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -81,7 +82,7 @@ def _lines(path: Path) -> list[str]:
 def _rows(path: Path) -> list[tuple[list[str], str]]:
     """(fields, comment) of each line of a list that names a word."""
     rows = []
-    for line in _lines(path):
+    for line in read_lines(path):
         body, _, comment = line.partition("#")
         if body.split():
             rows.append((body.split(), comment.strip()))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import PolicyError
 from ..normalize import TURKISH, Alphabet, normalize, sort_key
-from . import default_policy_path
+from . import default_policy_path, read_lines
 
 VERDICTS = ("valid", "obscene", "proper_name")
 
@@ -77,15 +77,6 @@ def _write(path: Path, lines: list[str]) -> None:
                           "unchanged") from None
 
 
-def _read(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise PolicyError(f"policy list {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise PolicyError(f"policy list {path} cannot be read ({e})") from None
-
-
 def _reason_of(text: str) -> str:
     fields = text.partition("#")[0].split()
     return fields[1] if len(fields) > 1 else "obscene"
@@ -133,12 +124,12 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
     # The other list first: a word may be in both only for an instant of a crash, and
     # then the blocklist, which wins, still holds it until the allowlist line is written.
     kept, gone = [], []
-    for text in _read(other):
+    for text in read_lines(other):
         (gone if _word_of(text, alphabet) == word else kept).append(text)
     if gone:
         _write(other, kept)
         edits += [Edit(other, "removed", text) for text in gone]
-    lines = _read(target)
+    lines = read_lines(target)
     at = next((i for i, text in enumerate(lines) if _word_of(text, alphabet) == word), None)
     if at is not None:
         edits.append(Edit(target, "replaced", lines[at]))
