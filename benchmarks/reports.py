@@ -5,7 +5,8 @@ measured in the same run, and what it costs the report store on disk:
     .venv/bin/python benchmarks/reports.py --quick    # ~20 seconds
 
 - a report of a word already reported (an open report's count goes up: one UPDATE and one
-  submission row, in a write transaction of the SQLite file, fsync'd by WAL at checkpoints);
+  submission row, in a write transaction of the SQLite file, which the disk confirms
+  before the reply (a rollback journal));
 - reports of 5,000 different words (new report rows, until the cycle repeats).
 
 One worker (`kelime serve --reports FILE`, KELIME_REPORTS_PER_HOUR raised so that the load

@@ -7,15 +7,17 @@ players write to it through ``POST /v1/reports``, maintainers read and close it 
 submission and raises the count instead of a row. A submission keeps the word as sent,
 the game, the note (plain text, never markup) and, for one hour (the rate limit's window),
 a keyed hash of the client's address (of its /64 network for IPv6); the address itself is
-never stored, and after the hour not even the hash. Closing a report (accept, reject)
+never stored, and the hash is erased by the first write after the hour (a report, a
+decision, a server's start, `kelime reports`). Closing a report (accept, reject)
 keeps the decision, the counts and the latest notes (cut short) on the report and deletes
 its submissions, so the space they took is used again.
 
 Bounded three ways: a note's length, submissions per client per hour (`RateLimited`,
 with the seconds to wait) and the file's size (`StoreFull`, also enforced by SQLite's
 ``max_page_count`` so that no write can grow the file past it). The file uses a rollback
-journal, not WAL: everything committed is in the one file, so it can be copied or moved
-aside whole at any time (the server follows a moved store: `moved`).
+journal, not WAL: everything committed is in the one file, so it can be moved aside at
+any time (the server follows a moved store: `moved`); copy it with
+``sqlite3 reports.sqlite ".backup copy.sqlite"``, which never catches half a commit.
 
     >>> import tempfile, pathlib
     >>> store = ReportStore(pathlib.Path(tempfile.mkdtemp()) / "reports.sqlite", create=True)
@@ -114,7 +116,6 @@ class Submitted:
     id: int
     count: int
     duplicate: bool
-    status: str = "open"
 
 
 #: Characters that reorder or hide the text around them (Unicode bidi controls and marks).
@@ -131,7 +132,7 @@ def note_problem(note: str) -> str | None:
         if ch in "\n\r\t":
             continue
         if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS:
-            return f"character {i + 1} is U+{ord(ch):04X}, a control character"
+            return f"character {i + 1} is U+{ord(ch):04X}, a control or text-direction character"
     return None
 
 
@@ -219,12 +220,15 @@ class ReportStore:
             if not create:
                 raise ReportError(f"{self.path} is an empty file, not a kelime report store")
             with self._tx():
-                _migrate_v1(self.db)
-                self.db["meta"].insert_all([
-                    {"key": "format", "value": "kelime-reports"},
-                    {"key": "version", "value": str(SCHEMA_VERSION)},
-                    {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
-            return
+                if not self.db.table_names():  # another process may have made it meanwhile
+                    _migrate_v1(self.db)
+                    self.db["meta"].insert_all([
+                        {"key": "format", "value": "kelime-reports"},
+                        {"key": "version", "value": str(SCHEMA_VERSION)},
+                        {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
+            tables = set(self.db.table_names())
+            if "meta" in tables and self._meta("format") == "kelime-reports":
+                return
         if "meta" not in tables or self._meta("format") != "kelime-reports":
             raise ReportError(f"{self.path} is a SQLite file but not a kelime report store "
                               "(a crawl cache?): give --reports (KELIME_REPORTS) a file of its "
@@ -253,10 +257,22 @@ class ReportStore:
 
     def check_writable(self) -> None:
         """Write to the store once (what a server does before it takes reports): a file
-        that opens but cannot be written fails here, not on the first player's report."""
+        that opens but cannot be written fails here, not on the first player's report.
+        Client keys over an hour old are erased on the way."""
         with self._tx():
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
                             "('checked_at', ?)", [iso(time.time())])
+            self._forget_keys(time.time())
+
+    def forget_keys(self, now: float | None = None) -> None:
+        """Erase the client keys the rate limit no longer needs (over an hour old). Every
+        write does it: a report, a decision, a server's start, `kelime reports`."""
+        with self._tx():
+            self._forget_keys(time.time() if now is None else now)
+
+    def _forget_keys(self, now: float) -> None:
+        self.db.conn.execute("UPDATE submissions SET client = NULL WHERE client IS NOT NULL "
+                             "AND at <= ?", [now - HOUR])
 
     def _explain(self, e: sqlite3.Error) -> str:
         text = str(e)
@@ -362,9 +378,7 @@ class ReportStore:
         key = self.client_key(client)
         conn = self.db.conn  # plain statements: sqlite-utils' insert re-reads the columns
         with self._tx():
-            # the hour is over for these: the rate limit no longer needs their client
-            conn.execute("UPDATE submissions SET client = NULL WHERE client IS NOT NULL AND "
-                         "at <= ?", [now - HOUR])
+            self._forget_keys(now)
             self._check_rate(key, now, limits.per_client_hour)
             if self._size() >= limits.store_bytes:
                 raise self._full()
@@ -393,11 +407,15 @@ class ReportStore:
         return Submitted(report_id, count, duplicate=row is not None)
 
     def _check_rate(self, key: str, now: float, limit: int) -> None:
-        count, oldest = self.db.execute(
-            "SELECT count(*), min(at) FROM submissions WHERE client = ? AND at > ?",
-            [key, now - HOUR]).fetchone()
+        count = self.db.execute("SELECT count(*) FROM submissions WHERE client = ? AND at > ?",
+                                [key, now - HOUR]).fetchone()[0]
         if count >= limit:
-            wait = max(1, math.ceil(oldest + HOUR - now))
+            # the submission whose ageing out brings the count under the limit (the oldest
+            # one, unless the limit was lowered since)
+            freeing = self.db.execute(
+                "SELECT at FROM submissions WHERE client = ? AND at > ? ORDER BY at "
+                "LIMIT 1 OFFSET ?", [key, now - HOUR, count - limit]).fetchone()[0]
+            wait = max(1, math.ceil(freeing + HOUR - now))
             raise RateLimited(f"{count} reports from this address in the last hour; the limit "
                               f"is {limit}: send the next in {wait} s", wait, limit)
 
@@ -460,10 +478,11 @@ class ReportStore:
 
     def decide(self, word: str, lexicon: str, status: str, why: str,
                decision: str | None = None, now: float | None = None,
-               then=None) -> list[dict]:
-        """Close every open report of `word` in `lexicon` as `status` (accepted, with the
-        `decision`, or rejected), with the maintainer's `why`; the reports closed. Each
-        keeps its counts, games and latest notes; its submissions are deleted.
+               then=None, kinds: tuple[str, ...] = KINDS) -> list[dict]:
+        """Close the open reports of `word` in `lexicon` of these `kinds` as `status`
+        (accepted, with the `decision`, or rejected), with the maintainer's `why`; the
+        reports closed. Each keeps its counts, games and latest notes; its submissions are
+        deleted.
 
         `then(reports)` runs inside the same transaction, before it commits: when it
         raises (a policy list that cannot be written), the reports stay open."""
@@ -471,12 +490,14 @@ class ReportStore:
             raise ValueError(f"status {status!r}")
         now = time.time() if now is None else now
         with self._tx():
+            self._forget_keys(now)
             rows = [dict(zip(("id", "kind", "count"), r)) for r in self.db.execute(
                 "SELECT id, kind, count FROM reports WHERE lexicon = ? AND word = ? AND "
-                "status = 'open' ORDER BY id", [lexicon, word])]
+                "status = 'open' ORDER BY id", [lexicon, word]) if r[1] in kinds]
             if not rows:
-                raise NoOpenReport(f"no open report of {word!r} in lexicon {lexicon!r}: "
-                                   "`kelime reports` lists the open ones")
+                raise NoOpenReport(f"no open report of {word!r} in lexicon {lexicon!r}"
+                                   + (f" of kind {', '.join(kinds)}" if kinds != KINDS else "")
+                                   + ": `kelime reports` lists the open ones")
             for row in rows:
                 games = [g for (g,) in self.db.execute(
                     "SELECT DISTINCT game FROM submissions WHERE report_id = ? AND game IS NOT "

@@ -116,9 +116,9 @@ class Settings:
     cors_origins: str = ""               # comma-separated origins browsers may call from
     pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
     reports: Path | None = None          # players' word reports (SQLite); POST /v1/reports
-    reports_per_hour: int = 30           # reports a client address may send an hour (429)
-    reports_max_bytes: int = 64 * 1024 * 1024  # the report store's size (413 beyond)
-    max_note_chars: int = 500            # a report's note
+    reports_per_hour: int = ReportLimits.per_client_hour   # a client address's reports an hour
+    reports_max_bytes: int = ReportLimits.store_bytes      # the report store's size (413 beyond)
+    max_note_chars: int = ReportLimits.note_chars          # a report's note
 
     @property
     def report_limits(self) -> ReportLimits:

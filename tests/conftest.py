@@ -11,6 +11,18 @@ from kelime.service.settings import Settings
 from tests.service_helpers import TestClient, build_data
 
 
+#: The variables a developer may have exported for a server of theirs (README): no test may
+#: read them, or it would use (and change) that server's store, cache or data.
+USER_SETTINGS = ("KELIME_DATA", "KELIME_CACHE", "KELIME_REPORTS", "KELIME_TDK_BASE_URL",
+                 "KELIME_GAMES", "KELIME_DEFAULT_LEXICON", "KELIME_ADMIN_TOKEN")
+
+
+@pytest.fixture(autouse=True)
+def no_user_settings(monkeypatch):
+    for var in USER_SETTINGS:
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory) -> Path:
     """A data folder with two small real lexicons, `tr` and `ku` (Kurdish letters)."""

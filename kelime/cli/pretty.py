@@ -83,8 +83,9 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         out.print(f"  changed by player reports: {len(reported)} word(s)")
     for change in reported:
         ids = ", ".join(f"#{i}" for i in change["reports"])
-        out.print(f"    {escape(change['word'])}  {change['before'] or 'absent'} → "
-                  f"{change['after']}  (report {ids}, {change['date']}: {escape(change['why'])})")
+        which = "reports" if len(change["reports"]) > 1 else "report"
+        out.print(f"    {escape(change['word'])}  {change['before']} → {change['after']}  "
+                  f"({which} {ids}, {change['date']}: {escape(change['why'])})")
 
 
 def _tiles(tiles: list[str]) -> str:

@@ -8,6 +8,8 @@ and lists among its changes.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 import time
 from datetime import date
@@ -17,7 +19,7 @@ import click
 
 from ..errors import KelimeError
 from ..normalize import TURKISH
-from ..reports import DECISIONS, ReportStore
+from ..reports import DECISIONS, KINDS, ReportError, ReportStore
 from .common import data_dir, data_option, environment, print_json, say
 
 reports_option = click.option(
@@ -36,6 +38,14 @@ def _store(store_path: Path | None) -> ReportStore:
 
 
 NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
+
+
+def _forget(store: ReportStore) -> None:
+    """Erase the client keys over an hour old (a copy that cannot be written keeps them)."""
+    try:
+        store.forget_keys()
+    except ReportError:
+        pass
 
 
 class Lexicons:
@@ -124,6 +134,7 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
         return
     with _store(store_path) as store:
         groups, counts = store.open_reports(lexicon), store.counts()
+        _forget(store)
     lexicons = Lexicons(data_dir(data))
     for group in groups:
         group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
@@ -161,36 +172,6 @@ def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
 
 
 # --- check ------------------------------------------------------------------------------
-
-def tdk_view(entries: list[dict], word: str, lexicon) -> dict:
-    """What TDK's entries say of `word`: each headword with its proper-name flag and
-    register tags, and the verdict TDK's flags and tags alone give (no kelime lists)."""
-    from ..lexicon import compile_words
-    from ..policy import load_policy
-    from ..tdk.entries import classify_entries
-
-    alphabet = lexicon.alphabet if lexicon is not None else TURKISH
-    headwords = []
-    for entry in entries:
-        tags = []
-        for sense in entry.get("anlamlarListe") or []:
-            for tag in sense.get("ozelliklerListe") or []:
-                name = " ".join(str(tag.get("tam_adi") or "").split())
-                if name and name not in tags:
-                    tags.append(name)
-        headwords.append({"madde": entry.get("madde"), "ozel_mi": entry.get("ozel_mi") == "1",
-                          "senses": len(entry.get("anlamlarListe") or []), "tags": tags})
-    policy = load_policy()
-    policy.blocked, policy.allowed = {}, []  # TDK's own flags and tags, not our lists
-    compiled = compile_words(classify_entries(entries, policy, alphabet), alphabet)
-    if not entries:
-        says = "not_in_dictionary"
-    elif word in set(compiled.words):
-        says = "valid"
-    else:
-        says = compiled.rejected.get(word, "not_in_dictionary")
-    return {"headwords": headwords, "verdict": says}
-
 
 def _pacer(delay: float):
     """httpx event hooks that keep `delay` seconds between the end of one request and the
@@ -235,9 +216,13 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
     from ..crawler.fetch import lookup, make_client
     from ..crawler.settings import DEFAULT_BASE_URL, DEFAULT_DELAY
     from ..errors import CacheError
+    from ..tdk.entries import tdk_view
 
+    store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
+                                                     lexicon=lexicon, as_json=as_json)
     with _store(store_path) as store:
         groups = store.open_reports(lexicon)[:limit]
+        _forget(store)
     lexicons = Lexicons(data_dir(data))
     base_url = base_url or DEFAULT_BASE_URL
     with make_client() as client:
@@ -256,8 +241,8 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
                 group["tdk"] = {"source": "error", "error": str(e), "headwords": [],
                                 "verdict": None}
                 continue
-            group["tdk"] = {"source": found["source"],
-                            **tdk_view(found["entries"], group["word"], lex)}
+            group["tdk"] = {"source": found["source"], **tdk_view(
+                found["entries"], group["word"], lex.alphabet if lex is not None else TURKISH)}
     failed = sum(g["tdk"]["source"] == "error" for g in groups)
     if as_json:
         print_json({"store": str(store_path), "open": groups})
@@ -329,21 +314,73 @@ def _word(word: str, lexicon) -> str:
     return norm
 
 
+#: The kinds of report an accepted verdict answers: making a word valid answers "missing";
+#: refusing it answers "wrong" and "offensive". The other kinds stay open.
+ANSWERS = {"valid": ("missing",), "obscene": ("offensive", "wrong"),
+           "proper_name": ("wrong", "offensive")}
+kind_option = click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
+                           help="Only reports of this kind (repeat for several).")
+
+
+def _from_group(**given):
+    """Each option left out here taken from `kelime reports`' own (`kelime reports
+    --reports FILE accept …` means what `kelime reports accept … --reports FILE` does)."""
+    parent = click.get_current_context().parent
+    shared = parent.params if parent is not None else {}
+    return [value if value not in (None, False) else shared.get(name, value)
+            for name, value in given.items()]
+
+
+def _policy_for(lex, policy: Path | None) -> None:
+    """Refuse an accept whose line the next build would not read: a lexicon built with
+    --no-policy or with another policy than the one the line goes into, the shipped
+    policy of an installed (not checked-out) kelime, a language the shipped lists are not."""
+    from ..policy import default_policy_path
+
+    applied = (lex.manifest.source or {}).get("policy") or {}
+    name = lex.info["name"]
+    if applied.get("applied") is False:
+        raise KelimeError(f"{name} was built with --no-policy: an accepted report's line would "
+                          "not apply. Build it with a policy first")
+    label = str(applied.get("policy") or "")
+    if policy is None and label and label != "kelime's default" and Path(label).suffix:
+        raise KelimeError(f"{name} was built with the policy {label}: pass --policy {label}, "
+                          "so that the line goes where the next build reads it")
+    if policy is not None:
+        return
+    language = lex.alphabet.language
+    if language != "Turkish":
+        raise KelimeError(f"the {name} lexicon is {language or 'not Turkish'}: kelime's "
+                          "shipped lists are Turkish. Pass --policy FILE (and build with the "
+                          "same --policy)")
+    shipped = default_policy_path()
+    tracked = subprocess.run(["git", "-C", str(shipped.parent), "ls-files", "--error-unmatch",
+                              shipped.name], capture_output=True) if shutil.which("git") else None
+    if tracked is None or tracked.returncode != 0:
+        raise KelimeError(f"the shipped policy {shipped} is not a file of a git checkout (an "
+                          "installed kelime?): an accepted report must become a reviewed "
+                          "change. Pass --policy FILE (your checkout's kelime/policy/"
+                          "policy.toml) and build with the same --policy")
+
+
 @reports.command()
 @click.argument("word")
 @click.option("--as", "verdict", type=click.Choice(DECISIONS), required=True,
               help="The verdict the next build gives the word.")
 @click.option("--why", required=True, help="The reason, kept beside the word in the list.")
+@kind_option
 @click.option("--lexicon", default=None, help="The reports' lexicon [the server's default].")
 @click.option("--policy", type=click.Path(path_type=Path, dir_okay=False),
               help="The policy whose lists get the line [the one shipped with kelime].")
 @reports_option
 @data_option
 @json_option
-def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> None:
+def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json) -> None:
     """Accept WORD's open reports: write it into the policy's allowlist (--as valid) or
     blocklist (--as obscene, --as proper_name) with the reports and the date, and close
-    them. Review the line with `git diff`; the next `kelime build` applies it.
+    them. --as valid answers the "missing" reports, the others "wrong" and "offensive"
+    (--kind chooses); reports of other kinds stay open. Review the line with `git diff`;
+    the next `kelime build` applies it.
 
     \b
     Example:
@@ -351,23 +388,12 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
     """
     from ..policy.review import record_review
 
+    store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
+                                                     lexicon=lexicon, as_json=as_json)
     lexicon = lexicon or environment().default_lexicon
     lex = Lexicons(data_dir(data)).need(lexicon)
     norm, why = _word(word, lex), _why(why)
-    language = lex.alphabet.language
-    if policy is None:
-        from ..policy import default_policy_path
-
-        shipped = default_policy_path()
-        if not any((folder / ".git").exists() for folder in shipped.parents):
-            raise KelimeError(f"the shipped policy {shipped} is inside an installed kelime, not "
-                              "a checkout: an accepted report must become a reviewed change. "
-                              "Pass --policy FILE (your checkout's kelime/policy/policy.toml) "
-                              "and build with the same --policy")
-    if policy is None and language != "Turkish":
-        raise KelimeError(f"the {lexicon} lexicon is {language or 'not Turkish'}: kelime's "
-                          "shipped lists are Turkish. Pass --policy FILE (and build with the "
-                          "same --policy)")
+    _policy_for(lex, policy)
     edits = []
 
     def write_the_line(closing: list[dict]) -> None:  # inside the store's transaction
@@ -376,33 +402,41 @@ def accept(word, verdict, why, lexicon, policy, store_path, data, as_json) -> No
                                    alphabet=lex.alphabet))
 
     with _store(store_path) as store:
-        closed = store.decide(norm, lexicon, "accepted", why, verdict, then=write_the_line)
+        closed = store.decide(norm, lexicon, "accepted", why, verdict, then=write_the_line,
+                              kinds=tuple(kinds) or ANSWERS[verdict])
+        left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
     now = lex.check(norm, 1)
     if (verdict == "valid") == now.valid and (now.valid or now.reason == verdict):
         say(f"Note: {norm} is already {verdict if now.valid else now.reason} in {lexicon} "
             f"{lex.info['version']}; the line keeps it so")
-    _closed(norm, "accepted", closed, edits, as_json, verdict)
+    _closed(norm, "accepted", closed, edits, as_json, verdict, left)
 
 
 @reports.command()
 @click.argument("word")
 @click.option("--why", required=True, help="The reason, stored with the closed reports.")
+@kind_option
 @click.option("--lexicon", default=None, help="The reports' lexicon [the server's default].")
 @reports_option
 @data_option
 @json_option
-def reject(word, why, lexicon, store_path, data, as_json) -> None:
-    """Reject WORD's open reports: the verdict stays; the reports are closed with the reason.
+def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
+    """Reject WORD's open reports (of every kind, or --kind): the verdict stays; the
+    reports are closed with the reason.
 
     \b
     Example:
       kelime reports reject ev --why "a common noun" --reports reports.sqlite
     """
+    store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
+                                                     lexicon=lexicon, as_json=as_json)
     lexicon = lexicon or environment().default_lexicon
-    norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
+    lex = Lexicons(data_dir(data)).get(lexicon)  # a retired lexicon's reports close too
+    norm, why = (_word(word, lex) if lex is not None else word.strip()), _why(why)
     with _store(store_path) as store:
-        closed = store.decide(norm, lexicon, "rejected", why)
-    _closed(norm, "rejected", closed, [], as_json)
+        closed = store.decide(norm, lexicon, "rejected", why, kinds=tuple(kinds) or KINDS)
+        left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
+    _closed(norm, "rejected", closed, [], as_json, None, left)
 
 
 def _shown(path: Path) -> str:
@@ -414,10 +448,11 @@ def _shown(path: Path) -> str:
 
 
 def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
-            verdict: str | None = None) -> None:
+            verdict: str | None, left: list[dict]) -> None:
+    still = {kind: n for g in left for kind, n in g["kinds"].items()}
     if as_json:
         print_json({"word": word, "status": status, "verdict": verdict,
-                    "reports": [c["id"] for c in closed],
+                    "reports": [c["id"] for c in closed], "still_open": still,
                     "edits": [{"file": str(e.path), "action": e.action, "line": e.line}
                               for e in edits]})
         return
@@ -427,6 +462,8 @@ def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
                "submission(s))" + (f" as {verdict}" if verdict else ""))
     for edit in edits:
         click.echo(f"  {edit.action} in {_shown(edit.path)}: {edit.line}")
+    if still:
+        click.echo(f"Still open: {_kinds_text(still)} (another kind: close it with --kind)")
     if edits:
         click.echo("Review the change (git diff), then `kelime build` applies it and lists "
                    f"{word} among the changes.")

@@ -93,20 +93,27 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str], Lexico
 
 
 def reported_changes(reviewed: dict[str, dict], compiled: Compiled, prev_words: list[str],
-                     prev: Lexicon | None) -> list[dict]:
+                     prev: Lexicon | None, had_prev: bool,
+                     alphabet: Alphabet = TURKISH) -> list[dict]:
     """The words of `reviewed` (normalised word → its review: reports, date, why) whose
-    verdict this build changes: before (None when there was no lexicon) and after, each
-    ``valid`` or the reason."""
-    if not reviewed:
+    verdict this build changes against the previous one, each ``valid`` or the reason
+    before and after. No previous lexicon: nothing changed (the first build of a name lists
+    no word). A previous one an older kelime wrote (`prev` None) tells only valid or not:
+    a word it refused is ``refused`` before, and listed only when it becomes valid."""
+    if not reviewed or not had_prev:
         return []
     now_valid, before_valid = set(compiled.words), set(prev_words)
     changed = []
-    for word, review in sorted(reviewed.items(), key=lambda item: sort_key(item[0])):
+    for word, review in sorted(reviewed.items(), key=lambda item: sort_key(item[0], alphabet)):
         after = "valid" if word in now_valid else compiled.rejected.get(word, "not_in_dictionary")
-        before = None
-        if prev_words:
-            before = "valid" if word in before_valid else (
-                prev.reason_for(word) if prev is not None else "not_in_dictionary")
+        if word in before_valid:
+            before = "valid"
+        elif prev is not None:
+            before = prev.reason_for(word)
+        else:
+            before = "refused"
+            if after != "valid":
+                continue  # refused before, refused now: no change an old lexicon can show
         if before != after:
             changed.append({"word": word, "before": before, "after": after,
                             "reports": review.get("reports", []), "date": review.get("date"),
@@ -200,7 +207,9 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
         tmp.mkdir()
         changes = {"previous_version": prev and prev.version, "version": manifest.version,
                    **diff_words(prev_words, compiled.words, alphabet),
-                   "by_reports": reported_changes(reviewed, compiled, prev_words, prev_lexicon)}
+                   "by_reports": reported_changes(reviewed, compiled, prev_words, prev_lexicon,
+                                                  prev is not None or bool(prev_words),
+                                                  alphabet)}
         data = {**data, CHANGES_FILE: json_bytes(changes)}
         manifest = manifest.with_file(CHANGES_FILE, data[CHANGES_FILE])
         for file, blob in {**data, MANIFEST_FILE: manifest.to_bytes()}.items():

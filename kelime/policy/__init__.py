@@ -93,7 +93,7 @@ def _read_list(path: Path) -> list[list[str]]:
     return [row for row, _ in _rows(path)]
 
 
-def _review(row: list[str], comment: str, kind: str, verdict: str) -> dict | None:
+def _review(comment: str, kind: str, verdict: str) -> dict | None:
     found = REVIEW_NOTE.fullmatch(comment)
     if not found:
         return None
@@ -109,7 +109,7 @@ def _blocked(path: Path, reviewed: dict | None = None) -> dict[str, str]:
             raise PolicyError(f"blocklist word {row[0]!r} in {path} has unknown reason "
                               f"{reason!r}; use one of {', '.join(REASONS)}")
         blocked[row[0]] = reason
-        review = _review(row, comment, "blocklist", reason)
+        review = _review(comment, "blocklist", reason)
         if review is not None and reviewed is not None:
             reviewed[row[0]] = review
     return blocked
@@ -119,7 +119,7 @@ def _allowed(path: Path, reviewed: dict) -> list[str]:
     allowed = []
     for row, comment in _rows(path):
         allowed.append(row[0])
-        review = _review(row, comment, "allowlist", "valid")
+        review = _review(comment, "allowlist", "valid")
         if review is not None:
             reviewed[row[0]] = review
     return allowed

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from ..errors import PolicyError
 from ..normalize import TURKISH, Alphabet, normalize, sort_key
+from ..reports import DECISIONS
 from . import default_policy_path, read_lines
 
-VERDICTS = ("valid", "obscene", "proper_name")
+VERDICTS = DECISIONS  # what `kelime reports accept --as` takes
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,10 @@ def _write(path: Path, lines: list[str]) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # not ours to remove (a folder in the way): the error below names the list
         raise PolicyError(f"could not write the policy list {path} ({e.strerror or e}); it is "
                           "unchanged") from None
 
@@ -87,7 +91,6 @@ def _insert(lines: list[str], line: str, word: str, verdict: str,
     """`lines` with `line` in its place: among the run of word lines (lines with no blank
     or comment between them) whose reason is the verdict, in the alphabet's order; a new
     run at the end when there is none."""
-    reason = "valid" if verdict == "valid" else verdict
     runs: list[list[int]] = []
     for i, text in enumerate(lines):
         if _word_of(text, alphabet) is None:
@@ -96,8 +99,8 @@ def _insert(lines: list[str], line: str, word: str, verdict: str,
             runs[-1].append(i)
         else:
             runs.append([i])
-    same = [run for run in runs if reason == "valid"
-            or all(_reason_of(lines[i]) == reason for i in run)]
+    same = [run for run in runs if verdict == "valid"
+            or all(_reason_of(lines[i]) == verdict for i in run)]
     if not same:
         return [*lines, *([""] if lines and lines[-1].strip() else []), line]
     run, key = same[0], sort_key(word, alphabet)
@@ -120,23 +123,22 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
     target, other = (allow, block) if verdict == "valid" else (block, allow)
     fields = word if verdict in ("valid", "obscene") else f"{word} {verdict}"
     line = f"{fields}  # {review_note(reports, date, why)}"
-    edits = []
-    # The other list first: a word may be in both only for an instant of a crash, and
-    # then the blocklist, which wins, still holds it until the allowlist line is written.
-    kept, gone = [], []
-    for text in read_lines(other):
-        (gone if _word_of(text, alphabet) == word else kept).append(text)
-    if gone:
-        _write(other, kept)
-        edits += [Edit(other, "removed", text) for text in gone]
-    lines = read_lines(target)
-    at = next((i for i, text in enumerate(lines) if _word_of(text, alphabet) == word), None)
-    if at is not None:
-        edits.append(Edit(target, "replaced", lines[at]))
-        lines[at] = line
-        lines = [t for i, t in enumerate(lines) if i == at or _word_of(t, alphabet) != word]
-    else:
-        lines = _insert(lines, line, word, verdict, alphabet)
+    old_target, old_other = read_lines(target), read_lines(other)
+    gone = [text for text in old_target if _word_of(text, alphabet) == word]
+    lines = _insert([t for t in old_target if _word_of(t, alphabet) != word], line, word,
+                    verdict, alphabet)
+    dropped = [text for text in old_other if _word_of(text, alphabet) == word]
+    # The target list first: should the second write fail (or the process die between
+    # them), the word is in both lists for that while, and the blocklist wins, so the
+    # verdict is the old one (valid accepted) or the new one (obscene, proper_name), never
+    # the sources' alone. A failed second write puts the target list back.
     _write(target, lines)
-    edits.append(Edit(target, "added", line))
+    if dropped:
+        try:
+            _write(other, [t for t in old_other if _word_of(t, alphabet) != word])
+        except PolicyError:
+            _write(target, old_target)
+            raise
+    edits = [Edit(target, "replaced", text) for text in gone]
+    edits += [Edit(target, "added", line)] + [Edit(other, "removed", text) for text in dropped]
     return edits

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ..lexicon.compile import Candidate
+from ..lexicon.compile import Candidate, compile_words
 from ..normalize import TURKISH, Alphabet, normalize
 from ..policy import Policy
 
@@ -93,3 +93,34 @@ def classify_entries(entries: Iterable[dict], policy: Policy,
         else:
             yield Candidate(s.headword, None if s.word in ordinary else "obscene")
 
+
+
+def headwords(entries: Iterable[dict]) -> list[dict]:
+    """Each entry's headword, proper-name flag, number of senses and register tags (the
+    tags' full names, each once), as `kelime reports check` shows them."""
+    found = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        senses = [s for s in entry.get("anlamlarListe") or () if isinstance(s, dict)]
+        tags: list[str] = []
+        for sense in senses:
+            for tag in sense.get("ozelliklerListe") or ():
+                name = " ".join(_text(tag.get("tam_adi")).split()) if isinstance(tag, dict) else ""
+                if name and name not in tags:
+                    tags.append(name)
+        found.append({"madde": _text(entry.get("madde")), "ozel_mi": _text(entry.get("ozel_mi"))
+                      == "1", "senses": len(senses), "tags": tags})
+    return found
+
+
+def tdk_view(entries: list[dict], word: str, alphabet: Alphabet = TURKISH) -> dict:
+    """What TDK's entries say of the normalised `word`: their `headwords`, and the verdict
+    TDK's own flags and register tags give it (kelime's default tag and name rules, no
+    blocklist or allowlist): ``valid``, a reason, or ``not_in_dictionary``."""
+    compiled = compile_words(classify_entries(entries, Policy(), alphabet), alphabet)
+    if word in set(compiled.words):
+        says = "valid"
+    else:
+        says = compiled.rejected.get(word, "not_in_dictionary")
+    return {"headwords": headwords(entries), "verdict": says}

@@ -1,15 +1,17 @@
 """POST /v1/reports: a player says a word's verdict is wrong; stored for the maintainers.
 
 Exists only when KELIME_REPORTS names a report store (kelime.reports): without it the
-path is not routed (404). The store is its own SQLite file, written by this process's
-workers alone; behind a load balancer every report goes to one replica (the shipped
-nginx configuration routes /v1/reports to the first one), so reports never scatter.
+path is not routed (404). The store is its own SQLite file, which this server's workers
+write (and the maintainers' `kelime reports`); behind a load balancer every report goes to
+one replica (the shipped nginx configuration routes /v1/reports to the first one), so
+reports never scatter.
 
-Each report answers 202 with its id and the word's current verdict, which the page shows
-at once ("already valid", "refused: proper_name"). A duplicate of an open report raises
-its count. A client address sends at most KELIME_REPORTS_PER_HOUR reports an hour (429
-with Retry-After); at KELIME_REPORTS_MAX_BYTES the store takes no more (413). A plain
-Starlette route like validate's, described by `openapi` below.
+Each report answers 202 with its id, its count and the word's current verdict (a game
+client can say at once "already valid"). A duplicate of an open report raises its count.
+A client address sends at most KELIME_REPORTS_PER_HOUR reports an hour (429 with
+Retry-After); at KELIME_REPORTS_MAX_BYTES the store takes no more until a maintainer
+closes reports (413 with Retry-After). A plain Starlette route like validate's, described
+by `openapi` below.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ PATH = "/v1/reports"
 NOT_A_WORD = ("invalid_chars", "phrase")
 log = logging.getLogger("kelime.reports")
 BUSY_TIMEOUT = 2.0  # seconds a report waits for another process's write to the store
+FULL_RETRY = 3600  # Retry-After of a full store: the maintainers' review takes a while
 
 
 class TooMany(ServiceError):
@@ -54,15 +57,18 @@ def client_address(request: Request) -> str:
 
 
 #: A report is a word and a note of KELIME_MAX_NOTE_CHARS (500), 7 KB at most even with
-#: every character \u-escaped: a bigger body is no report.
+#: every character \u-escaped: a bigger body is no report. (nginx's site says 16k too:
+#: raise both with KELIME_MAX_NOTE_CHARS.)
 REPORT_BODY_BYTES = 16 * 1024
+MAX_WAITING = 64  # reports waiting for the store per worker (503 beyond)
 
 
 def body_limit(settings) -> int:
     """The bytes a report's body may take: 16 KiB, or more for notes made longer."""
     most = 12 * (settings.max_note_chars + settings.max_word_chars) + 1024
     return min(settings.max_body_bytes, max(REPORT_BODY_BYTES, most))
-MAX_WAITING = 64  # reports waiting for the store per worker (503 beyond)
+
+
 _stores: dict = {}  # (path, limits) → the process's open store: opening one costs ~2 ms
 _lock = threading.Lock()  # one writer at a time here: no SQLite busy-waiting between threads
 
@@ -148,7 +154,7 @@ async def report_post(request: Request) -> Response:
         done = submit(settings, word=verdict["normalized"], sent=ask.word, kind=ask.kind,
                       lexicon=lex.name, client=client_address(request), game=game.name,
                       note=ask.note)
-        return {"id": done.id, "status": done.status, "kind": ask.kind, "count": done.count,
+        return {"id": done.id, "status": "open", "kind": ask.kind, "count": done.count,
                 "duplicate": done.duplicate, "lexicon": lex.info, "game": game.name,
                 "verdict": verdict}
 
@@ -159,7 +165,10 @@ async def report_post(request: Request) -> Response:
                                                    "retry_after": e.retry_after},
                       headers={"Retry-After": str(e.retry_after)}) from None
     except StoreFull as e:
-        raise TooLarge("reports_full", str(e), {"size": e.size, "limit": e.limit}) from None
+        log.error("report not stored: %s", e)  # the maintainers' message; the player's below
+        raise TooLarge("reports_full", "this server takes no more reports for now (its "
+                       "report store is full until the maintainers review it); send it "
+                       "again later", headers={"Retry-After": str(FULL_RETRY)}) from None
     except ReportError as e:
         log.error("report not stored: %s", e)
         raise Unavailable("reports_unavailable", "the report could not be stored right now; "
@@ -203,8 +212,12 @@ def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: li
                                    "and kind).",
                     "content": {JSON: {"schema": {"$ref": "#/components/schemas/ReportReply"}}}},
             "413": {"description": f"Over a limit: the word ({settings.max_word_chars} "
-                                   f"characters), the note ({settings.max_note_chars}), or the "
-                                   "store is full."},
+                                   f"characters, `word_too_long`), the note "
+                                   f"({settings.max_note_chars}, `note_too_long`), the body "
+                                   f"({body_limit(settings):,} bytes, `body_too_large`), or "
+                                   "the store is full (`reports_full`, with `Retry-After`).",
+                    "headers": {"Retry-After": {"schema": {"type": "integer"}, "description":
+                                                "With `reports_full`: seconds to wait."}}},
             "422": {"description": "Malformed, or not a single word of the lexicon's letters "
                                    "(`not_a_word`)."},
             "429": {"description": f"This address sent {settings.reports_per_hour} reports in "
@@ -212,4 +225,8 @@ def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: li
                     "headers": {"Retry-After": {"schema": {"type": "integer"},
                                                 "description": "Seconds to wait."}},
                     "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}},
-            "503": {"description": "The report store cannot be written right now."}}}}}
+            "503": {"description": "The report store cannot be written right now "
+                                   "(`reports_unavailable`), or too many reports wait for it "
+                                   "(`busy`); `Retry-After` says when to send it again.",
+                    "headers": {"Retry-After": {"schema": {"type": "integer"},
+                                                "description": "Seconds to wait."}}}}}}}
