@@ -44,10 +44,12 @@ import math
 import os
 import secrets
 import sqlite3
+import sys
 import time
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -55,6 +57,7 @@ from typing import Iterator
 import sqlite_utils
 
 from .errors import KelimeError
+from .normalize import sort_key
 
 KINDS = ("missing", "wrong", "offensive")
 #: What each kind claims, for messages, the page and --help.
@@ -118,22 +121,44 @@ class Submitted:
     duplicate: bool
 
 
-#: Characters that reorder or hide the text around them (Unicode bidi controls and marks).
+#: Characters that reorder the text around them (Unicode bidi controls and marks).
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                           "\u2066\u2067\u2068\u2069")
+#: The invisible format characters a note keeps: the joiners emoji and some scripts need.
+JOINERS = frozenset("\u200c\u200d")
+
+
+def _refused(ch: str) -> bool:
+    if ch in "\n\r\t" or ch in JOINERS:
+        return False
+    return ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
 
 
 def note_problem(note: str) -> str | None:
     """Why `note` cannot be stored as a plain-text note, or None. Control characters other
     than newline, carriage return and tab (terminal escapes, NUL), line and paragraph
-    separators, and bidi controls, which would reorder what a maintainer reads, are
-    refused; everything else is kept as sent."""
+    separators, bidi controls, which would reorder what a maintainer reads, and the other
+    invisible format characters (zero-width space, soft hyphen, tag characters), which
+    would hide text from them, are refused; the joiners and everything else are kept."""
     for i, ch in enumerate(note):
-        if ch in "\n\r\t":
-            continue
-        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS:
-            return f"character {i + 1} is U+{ord(ch):04X}, a control or text-direction character"
+        if _refused(ch):
+            return f"character {i + 1} is U+{ord(ch):04X}, an invisible or control character"
     return None
+
+
+@lru_cache(maxsize=1)
+def refused_ranges() -> tuple[tuple[int, int], ...]:
+    """The code points `note_problem` refuses, as (first, last) ranges (for the API's
+    schema; 0.5 s once)."""
+    ranges: list[list[int]] = []
+    for cp in range(sys.maxunicode + 1):
+        if 0xD800 <= cp <= 0xDFFF or not _refused(chr(cp)):
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    return tuple((a, b) for a, b in ranges)
 
 
 def iso(epoch: float) -> str:
@@ -229,6 +254,10 @@ class ReportStore:
             tables = set(self.db.table_names())
             if "meta" in tables and self._meta("format") == "kelime-reports":
                 return
+        if "meta" in tables and self._meta("format") == "kelime-reports" and not (
+                {"reports", "submissions"} <= tables):
+            raise ReportError(f"{self.path} is a kelime report store with tables missing (it "
+                              "was edited): move it aside, and a new one is created")
         if "meta" not in tables or self._meta("format") != "kelime-reports":
             raise ReportError(f"{self.path} is a SQLite file but not a kelime report store "
                               "(a crawl cache?): give --reports (KELIME_REPORTS) a file of its "
@@ -244,7 +273,7 @@ class ReportStore:
     def _read_secret(self) -> bytes:
         try:
             secret = bytes.fromhex(self._meta("secret") or "")
-        except ValueError:
+        except (TypeError, ValueError):
             secret = b""
         if len(secret) < 16:
             raise ReportError(f"{self.path} has no usable key for its client hashes (its meta "
@@ -358,7 +387,8 @@ class ReportStore:
         size, limit = self._size(), self.limits.store_bytes
         return StoreFull(f"the report store is full ({size:,} bytes in use; its limit is "
                          f"{limit:,}): no more reports are taken until a maintainer closes "
-                         "some (`kelime reports accept|reject` frees their space) or raises "
+                         "some (`kelime reports accept|reject` frees their space; `kelime "
+                         "reports prune` deletes old closed ones) or raises "
                          "KELIME_REPORTS_MAX_BYTES", size, limit)
 
     def submit(self, *, word: str, sent: str, kind: str, lexicon: str, client: str,
@@ -435,6 +465,11 @@ class ReportStore:
                 f"SELECT lexicon, word, id, kind, count, players, first_at, last_at "
                 f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
             groups: dict[tuple[str, str], dict] = {}
+            if any(not isinstance(r[4], int) or not isinstance(r[5], int)
+                   or not isinstance(r[6], str) or not isinstance(r[7], str) for r in rows):
+                raise ReportError(f"the report store {self.path} holds rows kelime did not "
+                                  "write (counts or times of another type): it was edited; "
+                                  "move it aside")
             for lex, word, rid, kind, count, players, first, last in rows:
                 group = groups.setdefault((lex, word), {
                     "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
@@ -446,9 +481,13 @@ class ReportStore:
                 group["ids"].append(rid)
                 group["first_at"], group["last_at"] = (min(group["first_at"], first),
                                                        max(group["last_at"], last))
-            for group in groups.values():
-                self._fill(group)
-        return sorted(groups.values(), key=lambda g: (-g["count"], g["word"]))
+            try:
+                for group in groups.values():
+                    self._fill(group)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise ReportError(f"the report store {self.path} holds rows kelime did not "
+                                  f"write ({e}): it was edited; move it aside") from None
+        return sorted(groups.values(), key=lambda g: (-g["count"], sort_key(g["word"])))
 
     def _fill(self, group: dict) -> None:
         marks = ",".join("?" * len(group["ids"]))
@@ -513,6 +552,17 @@ class ReportStore:
             if then is not None:
                 then(rows)
         return rows
+
+    def prune(self, closed_before: str) -> int:
+        """Delete the reports closed at `closed_before` (an ISO time) or earlier
+        and give their space back to the disk; how many were deleted. Their decisions are
+        in the policy lists' comments (accepted) or gone (rejected)."""
+        with self._tx():
+            gone = self.db.conn.execute("DELETE FROM reports WHERE status != 'open' AND "
+                                        "closed_at <= ?", [closed_before]).rowcount
+        with self._errors():
+            self.db.conn.execute("VACUUM")
+        return gone
 
     def report(self, report_id: int) -> dict | None:
         with self._errors():

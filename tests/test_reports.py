@@ -133,6 +133,19 @@ def test_not_a_report_store_or_damaged(tmp_path):
         ReportStore(tmp_path / "absent.sqlite")
     with pytest.raises(ReportError, match="folder"):
         ReportStore(tmp_path / "no" / "such" / "r.sqlite", create=True)
+    edited = tmp_path / "edited.sqlite"
+    ReportStore(edited, create=True).close()
+    db = sqlite3.connect(edited)
+    db.execute("UPDATE meta SET value = randomblob(16) WHERE key = 'secret'")
+    db.commit()
+    with pytest.raises(ReportError, match="edited"):
+        ReportStore(edited)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'secret'", ["ab" * 16])
+    db.execute("DROP TABLE submissions")
+    db.commit()
+    db.close()
+    with pytest.raises(ReportError, match="tables missing"):
+        ReportStore(edited, create=True)
 
 
 def test_notes_refuse_control_characters_only():
@@ -140,6 +153,8 @@ def test_notes_refuse_control_characters_only():
     assert "U+001B" in note_problem("\x1b[31mred")
     assert "U+202E" in note_problem("abc\u202edef")
     assert note_problem("emoji 👍🏽 and ZWJ 👨‍👩‍👧") is None
+    for hidden in ("\u200b", "\ufeff", "\u00ad", "\U000e0041", "\u2028"):  # zero-width …
+        assert note_problem(f"a{hidden}b"), hex(ord(hidden))
 
 
 def _submit_many(path: str, client: str, n: int) -> None:
@@ -593,3 +608,68 @@ def test_a_first_build_lists_no_word_changed_by_reports(tmp_path, policy):
         policy)
     changes = json.loads((tmp_path / "data" / "tr" / "changes.json").read_text())
     assert changes["by_reports"] == [] and changes["added_sample"] == ["kitap", "yağış"]
+
+
+def test_prune_gives_the_space_of_old_decisions_back(tmp_path):
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    limits = ReportLimits(store_bytes=160 * 1024, per_client_hour=10**6)
+    with ReportStore(store, create=True, limits=limits) as s:
+        for round_ in range(3):  # fill, close everything, again: decisions pile up
+            with pytest.raises(StoreFull):
+                for i in range(10_000):
+                    s.submit(word=f"söz{round_}x{i}", sent="x", kind="missing", lexicon="tr",
+                             client="10.4.4.4", note="ğ" * 500)
+            for group in s.open_reports():
+                s.decide(group["word"], "tr", "rejected", "not a word")
+        full_of_decisions = s.counts()
+    out = run("reports", "prune", "--older-than", "0", "--reports", store).output
+    assert f"Deleted {full_of_decisions['rejected']} report(s)" in out
+    with ReportStore(store, limits=limits) as s:
+        assert s.counts()["bytes"] < full_of_decisions["bytes"] / 2
+        s.submit(word="yeni", sent="yeni", kind="missing", lexicon="tr", client="10.5.5.5")
+    kept = run("reports", "prune", "--reports", store, "--json").output  # 90 days: none
+    assert json.loads(kept)["deleted"] == 0
+
+
+def test_accept_undoes_the_lists_when_the_store_cannot_commit(tmp_path, policy):
+    """The policy line is written inside the store's transaction; a commit that fails (a
+    reader holding the file the whole busy timeout) puts the lists back as they were."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    with ReportStore(store, create=True) as s:
+        s.submit(word="kalem", sent="kalem", kind="offensive", lexicon="tr", client="1.2.3.4")
+    lists = [policy.parent / "allowlist.txt", policy.parent / "blocklist.txt"]
+    before = [p.read_text(encoding="utf-8") for p in lists]
+    reader = sqlite3.connect(store, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM reports").fetchone()  # a shared lock till the end
+    try:
+        result = run("reports", "accept", "kalem", "--as", "obscene", "--why", "x",
+                     "--reports", store, "--data", data, "--policy", policy, ok=False)
+    finally:
+        reader.execute("ROLLBACK")
+        reader.close()
+    assert result.exit_code == 1 and "locked" in result.output
+    assert [p.read_text(encoding="utf-8") for p in lists] == before
+    with ReportStore(store) as s:
+        assert [g["word"] for g in s.open_reports()] == ["kalem"]
+
+
+def test_accepting_again_keeps_every_report_on_the_line(tmp_path, policy):
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    with ReportStore(store, create=True) as s:
+        first = s.submit(word="katil", sent="katil", kind="offensive", lexicon="tr", client="a")
+    run("reports", "accept", "katil", "--as", "obscene", "--why", "an insult", "--reports",
+        store, "--data", data, "--policy", policy)
+    with ReportStore(store) as s:
+        second = s.submit(word="katil", sent="katil", kind="wrong", lexicon="tr", client="b")
+    run("reports", "accept", "katil", "--as", "obscene", "--why", "still an insult",
+        "--reports", store, "--data", data, "--policy", policy)
+    block = (policy.parent / "blocklist.txt").read_text(encoding="utf-8")
+    assert block.count("katil") == 1
+    assert f"katil  # reports {first.id}, {second.id} (" in block and "still an insult" in block
+    wrong = run("reports", "reject", "katil", "--why", "x", "--reports", store, "--data",
+                tmp_path / "nowhere", ok=False)
+    assert wrong.exit_code == 1 and "no lexicon 'tr' under" in wrong.output

@@ -41,11 +41,16 @@ NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
 
 
 def _forget(store: ReportStore) -> None:
-    """Erase the client keys over an hour old (a copy that cannot be written keeps them)."""
+    """Erase the client keys over an hour old, if the store can be written at once (a copy
+    that cannot be, or a store busy with a write, keeps them until the next write)."""
+    conn = store.db.conn
+    conn.execute("PRAGMA busy_timeout = 100")
     try:
         store.forget_keys()
     except ReportError:
         pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(store.timeout * 1000)}")
 
 
 class Lexicons:
@@ -129,6 +134,7 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
       kelime reports check --reports reports.sqlite        # what TDK says, side by side
       kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
       kelime reports reject ev --why "a common noun" --reports reports.sqlite
+      kelime reports prune --older-than 180 --reports reports.sqlite
     """
     if ctx.invoked_subcommand:
         return
@@ -347,6 +353,11 @@ def _policy_for(lex, policy: Path | None) -> None:
         raise KelimeError(f"{name} was built with the policy {label}: pass --policy {label}, "
                           "so that the line goes where the next build reads it")
     if policy is not None:
+        shipped = label == "kelime's default" and Path(policy).resolve() != default_policy_path()
+        other = Path(label).suffix and Path(label).resolve() != Path(policy).resolve()
+        if shipped or other:
+            say(f"Note: {name} was built with {label}; the line goes into {policy}, which the "
+                f"next build reads only with --policy {policy}")
         return
     language = lex.alphabet.language
     if language != "Turkish":
@@ -386,7 +397,9 @@ def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json
     Example:
       kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
     """
-    from ..policy.review import record_review
+    from ..normalize import turkish_sorted
+    from ..policy import INFLECTED_FROM, inflections
+    from ..policy.review import record_review, restore, snapshot
 
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
@@ -401,14 +414,26 @@ def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json
                                    date.today().isoformat(), policy=policy,
                                    alphabet=lex.alphabet))
 
+    saved = snapshot(policy)
     with _store(store_path) as store:
-        closed = store.decide(norm, lexicon, "accepted", why, verdict, then=write_the_line,
-                              kinds=tuple(kinds) or ANSWERS[verdict])
+        try:
+            closed = store.decide(norm, lexicon, "accepted", why, verdict,
+                                  then=write_the_line, kinds=tuple(kinds) or ANSWERS[verdict])
+        except BaseException:
+            if edits:  # the lists were written, the store did not commit: undo the lists
+                restore(saved)
+            raise
         left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
     now = lex.check(norm, 1)
     if (verdict == "valid") == now.valid and (now.valid or now.reason == verdict):
         say(f"Note: {norm} is already {verdict if now.valid else now.reason} in {lexicon} "
             f"{lex.info['version']}; the line keeps it so")
+    if verdict == "obscene" and len(norm) >= INFLECTED_FROM:
+        forms = [w for w in turkish_sorted(inflections(norm), lex.alphabet)
+                 if w != norm and w in lex.words]
+        if forms:
+            say(f"Note: as obscene it also refuses {len(forms)} inflected or derived form(s) "
+                f"{lexicon} has now: {', '.join(forms[:8])}{' …' if len(forms) > 8 else ''}")
     _closed(norm, "accepted", closed, edits, as_json, verdict, left)
 
 
@@ -431,12 +456,42 @@ def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
     lexicon = lexicon or environment().default_lexicon
-    lex = Lexicons(data_dir(data)).get(lexicon)  # a retired lexicon's reports close too
-    norm, why = (_word(word, lex) if lex is not None else word.strip()), _why(why)
+    norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
     with _store(store_path) as store:
         closed = store.decide(norm, lexicon, "rejected", why, kinds=tuple(kinds) or KINDS)
         left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
     _closed(norm, "rejected", closed, [], as_json, None, left)
+
+
+@reports.command()
+@click.option("--older-than", "days", type=click.IntRange(0), default=90, show_default=True,
+              help="Delete the reports closed more than this many days ago.")
+@reports_option
+@json_option
+def prune(days, store_path, as_json) -> None:
+    """Delete old closed reports and give their space back: a store kept for years fills
+    with decisions (each keeps its counts and three short notes). Open reports are kept;
+    accepted ones live on in the policy lists' comments.
+
+    \b
+    Example:
+      kelime reports prune --older-than 180 --reports reports.sqlite
+    """
+    from datetime import datetime, timedelta, timezone
+
+    store_path, as_json = _from_group(store_path=store_path, as_json=as_json)
+    before = (datetime.now(timezone.utc) - timedelta(days=days)).isoformat(timespec="seconds")
+    with _store(store_path) as store:
+        used = store.counts()["bytes"]
+        gone = store.prune(before)
+        left = store.counts()
+    if as_json:
+        print_json({"deleted": gone, "closed_before": before, "bytes_before": used,
+                    "counts": left})
+        return
+    click.echo(f"Deleted {gone} report(s) closed before {before[:10]}; the store uses "
+               f"{left['bytes'] / 1024:,.0f} KiB (was {used / 1024:,.0f}); {left['open']} open, "
+               f"{left['accepted']} accepted, {left['rejected']} rejected kept")
 
 
 def _shown(path: Path) -> str:

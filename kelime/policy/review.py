@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import PolicyError
 from ..normalize import TURKISH, Alphabet, normalize, sort_key
 from ..reports import DECISIONS
-from . import default_policy_path, read_lines
+from . import REVIEW_NOTE, default_policy_path, read_lines
 
 VERDICTS = DECISIONS  # what `kelime reports accept --as` takes
 
@@ -39,6 +39,18 @@ class Edit:
 def review_note(reports: list[int], date: str, why: str) -> str:
     ids = ", ".join(str(i) for i in reports)
     return f"report{'s' if len(reports) > 1 else ''} {ids} ({date}): {why}"
+
+
+def snapshot(policy: str | Path | None) -> dict[Path, list[str]]:
+    """The lines of the policy's two lists, for `restore`."""
+    return {path: read_lines(path) for path in list_paths(policy)}
+
+
+def restore(saved: dict[Path, list[str]]) -> None:
+    """Put the lists back as `snapshot` found them (an accept whose store did not commit)."""
+    for path, lines in saved.items():
+        if read_lines(path) != lines:
+            _write(path, lines)
 
 
 def list_paths(policy: str | Path | None) -> tuple[Path, Path]:
@@ -125,6 +137,12 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
     line = f"{fields}  # {review_note(reports, date, why)}"
     old_target, old_other = read_lines(target), read_lines(other)
     gone = [text for text in old_target if _word_of(text, alphabet) == word]
+    earlier = [int(i) for text in gone
+               for found in [REVIEW_NOTE.search(text.partition("#")[2].strip())] if found
+               for i in found["ids"].replace(" ", "").split(",")]
+    if earlier:  # accepted again (another kind): the line keeps every report it answers
+        reports = sorted({*earlier, *reports})
+        line = f"{fields}  # {review_note(reports, date, why)}"
     lines = _insert([t for t in old_target if _word_of(t, alphabet) != word], line, word,
                     verdict, alphabet)
     dropped = [text for text in old_other if _word_of(text, alphabet) == word]

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kelime.reports import (KIND_MEANING, KINDS, RateLimited, ReportError, ReportStore,
-                            StoreFull)
+                            StoreFull, refused_ranges)
 
 from ..body import read_body
 from ..errors import Invalid, ServiceError, TooLarge, Unavailable
@@ -180,9 +180,14 @@ async def report_post(request: Request) -> Response:
 routes = [NamedRoute(PATH, report_post, methods=["POST"])]
 
 
-#: What `kelime.reports.note_problem` refuses, as a JSON Schema (ECMA-262) pattern.
-NOTE_PATTERN = ("^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f"
-                "\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$")
+def note_pattern() -> str:
+    """What `kelime.reports.note_problem` refuses, as a JSON Schema pattern: BMP code
+    points as \\uXXXX (ECMA-262 and Python read them alike), others as themselves."""
+    def char(cp: int) -> str:
+        return f"\\u{cp:04x}" if cp <= 0xFFFF else chr(cp)
+
+    ranges = "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in refused_ranges())
+    return f"^[^{ranges}]*$"
 
 
 def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: list) -> dict:
@@ -199,7 +204,7 @@ def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: li
                 "game": {"type": "string", "default": "kelimelik"},
                 "lexicon": {"type": "string", "default": default_lexicon},
                 "note": {"anyOf": [{"type": "string", "maxLength": settings.max_note_chars,
-                                    "pattern": NOTE_PATTERN}, {"type": "null"}],
+                                    "pattern": note_pattern()}, {"type": "null"}],
                          "description": "Why, in the player's words: stored and shown as "
                                         "plain text only, never as markup."}}}
     return {PATH: {"post": {

@@ -236,6 +236,10 @@
            en(`Too many reports: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`)]
         : ["Çok fazla bildirim: daha sonra yeniden deneyin. ", en("Too many reports: try again later.")];
     }
+    if (e.code === "reports_full" || e.code === "reports_unavailable" || e.code === "busy") {
+      return ["Bildirimler şu an alınamıyor: daha sonra yeniden gönderin. ",
+              en("Reports cannot be taken right now: send it again later.")];
+    }
     return ["Bildirim gönderilemedi: ", e.message, e.code ? en(` (${e.code})`) : null];
   }
   function letters(label, english, list) {
