@@ -16,7 +16,6 @@ barely moves. Serves the lexicon under --data, or builds the offline bootstrap l
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -27,8 +26,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from validate import (Case, add_http_options, http_options, kelime_server,  # noqa: E402
-                      lexicon_folder, measure_cases, print_table, sample_words)
+from validate import (Case, kelime_server, measure_cases, print_table,  # noqa: E402
+                      sample_words, served_lexicon, worker_options)
 
 GZIP = (("Accept-Encoding", "gzip"),)
 
@@ -68,20 +67,11 @@ def wire_bytes(port: int, case: Case) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
-    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
-    add_http_options(parser, seconds=3)
-    args = parser.parse_args(argv)
-    seconds, rounds, client = http_options(args, seconds=3)
-
-    from kelime.lexicon import load_lexicon
+    args, seconds, rounds, client = worker_options(__doc__, argv)
 
     with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
         tmp = Path(tmp)
-        data = lexicon_folder(args.data, tmp / "data")
-        lex = load_lexicon(data, "tr")
-        print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
+        data, lex = served_lexicon(args.data, tmp)
         pairs = the_cases(lex, sample_words(lex, 20_000))
         server = kelime_server(data, 1, tmp)
         try:

@@ -16,7 +16,6 @@ per request. Then the store's bytes per submission.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -28,8 +27,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from validate import (Case, add_http_options, http_options, kelime_server,  # noqa: E402
-                      lexicon_folder, measure_cases, print_table)
+from validate import (Case, kelime_server, measure_cases, print_table,  # noqa: E402
+                      served_lexicon, worker_options)
 
 
 def the_cases(words: list[str]) -> list[Case]:
@@ -46,21 +45,12 @@ def the_cases(words: list[str]) -> list[Case]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
-    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
-    add_http_options(parser, seconds=3)
-    args = parser.parse_args(argv)
-    seconds, rounds, client = http_options(args, seconds=3)
-
-    from kelime.lexicon import load_lexicon
+    args, seconds, rounds, client = worker_options(__doc__, argv)
     from kelime.reports import ReportStore
 
     with tempfile.TemporaryDirectory(prefix="kelime-bench-") as tmp:
         tmp = Path(tmp)
-        data = lexicon_folder(args.data, tmp / "data")
-        lex = load_lexicon(data, "tr")
-        print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
+        data, lex = served_lexicon(args.data, tmp)
         cases = the_cases(sorted(lex.words.keys()))  # words a report takes: single words
         store = tmp / "reports.sqlite"
         os.environ["KELIME_REPORTS_PER_HOUR"] = str(10**9)

@@ -391,6 +391,28 @@ def measure_cases(server: Server, cases: list[Case], seconds: float, rounds: int
     return rates, cpu
 
 
+def worker_options(doc: str, argv: list[str] | None):
+    """(args, seconds a run, rounds, client) of a one-worker benchmark: --quick, --data and
+    the HTTP load options."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
+    add_http_options(parser, seconds=3)
+    args = parser.parse_args(argv)
+    return (args, *http_options(args, seconds=3))
+
+
+def served_lexicon(data_arg: Path | None, tmp: Path):
+    """(data folder, the `tr` lexicon) a benchmark serves: --data's, or the offline one
+    built into `tmp`."""
+    from kelime.lexicon import load_lexicon
+
+    data = lexicon_folder(data_arg, tmp / "data")
+    lex = load_lexicon(data, "tr")
+    print(f"lexicon {lex.name} {lex.info['version']}: {lex.info['words']:,} words")
+    return data, lex
+
+
 def add_http_options(parser: argparse.ArgumentParser, seconds: float = 5) -> None:
     """The load options every HTTP benchmark takes."""
     parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
