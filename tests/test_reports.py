@@ -419,9 +419,12 @@ def test_accept_then_build_changes_the_verdict_and_lists_it(tmp_path, policy):
 
 
 def test_accept_needs_a_store_and_an_open_report(tmp_path, policy):
-    result = run("reports", "accept", "ev", "--as", "valid", "--why", "x", "--policy", policy,
-                 ok=False)
-    assert result.exit_code != 0 and "KELIME_REPORTS" in result.output
+    data = build_data(tmp_path / "data")
+    for command in (["accept", "ev", "--as", "valid", "--policy", policy], ["reject", "ev"],
+                    ["check"], []):
+        result = run("reports", *command, "--why", "x", "--data", data, ok=False) \
+            if command[:1] in (["accept"], ["reject"]) else run("reports", *command, ok=False)
+        assert result.exit_code == 1 and "KELIME_REPORTS" in result.output, command
     store = tmp_path / "r.sqlite"
     ReportStore(store, create=True).close()
     with pytest.raises(NoOpenReport):

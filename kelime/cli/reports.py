@@ -28,13 +28,17 @@ reports_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
-def _store(store_path: Path | None) -> ReportStore:
-    """The store, without the server's size limit: closing reports is how a full store
-    makes room."""
+def _named(store_path: Path | None) -> Path:
     if store_path is None:
         raise KelimeError("name the report store: --reports FILE, or set KELIME_REPORTS as "
                           "the server has it")
-    return ReportStore(store_path, limits=None)
+    return store_path
+
+
+def _store(store_path: Path | None) -> ReportStore:
+    """The store, without the server's size limit: closing reports is how a full store
+    makes room."""
+    return ReportStore(_named(store_path), limits=None)
 
 
 NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
@@ -403,6 +407,7 @@ def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json
 
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
+    _named(store_path)
     lexicon = lexicon or environment().default_lexicon
     lex = Lexicons(data_dir(data)).need(lexicon)
     norm, why = _word(word, lex), _why(why)
@@ -455,6 +460,7 @@ def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
     """
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
+    _named(store_path)
     lexicon = lexicon or environment().default_lexicon
     norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
     with _store(store_path) as store:
