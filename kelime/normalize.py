@@ -177,6 +177,7 @@ class Alphabet:
 
 
 TURKISH = Alphabet()
+KURMANJI = Alphabet(KURMANJI_LETTERS)
 
 
 def turkish_lower(text: str, alphabet: Alphabet = TURKISH) -> str:

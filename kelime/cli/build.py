@@ -12,8 +12,7 @@ import click
 from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
 from ..sources.bootstrap import LANGUAGES
-from ..sources.offline import KURMANJI
-from ..normalize import TURKISH, Alphabet, normalize
+from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from .common import data_dir, print_json, say
 
 
@@ -38,14 +37,12 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
     if cache:
         say(f"Reading {cache} …")
         source = sources.cache_source(cache)
+        from ..policy import no_rules_policy
         from ..sources.tdk import check_coverage
 
         check_coverage(source, force)
-        from ..policy import Policy
-
-        neutral = Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
-                         proper_by_flag=False, proper_by_capital=False)  # --no-policy
-        return sources.cache_candidates(cache, policy or neutral, progress=_progress), source
+        return (sources.cache_candidates(cache, policy or no_rules_policy(),  # --no-policy
+                                         progress=_progress), source)
     if bootstrap:
         if name not in LANGUAGES:
             raise BuildError(f"no offline lexicon is called {name!r}: --bootstrap builds "

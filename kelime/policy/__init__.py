@@ -50,6 +50,13 @@ class Policy:
     reviewed: dict[str, dict] = field(default_factory=dict)
 
 
+def no_rules_policy() -> Policy:
+    """What ``--no-policy`` reads TDK's entries with: no register tag refuses, no name flag
+    or capital does (and `apply_policy` is given None: no lists either)."""
+    return Policy(vulgar_tag_ids=frozenset(), vulgar_tag_names=frozenset(),
+                  proper_by_flag=False, proper_by_capital=False)
+
+
 def lists_free_policy(language: str | None) -> Policy:
     """The default for a lexicon in another language than Turkish: kelime's lists are
     Turkish (a Kurmanji word may spell a Turkish insult), so only the name rules apply."""

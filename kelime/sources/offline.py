@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SourceError
-from ..normalize import TURKISH, Alphabet, is_game_word, normalize
+from ..normalize import KURMANJI, TURKISH, Alphabet, is_game_word, normalize
 
 HUNSPELL_TR = Path("/usr/share/hunspell/tr_TR.dic")
-KURMANJI = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
 #: When each known release's data was made (its newest file), so that a build from the same
 #: packages is byte-identical without SOURCE_DATE_EPOCH; another release builds with the
 #: build's time unless SOURCE_DATE_EPOCH is set.
