@@ -9,8 +9,8 @@ the game, the note (plain text, never markup) and, for one hour (the rate limit'
 a keyed hash of the client's address (of its /64 network for IPv6); the address itself is
 never stored, and the hash is erased by the first write after the hour (a report, a
 decision, a server's start, `kelime reports`). Closing a report (accept, reject)
-keeps the decision, the counts and the latest notes (cut short) on the report and deletes
-its submissions, so the space they took is used again.
+keeps the decision and the counts on the report and deletes its submissions, notes
+included, so the space they took is used again.
 
 Bounded three ways: a note's length, submissions per client per hour (`RateLimited`,
 with the seconds to wait) and the file's size (`StoreFull`, also enforced by SQLite's
@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-import json
 import math
 import os
 import secrets
@@ -70,11 +69,10 @@ STATUSES = ("open", "accepted", "rejected")
 SCHEMA_VERSION = 1
 HOUR = 3600.0
 NOTES_LISTED = 5        # the latest notes shown per word by `open_reports`
-NOTES_KEPT = 3          # notes a closed report keeps, each cut to KEPT_CHARS
-KEPT_CHARS = 200
 HISTORY_LISTED = 3      # earlier decisions on a word shown beside its open reports
 BUSY_TIMEOUT = 5.0      # seconds a writer waits for another (workers share the file)
 MIN_STORE_BYTES = 1024 * 1024  # an empty store takes ~40 KB
+SLACK_PAGES = 16        # pages past the limit the hard fence allows: the last report's
 
 
 @dataclass(frozen=True)
@@ -103,13 +101,9 @@ class RateLimited(KelimeError):
 class StoreFull(KelimeError):
     """The store has reached its size limit; no report is taken until a maintainer acts."""
 
-    def __init__(self, message: str, size: int, limit: int):
-        super().__init__(message)
-        self.size, self.limit = size, limit
-
 
 class NoOpenReport(KelimeError):
-    """`close` was asked about a word with no open report."""
+    """`decide` was asked about a word with no open report (of the kinds asked)."""
 
 
 @dataclass(frozen=True)
@@ -121,17 +115,17 @@ class Submitted:
     duplicate: bool
 
 
-#: Characters that reorder the text around them (Unicode bidi controls and marks).
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                          "\u2066\u2067\u2068\u2069")
 #: The invisible format characters a note keeps: the joiners emoji and some scripts need.
 JOINERS = frozenset("\u200c\u200d")
 
 
 def _refused(ch: str) -> bool:
+    """Controls (Cc), format characters (Cf: the bidi controls and marks, zero-width
+    space, soft hyphen, tag characters …) and line or paragraph separators, but for
+    newline, carriage return, tab and the joiners."""
     if ch in "\n\r\t" or ch in JOINERS:
         return False
-    return ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
 
 
 def note_problem(note: str) -> str | None:
@@ -168,8 +162,7 @@ def iso(epoch: float) -> str:
 def _migrate_v1(db: sqlite_utils.Database) -> None:
     db["reports"].create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
                           "count": int, "players": int, "first_at": str, "last_at": str,
-                          "closed_at": str, "decision": str, "why": str, "games": str,
-                          "notes": str}, pk="id", not_null={
+                          "closed_at": str, "decision": str, "why": str}, pk="id", not_null={
                               "lexicon", "word", "kind", "status", "count", "players"})
     db.execute("CREATE UNIQUE INDEX one_open_report ON reports (lexicon, word, kind) "
                "WHERE status = 'open'")
@@ -229,7 +222,7 @@ class ReportStore:
                 if limits is not None:
                     # The hard fence under the polite check in `submit`: SQLite itself
                     # refuses to grow the file past the limit (SQLITE_FULL), whatever writes.
-                    pages = max(limits.store_bytes // self._page_size, 1) + 16
+                    pages = max(limits.store_bytes // self._page_size, 1) + SLACK_PAGES
                     conn.execute(f"PRAGMA max_page_count={int(pages)}")
                 self._secret = self._read_secret()
                 self._inode = os.stat(self.path).st_ino
@@ -252,16 +245,13 @@ class ReportStore:
                         {"key": "version", "value": str(SCHEMA_VERSION)},
                         {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
             tables = set(self.db.table_names())
-            if "meta" in tables and self._meta("format") == "kelime-reports":
-                return
-        if "meta" in tables and self._meta("format") == "kelime-reports" and not (
-                {"reports", "submissions"} <= tables):
-            raise ReportError(f"{self.path} is a kelime report store with tables missing (it "
-                              "was edited): move it aside, and a new one is created")
         if "meta" not in tables or self._meta("format") != "kelime-reports":
             raise ReportError(f"{self.path} is a SQLite file but not a kelime report store "
                               "(a crawl cache?): give --reports (KELIME_REPORTS) a file of its "
                               "own")
+        if not {"reports", "submissions"} <= tables:
+            raise ReportError(f"{self.path} is a kelime report store with tables missing (it "
+                              "was edited): move it aside, and a new one is created")
         raw = self._meta("version")
         if raw is None or not raw.isdigit():
             raise ReportError(f"{self.path} says it is report store version {raw!r}, which "
@@ -293,11 +283,19 @@ class ReportStore:
                             "('checked_at', ?)", [iso(time.time())])
             self._forget_keys(time.time())
 
-    def forget_keys(self, now: float | None = None) -> None:
+    def forget_keys(self, now: float | None = None, wait: float | None = None) -> None:
         """Erase the client keys the rate limit no longer needs (over an hour old). Every
-        write does it: a report, a decision, a server's start, `kelime reports`."""
-        with self._tx():
-            self._forget_keys(time.time() if now is None else now)
+        write does it: a report, a decision, a server's start, `kelime reports`. `wait`:
+        seconds to wait for another process's write instead of the store's timeout."""
+        conn = self.db.conn
+        if wait is not None:
+            conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            with self._tx():
+                self._forget_keys(time.time() if now is None else now)
+        finally:
+            if wait is not None:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
 
     def _forget_keys(self, now: float) -> None:
         self.db.conn.execute("UPDATE submissions SET client = NULL WHERE client IS NOT NULL "
@@ -331,7 +329,7 @@ class ReportStore:
             raise
         except sqlite3.DatabaseError as e:
             if ("database or disk is full" in str(e) and self.limits is not None
-                    and self._size() >= self.limits.store_bytes - 16 * self._page_size):
+                    and self._size() >= self.limits.store_bytes - SLACK_PAGES * self._page_size):
                 raise self._full() from None
             raise ReportError(self._explain(e)) from None
 
@@ -389,7 +387,7 @@ class ReportStore:
                          f"{limit:,}): no more reports are taken until a maintainer closes "
                          "some (`kelime reports accept|reject` frees their space; `kelime "
                          "reports prune` deletes old closed ones) or raises "
-                         "KELIME_REPORTS_MAX_BYTES", size, limit)
+                         "KELIME_REPORTS_MAX_BYTES")
 
     def submit(self, *, word: str, sent: str, kind: str, lexicon: str, client: str,
                game: str | None = None, note: str | None = None,
@@ -451,37 +449,34 @@ class ReportStore:
 
     # --- maintainers -----------------------------------------------------------------------
 
-    def open_reports(self, lexicon: str | None = None) -> list[dict]:
+    def open_reports(self, lexicon: str | None = None, word: str | None = None) -> list[dict]:
         """Open reports grouped by (lexicon, word), most reported first: counts by kind,
         players (client addresses new to the word: one sending again within the hour its
-        key is kept counts once), games (most
-        reported first), first and last time, report ids, the latest notes, and the
-        `history` of earlier decisions on the word."""
+        key is kept counts once), games (most reported first), first and last time, report
+        ids, the latest notes, and the
+        `history` of earlier decisions on the word. `lexicon`, `word`: only theirs."""
         where, args = "status = 'open'", []
         if lexicon:
             where, args = where + " AND lexicon = ?", [lexicon]
+        if word is not None:
+            where, args = where + " AND word = ?", [*args, word]
         with self._errors():
             rows = self.db.execute(
                 f"SELECT lexicon, word, id, kind, count, players, first_at, last_at "
                 f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
             groups: dict[tuple[str, str], dict] = {}
-            if any(not isinstance(r[4], int) or not isinstance(r[5], int)
-                   or not isinstance(r[6], str) or not isinstance(r[7], str) for r in rows):
-                raise ReportError(f"the report store {self.path} holds rows kelime did not "
-                                  "write (counts or times of another type): it was edited; "
-                                  "move it aside")
-            for lex, word, rid, kind, count, players, first, last in rows:
-                group = groups.setdefault((lex, word), {
-                    "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
-                    "ids": [], "games": [], "sent": [], "first_at": first, "last_at": last,
-                    "notes": [], "history": []})
-                group["count"] += count
-                group["players"] += players
-                group["kinds"][kind] = group["kinds"].get(kind, 0) + count
-                group["ids"].append(rid)
-                group["first_at"], group["last_at"] = (min(group["first_at"], first),
-                                                       max(group["last_at"], last))
-            try:
+            try:  # a row of another type than kelime writes: the file was edited
+                for lex, word, rid, kind, count, players, first, last in rows:
+                    group = groups.setdefault((lex, word), {
+                        "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
+                        "ids": [], "games": [], "sent": [], "first_at": first,
+                        "last_at": last, "notes": [], "history": []})
+                    group["count"] += count
+                    group["players"] += players
+                    group["kinds"][kind] = group["kinds"].get(kind, 0) + count
+                    group["ids"].append(rid)
+                    group["first_at"], group["last_at"] = (min(group["first_at"], first),
+                                                           max(group["last_at"], last))
                 for group in groups.values():
                     self._fill(group)
             except (TypeError, ValueError, OverflowError) as e:
@@ -520,8 +515,7 @@ class ReportStore:
                then=None, kinds: tuple[str, ...] = KINDS) -> list[dict]:
         """Close the open reports of `word` in `lexicon` of these `kinds` as `status`
         (accepted, with the `decision`, or rejected), with the maintainer's `why`; the
-        reports closed. Each keeps its counts, games and latest notes; its submissions are
-        deleted.
+        reports closed. Each keeps its counts; its submissions are deleted.
 
         `then(reports)` runs inside the same transaction, before it commits: when it
         raises (a policy list that cannot be written), the reports stay open."""
@@ -538,16 +532,9 @@ class ReportStore:
                                    + (f" of kind {', '.join(kinds)}" if kinds != KINDS else "")
                                    + ": `kelime reports` lists the open ones")
             for row in rows:
-                games = [g for (g,) in self.db.execute(
-                    "SELECT DISTINCT game FROM submissions WHERE report_id = ? AND game IS NOT "
-                    "NULL ORDER BY game", [row["id"]])]
-                self.db.execute(
-                    "UPDATE reports SET status = ?, decision = ?, why = ?, closed_at = ?, "
-                    "games = ?, notes = ? WHERE id = ?",
-                    [status, decision, why, iso(now), json.dumps(games, ensure_ascii=False),
-                     json.dumps([{**n, "note": n["note"][:KEPT_CHARS]}
-                                 for n in self._notes([row["id"]])[:NOTES_KEPT]],
-                                ensure_ascii=False), row["id"]])
+                self.db.execute("UPDATE reports SET status = ?, decision = ?, why = ?, "
+                                "closed_at = ? WHERE id = ?",
+                                [status, decision, why, iso(now), row["id"]])
                 self.db.execute("DELETE FROM submissions WHERE report_id = ?", [row["id"]])
             if then is not None:
                 then(rows)

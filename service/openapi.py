@@ -133,6 +133,16 @@ def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
     return rules
 
 
+def _word_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
+    """With lexicons of different alphabets, each lexicon's reported word uses its own."""
+    groups = _by_alphabet(alphabets)
+    if len(groups) < 2:
+        return []
+    return [_when("lexicon", names, default, {"properties": {"word": {
+        "pattern": word_pattern(typed_letters(alphabet))}}})
+        for alphabet, names in groups.items()]
+
+
 def _nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
@@ -170,12 +180,9 @@ def plain_paths(settings: Settings, games: dict[str, Game],
         split_rules=_rack_rules(games, SPLIT_GAME, settings, letters, True) + lexicon_rules,
         replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")},
         default_lexicon=default_lexicon)
-    reports_paths = reports.openapi(
-        settings, default_lexicon, word_pattern(letters),
-        [_when("lexicon", names, default_lexicon, {"properties": {"word": {
-            "pattern": word_pattern(typed_letters(alphabet))}}})
-         for alphabet, names in _by_alphabet(alphabets).items()] if len(
-            _by_alphabet(alphabets)) > 1 else []) if settings.reports else {}
+    reports_paths = (reports.openapi(settings, default_lexicon, word_pattern(letters),
+                                     _word_rules(alphabets, default_lexicon))
+                     if settings.reports else {})
     return {**validate_paths, **anagram_paths, **reports_paths}
 
 

@@ -72,10 +72,11 @@ WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL
        "KELIME_MAX_BLANKS": "every blank multiplies the cost of a search",
        "KELIME_MAX_TWO_LETTER_TILES": "each one doubles the cost of a search",
        "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile"}
-
-
-LEAST = {"KELIME_REPORTS_MAX_BYTES": MIN_STORE_BYTES}
-WHY["KELIME_REPORTS_MAX_BYTES"] = "an empty report store alone takes about 40 KB"
+#: The least value of the whole-number variables that may be under 1 or must be more, and
+#: why (for those above 1).
+LEAST = {"KELIME_CACHE_MAX_AGE": 0, "KELIME_MAX_BLANKS": 0, "KELIME_MAX_TWO_LETTER_TILES": 0,
+         "KELIME_REPORTS_MAX_BYTES": MIN_STORE_BYTES}
+WHY_LEAST = {"KELIME_REPORTS_MAX_BYTES": "an empty report store alone takes about 40 KB"}
 
 
 class SettingsError(KelimeError, ValueError):
@@ -180,11 +181,10 @@ def _convert(var: str, raw: str, kind: str):
             value = int(raw)
         except ValueError:
             raise SettingsError(f"{var}={raw!r} is not a whole number") from None
-        least = 0 if var in ("KELIME_CACHE_MAX_AGE", "KELIME_MAX_BLANKS",
-                             "KELIME_MAX_TWO_LETTER_TILES") else LEAST.get(var, 1)
+        least = LEAST.get(var, 1)
         if value < least:
             raise SettingsError(f"{var}={raw!r} must be {least} or more"
-                                + (f" ({WHY[var]})" if var in WHY else ""))
+                                + (f" ({WHY_LEAST[var]})" if var in WHY_LEAST else ""))
         if value > MOST.get(var, value):
             raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less ({WHY[var]})")
         return value

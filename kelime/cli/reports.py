@@ -47,14 +47,10 @@ NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
 def _forget(store: ReportStore) -> None:
     """Erase the client keys over an hour old, if the store can be written at once (a copy
     that cannot be, or a store busy with a write, keeps them until the next write)."""
-    conn = store.db.conn
-    conn.execute("PRAGMA busy_timeout = 100")
     try:
-        store.forget_keys()
+        store.forget_keys(wait=0.1)
     except ReportError:
         pass
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(store.timeout * 1000)}")
 
 
 class Lexicons:
@@ -424,11 +420,10 @@ def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json
         try:
             closed = store.decide(norm, lexicon, "accepted", why, verdict,
                                   then=write_the_line, kinds=tuple(kinds) or ANSWERS[verdict])
-        except BaseException:
-            if edits:  # the lists were written, the store did not commit: undo the lists
-                restore(saved)
+        except BaseException:  # the store did not commit: the lists as they were
+            restore(saved)
             raise
-        left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
+        left = store.open_reports(lexicon, norm)
     now = lex.check(norm, 1)
     if (verdict == "valid") == now.valid and (now.valid or now.reason == verdict):
         say(f"Note: {norm} is already {verdict if now.valid else now.reason} in {lexicon} "
@@ -465,7 +460,7 @@ def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
     norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
     with _store(store_path) as store:
         closed = store.decide(norm, lexicon, "rejected", why, kinds=tuple(kinds) or KINDS)
-        left = [g for g in store.open_reports(lexicon) if g["word"] == norm]
+        left = store.open_reports(lexicon, norm)
     _closed(norm, "rejected", closed, [], as_json, None, left)
 
 
@@ -476,7 +471,7 @@ def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
 @json_option
 def prune(days, store_path, as_json) -> None:
     """Delete old closed reports and give their space back: a store kept for years fills
-    with decisions (each keeps its counts and three short notes). Open reports are kept;
+    with decisions (each keeps its counts and reason). Open reports are kept;
     accepted ones live on in the policy lists' comments.
 
     \b

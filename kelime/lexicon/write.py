@@ -93,14 +93,14 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str], Lexico
 
 
 def reported_changes(reviewed: dict[str, dict], compiled: Compiled, prev_words: list[str],
-                     prev: Lexicon | None, had_prev: bool,
-                     alphabet: Alphabet = TURKISH) -> list[dict]:
+                     prev: Lexicon | None, alphabet: Alphabet = TURKISH) -> list[dict]:
     """The words of `reviewed` (normalised word → its review: reports, date, why) whose
     verdict this build changes against the previous one, each ``valid`` or the reason
     before and after. No previous lexicon: nothing changed (the first build of a name lists
-    no word). A previous one an older kelime wrote (`prev` None) tells only valid or not:
-    a word it refused is ``refused`` before, and listed only when it becomes valid."""
-    if not reviewed or not had_prev:
+    no word). A previous one an older kelime wrote (`prev` None, `prev_words` its words)
+    tells only valid or not: a word it refused is ``refused`` before, and listed only when
+    it becomes valid."""
+    if not reviewed or (prev is None and not prev_words):
         return []
     now_valid, before_valid = set(compiled.words), set(prev_words)
     changed = []
@@ -208,7 +208,6 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
         changes = {"previous_version": prev and prev.version, "version": manifest.version,
                    **diff_words(prev_words, compiled.words, alphabet),
                    "by_reports": reported_changes(reviewed, compiled, prev_words, prev_lexicon,
-                                                  prev is not None or bool(prev_words),
                                                   alphabet)}
         data = {**data, CHANGES_FILE: json_bytes(changes)}
         manifest = manifest.with_file(CHANGES_FILE, data[CHANGES_FILE])

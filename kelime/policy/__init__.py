@@ -96,19 +96,16 @@ def _rows(path: Path) -> list[tuple[list[str], str]]:
     return rows
 
 
-def _read_list(path: Path) -> list[list[str]]:
-    return [row for row, _ in _rows(path)]
-
-
-def _review(comment: str, kind: str, verdict: str) -> dict | None:
-    found = REVIEW_NOTE.fullmatch(comment)
+def parse_review(comment: str) -> dict | None:
+    """The reports, date and reason of a list line's REVIEW_NOTE comment, or None."""
+    found = REVIEW_NOTE.fullmatch(comment.strip())
     if not found:
         return None
-    return {"list": kind, "verdict": verdict, "date": found["date"], "why": found["why"],
+    return {"date": found["date"], "why": found["why"],
             "reports": [int(i) for i in found["ids"].replace(" ", "").split(",")]}
 
 
-def _blocked(path: Path, reviewed: dict | None = None) -> dict[str, str]:
+def _blocked(path: Path, reviewed: dict) -> dict[str, str]:
     blocked = {}
     for row, comment in _rows(path):
         reason = row[1] if len(row) > 1 else "obscene"
@@ -116,9 +113,9 @@ def _blocked(path: Path, reviewed: dict | None = None) -> dict[str, str]:
             raise PolicyError(f"blocklist word {row[0]!r} in {path} has unknown reason "
                               f"{reason!r}; use one of {', '.join(REASONS)}")
         blocked[row[0]] = reason
-        review = _review(comment, "blocklist", reason)
-        if review is not None and reviewed is not None:
-            reviewed[row[0]] = review
+        review = parse_review(comment)
+        if review is not None:
+            reviewed[row[0]] = {"list": "blocklist", "verdict": reason, **review}
     return blocked
 
 
@@ -126,15 +123,15 @@ def _allowed(path: Path, reviewed: dict) -> list[str]:
     allowed = []
     for row, comment in _rows(path):
         allowed.append(row[0])
-        review = _review(comment, "allowlist", "valid")
+        review = parse_review(comment)
         if review is not None:
-            reviewed[row[0]] = review
+            reviewed[row[0]] = {"list": "allowlist", "verdict": "valid", **review}
     return allowed
 
 
-def load_policy(path: str | Path | None = None) -> Policy:
-    """Read a policy TOML (default: the shipped one) and the lists it names (paths relative
-    to the TOML); PolicyError when any of it cannot be read."""
+def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict]:
+    """(path, contents) of a policy TOML (default: the shipped one); PolicyError when it
+    cannot be read or is of another version."""
     path = Path(path) if path is not None else default_policy_path()
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -146,6 +143,13 @@ def load_policy(path: str | Path | None = None) -> Policy:
         raise PolicyError(f"policy file {path} is not valid TOML: {e}") from None
     if raw.get("version") != POLICY_VERSION:
         raise PolicyError(f"policy file {path} must say version = {POLICY_VERSION}")
+    return path, raw
+
+
+def load_policy(path: str | Path | None = None) -> Policy:
+    """Read a policy TOML (default: the shipped one) and the lists it names (paths relative
+    to the TOML); PolicyError when any of it cannot be read."""
+    path, raw = read_policy_file(path)
     obscene, proper = raw.get("obscene", {}), raw.get("proper_name", {})
     reviewed: dict[str, dict] = {}
     blocked = (_blocked(path.parent / obscene["blocklist"], reviewed)

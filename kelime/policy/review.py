@@ -15,14 +15,13 @@ The lists stay sorted in the alphabet's order, and each file is replaced atomica
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PolicyError
 from ..normalize import TURKISH, Alphabet, normalize, sort_key
 from ..reports import DECISIONS
-from . import REVIEW_NOTE, default_policy_path, read_lines
+from . import parse_review, read_lines, read_policy_file
 
 VERDICTS = DECISIONS  # what `kelime reports accept --as` takes
 
@@ -55,13 +54,7 @@ def restore(saved: dict[Path, list[str]]) -> None:
 
 def list_paths(policy: str | Path | None) -> tuple[Path, Path]:
     """(allowlist, blocklist) of the policy TOML at `policy` (default: the shipped one)."""
-    path = Path(policy) if policy is not None else default_policy_path()
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PolicyError(f"policy file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise PolicyError(f"policy file {path} cannot be read ({e})") from None
+    path, raw = read_policy_file(policy)
     names = raw.get("obscene", {})
     missing = [key for key in ("allowlist", "blocklist") if not names.get(key)]
     if missing:
@@ -137,9 +130,8 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
     line = f"{fields}  # {review_note(reports, date, why)}"
     old_target, old_other = read_lines(target), read_lines(other)
     gone = [text for text in old_target if _word_of(text, alphabet) == word]
-    earlier = [int(i) for text in gone
-               for found in [REVIEW_NOTE.search(text.partition("#")[2].strip())] if found
-               for i in found["ids"].replace(" ", "").split(",")]
+    earlier = [i for text in gone for i in (parse_review(text.partition("#")[2]) or
+                                           {"reports": []})["reports"]]
     if earlier:  # accepted again (another kind): the line keeps every report it answers
         reports = sorted({*earlier, *reports})
         line = f"{fields}  # {review_note(reports, date, why)}"
@@ -149,14 +141,10 @@ def record_review(word: str, verdict: str, reports: list[int], why: str, date: s
     # The target list first: should the second write fail (or the process die between
     # them), the word is in both lists for that while, and the blocklist wins, so the
     # verdict is the old one (valid accepted) or the new one (obscene, proper_name), never
-    # the sources' alone. A failed second write puts the target list back.
+    # the sources' alone. A caller that wants both or neither keeps a `snapshot`.
     _write(target, lines)
     if dropped:
-        try:
-            _write(other, [t for t in old_other if _word_of(t, alphabet) != word])
-        except PolicyError:
-            _write(target, old_target)
-            raise
+        _write(other, [t for t in old_other if _word_of(t, alphabet) != word])
     edits = [Edit(target, "replaced", text) for text in gone]
     edits += [Edit(target, "added", line)] + [Edit(other, "removed", text) for text in dropped]
     return edits

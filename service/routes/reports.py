@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 
 import anyio
@@ -69,26 +68,41 @@ def body_limit(settings) -> int:
     return min(settings.max_body_bytes, max(REPORT_BODY_BYTES, most))
 
 
-_stores: dict = {}  # (path, limits) → the process's open store: opening one costs ~2 ms
-_lock = threading.Lock()  # one writer at a time here: no SQLite busy-waiting between threads
-
-
 class Writes:
-    """The store is written by one thread of the worker at a time, and at most MAX_WAITING
-    reports wait for it: a store locked by another process never takes the threads the
-    other routes (anagram searches) run on, nor lets waiting requests pile up. After a
-    write fails (the store locked too long, unwritable) the reports waiting, and those of
-    the next RESTING seconds, are refused at once instead of each waiting in turn."""
+    """A worker's report store, kept open (opening one costs ~2 ms) and written by one
+    thread at a time; at most MAX_WAITING reports wait for it. A store locked by another
+    process never takes the threads the other routes (anagram searches) run on, nor lets
+    waiting requests pile up. After a write fails (the store locked too long, unwritable)
+    the store is opened anew on the next report, and the reports waiting, and those of the
+    next RESTING seconds, are refused at once instead of each waiting in turn."""
 
     RESTING = 2.0
 
-    def __init__(self):
+    def __init__(self, settings):
+        self.settings, self.store = settings, None
         self.limiter, self.waiting, self.failed_at = anyio.CapacityLimiter(1), 0, None
 
     def _resting(self) -> bool:
         return self.failed_at is not None and time.monotonic() - self.failed_at < self.RESTING
 
-    async def run(self, work):
+    def _submit(self, report: dict):
+        """`ReportStore.submit` on the open store (in a worker thread, one at a time),
+        opened (and created) first when there is none or the file was moved aside."""
+        if self.store is not None and self.store.moved():
+            self.store.close()
+            self.store = None
+        if self.store is None:
+            self.store = ReportStore(self.settings.reports, create=True,
+                                     limits=self.settings.report_limits, shared=True,
+                                     timeout=BUSY_TIMEOUT)
+        try:
+            return self.store.submit(**report)
+        except ReportError:
+            self.store.close()
+            self.store = None
+            raise
+
+    async def submit(self, **report):
         if self.waiting >= MAX_WAITING:
             raise Unavailable("busy", f"{self.waiting} reports are already waiting to be "
                               "stored here; send it again in a moment",
@@ -99,7 +113,7 @@ class Writes:
                 if self._resting():
                     raise ReportError("the store failed a moment ago")
                 try:
-                    return await anyio.to_thread.run_sync(work)
+                    return await anyio.to_thread.run_sync(self._submit, report)
                 except ReportError:
                     self.failed_at = time.monotonic()
                     raise
@@ -110,28 +124,8 @@ class Writes:
 def writes(request: Request) -> Writes:
     state = request.app.state
     if getattr(state, "report_writes", None) is None:
-        state.report_writes = Writes()
+        state.report_writes = Writes(state.kelime.settings)
     return state.report_writes
-
-
-def submit(settings, **report):
-    """`ReportStore.submit` on the process's open store of `settings.reports`, opened (and
-    created) on first use and again when the file was moved or a write failed."""
-    key = (settings.reports, settings.report_limits)
-    with _lock:
-        store = _stores.get(key)
-        if store is not None and store.moved():
-            _stores.pop(key).close()
-            store = None
-        if store is None:
-            store = _stores[key] = ReportStore(settings.reports, create=True,
-                                               limits=settings.report_limits, shared=True,
-                                               timeout=BUSY_TIMEOUT)
-        try:
-            return store.submit(**report)
-        except ReportError:
-            _stores.pop(key).close()
-            raise
 
 
 async def report_post(request: Request) -> Response:
@@ -150,16 +144,10 @@ async def report_post(request: Request) -> Response:
                       f"the {lex.name} lexicon's letters ({verdict['reason']}): report one word "
                       "as it is played", {"reason": verdict["reason"]})
 
-    def store() -> dict:
-        done = submit(settings, word=verdict["normalized"], sent=ask.word, kind=ask.kind,
-                      lexicon=lex.name, client=client_address(request), game=game.name,
-                      note=ask.note)
-        return {"id": done.id, "status": "open", "kind": ask.kind, "count": done.count,
-                "duplicate": done.duplicate, "lexicon": lex.info, "game": game.name,
-                "verdict": verdict}
-
     try:
-        reply = await writes(request).run(store)
+        done = await writes(request).submit(
+            word=verdict["normalized"], sent=ask.word, kind=ask.kind, lexicon=lex.name,
+            client=client_address(request), game=game.name, note=ask.note)
     except RateLimited as e:
         raise TooMany("too_many_reports", str(e), {"limit": e.limit,
                                                    "retry_after": e.retry_after},
@@ -173,8 +161,11 @@ async def report_post(request: Request) -> Response:
         log.error("report not stored: %s", e)
         raise Unavailable("reports_unavailable", "the report could not be stored right now; "
                           "try again later", headers={"Retry-After": "60"}) from None
-    kelime.metrics.count_report(lex.name, ask.kind, reply["duplicate"])
-    return json_response(reply, status=202)
+    kelime.metrics.count_report(lex.name, ask.kind, done.duplicate)
+    return json_response({"id": done.id, "status": "open", "kind": ask.kind,
+                          "count": done.count, "duplicate": done.duplicate,
+                          "lexicon": lex.info, "game": game.name, "verdict": verdict},
+                         status=202)
 
 
 routes = [NamedRoute(PATH, report_post, methods=["POST"])]
