@@ -24,7 +24,6 @@
   ];
   const NOTE_CHARS = 500;        // a report's note (KELIME_MAX_NOTE_CHARS' default)
   const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
-  const SUGGEST_FOR = 1000;      // POST /v1/validate's suggestions (KELIME_MAX_SUGGEST_WORDS)
   const numbers = new Intl.NumberFormat("tr-TR");
   const $ = (id) => document.getElementById(id);
   const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
@@ -312,9 +311,14 @@
     wordsOut.replaceChildren(status("Denetleniyor…", "checking…"));
     let reply;
     try {
-      // suggestions for every invalid word, not only the first DETAILS_FOR (the server
-      // takes "suggest" for up to SUGGEST_FOR words a request)
-      reply = await api("v1/validate", {words, game, suggest: words.length <= SUGGEST_FOR}, signal);
+      // The first DETAILS_FOR words get their suggestions from GET /v1/words below; only
+      // a longer list asks the (slower) validate with "suggest", for the words past them,
+      // and asks again without it when the server takes fewer (KELIME_MAX_SUGGEST_WORDS).
+      const suggest = words.length > DETAILS_FOR;
+      reply = await api("v1/validate", {words, game, suggest}, signal).catch((e) => {
+        if (suggest && e.code === "too_many_words") return api("v1/validate", {words, game}, signal);
+        throw e;
+      });
     } catch (e) {
       if (!aborted(e)) { wordsOut.replaceChildren(errorBox(e)); last.words = null; }
       return;
