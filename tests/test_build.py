@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kelime.lexicon import (MANIFEST_FILE, REASONS, BuildError, Candidate, Lexicon, LexiconError,
-                            Manifest, apply_overrides, compile_words, created_stamp, load_all,
+                            Manifest, compile_words, created_stamp, load_all,
                             write_lexicon)
 from kelime.lexicon.format import CHANGES_FILE, INDEX_FILE, REJECTED_FILE, WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS, LOCK_FILE
+from kelime.policy import Policy, apply_policy
 from kelime.normalize import ALPHABET, TURKISH, Alphabet, letters_problem, normalize
 from kelime.sources import offline_lexicon
 
@@ -84,8 +85,9 @@ def test_compile_merges_and_ranks():
 def test_overrides_beat_the_sources():
     compiled = compile_words([Candidate("kitap"), Candidate("Ahmet", "proper_name"),
                               Candidate("zzz", "obscene")])
-    after = apply_overrides(compiled, {"KİTAP": "obscene"}, ["zzz", "e-posta"])
-    assert after.words == ["zzz"]
+    after, changed = apply_policy(compiled, Policy(blocked={"KİTAP": "obscene"},
+                                                   allowed=["zzz", "e-posta"]))
+    assert after.words == ["zzz"] and (changed["blocked"], changed["allowed"]) == (1, 1)
     assert after.rejected == {"ahmet": "proper_name", "kitap": "obscene"}
 
 

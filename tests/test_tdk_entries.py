@@ -11,12 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kelime.cli import cli
-from kelime.errors import CacheError, KelimeError, PolicyError
-from kelime.lexicon import Lexicon, apply_overrides, compile_words
-from kelime.policy import Policy, default_policy_path, load_policy
+from kelime.errors import CacheError, PolicyError
+from kelime.lexicon import Lexicon, compile_words
+from kelime.policy import Policy, apply_policy, default_policy_path, load_policy
 from kelime.sources import cache_candidates, cache_source
 from kelime.tdk.entries import classify_entries
-from kelime.tdk import store as cache
 from .fake_tdk import builtin_entries
 from kelime.normalize import normalize
 
@@ -219,8 +218,8 @@ def test_curated_lists_override_the_tags():
     blocked = next(iter(pol.blocked))
     entries = [ordinary(blocked), vulgar("inek"), ordinary("inek"), vulgar("zzzkaba"),
                ordinary("mal"), entry("parlak", sense("ışıklı", SIFAT), sense("x", KABA))]
-    compiled = apply_overrides(compile_words(classify_entries(entries, pol)), pol.blocked,
-                               ["zzzkaba"])
+    pol.allowed = ["zzzkaba"]
+    compiled, _ = apply_policy(compile_words(classify_entries(entries, pol)), pol)
     assert blocked in compiled.rejected and blocked not in compiled.words
     assert {"inek", "mal", "parlak", "zzzkaba"} <= set(compiled.words)
 
@@ -415,15 +414,12 @@ def test_build_from_cache_shows_progress_only_on_a_terminal(tmp_path):
     {"madde_id": "12345678901234567890123"}, {"madde": None},
     {"anlamlarListe": [{"anlam_id": "x", "ozelliklerListe": "isim"}]},
 ])
-def test_entries_in_a_shape_the_store_cannot_take_are_failed_not_crashes(tmp_path, change):
+def test_entries_in_a_shape_the_store_cannot_take_are_failed_not_crashes(change):
     """Each of these took the save down with AttributeError/ValueError/OverflowError: nothing
-    stored, the word not marked failed, fetched again every run."""
+    stored, the word not marked failed, fetched again every run. The reply is now failed
+    (final, not retried) with no entry for the store to take."""
     from kelime.tdk.replies import classify
 
     entry = {**[e for e in builtin_entries() if e["madde"] == "kitap"][0], **change}
     c = classify(200, json.dumps([entry]).encode())
-    assert (c.outcome, c.kind, c.transient) == ("failed", "bad_shape", False), c
-    db = cache.open_cache(tmp_path / "c.sqlite", create=True)
-    cache.save_reply(db, {"query": "kitap", "url": "u", "status": 200, "outcome": c.outcome,
-                          "body": "[]", "error": c.error, "attempts": 1}, c.entries)
-    assert cache.get_reply(db, "kitap")["outcome"] == "failed"
+    assert (c.outcome, c.kind, c.transient, c.entries) == ("failed", "bad_shape", False, []), c

@@ -3,7 +3,7 @@
 finding lexicons in a data folder (`folder`)."""
 
 from ..errors import BuildError, LexiconError
-from .compile import Candidate, Compiled, apply_overrides, compile_words, created_stamp, diff_words
+from .compile import Candidate, Compiled, compile_words, created_stamp, diff_words
 from .folder import (DEFAULT_LEXICON, current_builds, held, hold, lexicon_names, load_all,
                      load_lexicon, load_named)
 from .format import DATA_FILES, FORMAT_VERSION, MANIFEST_FILE, REASONS, Manifest
@@ -12,6 +12,6 @@ from .write import BuildResult, write_lexicon
 
 __all__ = ["BuildError", "BuildResult", "Candidate", "Compiled", "DATA_FILES", "DEFAULT_LEXICON",
            "FORMAT_VERSION", "Lexicon", "LexiconError", "MANIFEST_FILE", "Manifest", "REASONS",
-           "Verdict", "apply_overrides", "compile_words", "created_stamp", "diff_words",
+           "Verdict", "compile_words", "created_stamp", "diff_words",
            "lexicon_names", "load_all", "load_lexicon", "write_lexicon", "current_builds", "held",
            "hold", "load_named"]

@@ -63,23 +63,6 @@ def compile_words(candidates: Iterable[Candidate], alphabet: Alphabet = TURKISH,
     return Compiled(turkish_sorted(valid, alphabet), dict(sorted(rejected.items())))
 
 
-def apply_overrides(compiled: Compiled, blocked: dict[str, str], allowed: Iterable[str],
-                    alphabet: Alphabet = TURKISH) -> Compiled:
-    """Curated lists win over sources: `blocked` {word: reason} refuses, `allowed` accepts."""
-    words = set(compiled.words)
-    rejected = dict(compiled.rejected)
-    for raw in allowed:
-        word = normalize(raw, alphabet)
-        if letters_problem(word, alphabet) is None:
-            words.add(word)
-            rejected.pop(word, None)
-    for raw, reason in blocked.items():
-        word = normalize(raw, alphabet)
-        words.discard(word)
-        rejected[word] = reason
-    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items())))
-
-
 def diff_words(old: Iterable[str], new: Iterable[str], alphabet: Alphabet = TURKISH) -> dict:
     """Added and removed counts with a sample of each, in alphabetical order."""
     old, new = set(old), set(new)
