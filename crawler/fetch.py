@@ -39,7 +39,7 @@ from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
 from .failures import RETRY, RETRYABLE, describe, failure_kind, retry_after
-from .settings import USER_AGENT
+from .settings import GTS_MAX_BYTES, USER_AGENT
 
 MIB = 2**20
 ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
@@ -49,7 +49,7 @@ ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
 class Limits:
     """How much one reply may cost before `fetch` gives up on it (see the module doc)."""
 
-    max_body: int = 8 * MIB       # decoded bytes; real replies are kilobytes (çıkmak: 28 KB)
+    max_body: int = GTS_MAX_BYTES  # decoded bytes; real replies are kilobytes (çıkmak: 28 KB)
     deadline: float = 60.0        # seconds for the whole reply, redirects and pauses included
     max_wait: float = 60.0        # the longest Retry-After worth sleeping for
     max_redirects: int = 5

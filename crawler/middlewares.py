@@ -38,6 +38,10 @@ STOP_MESSAGES = {
             "are kept).",
 }
 
+#: request.meta key: (the body, its classification), so the spider need not classify the
+#: same body again (the shape check costs ~25 µs a reply).
+CLASSIFIED = "kelime_classified"
+
 
 def stop_crawl(crawler, reason: str, message: str) -> None:
     """End the crawl from a middleware: `message` is what the summary says (the first stop's
@@ -176,6 +180,7 @@ class Backoff:
         self._ended(request)
         if "kelime_query" in request.meta:
             c = classify(response.status, response.body)
+            request.meta[CLASSIFIED] = (response.body, c)  # the spider reads it (parse_gts)
             self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
             transient, reason = c.transient, c.error
         else:

@@ -67,12 +67,11 @@ def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[st
 SAMPLE = 0.005
 
 
-def refresh_plan(db, sample: int | None) -> tuple[list[str], set[str]]:
-    """A weekly refresh's (queued, fresh): the oldest good replies as a rotating sample, and
-    every other good reply fresh, so only the sample and words new to the site are asked."""
-    replies = cache.cache_stats(db)["replies"]
-    good = replies["ok"] + replies["not_found"]
-    count = sample if sample is not None else max(1, round(good * SAMPLE))
+def refresh_plan(db, sample: int | None) -> tuple[dict[str, str | None], set[str]]:
+    """A weekly refresh's (queued, fresh): the oldest good replies as a rotating sample, each
+    with its body's sha256, and every other good reply fresh, so only the sample and words
+    new to the site are asked."""
+    count = sample if sample is not None else max(1, round(cache.good_replies(db) * SAMPLE))
     queued = cache.oldest_good(db, count)
     return queued, cache.fresh_queries(db, None) - set(queued)
 
@@ -100,8 +99,8 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
         words = [q for q in dict.fromkeys(query_for(w) for w in words) if q]
         cache.save_words(db, words, "word list")
     if refresh:
-        queued, fresh = refresh_plan(db, sample)
-        hashes = {q: (cache.get_reply(db, q) or {}).get("sha256") for q in queued}
+        hashes, fresh = refresh_plan(db, sample)
+        queued = list(hashes)
         say(f"refresh {base_url} → {cache_path}: re-verifying the {len(queued)} oldest "
             f"replies, fetching words new to the site's list")
     else:
@@ -132,8 +131,8 @@ def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict) -> s
         finished = stats.get("finish_reason", "finished") == "finished"
         gone = cache.mark_gone(db, began) if finished else 0
         new = db.execute("SELECT count(*) FROM words WHERE added_at >= ?", [began]).fetchone()[0]
-        changed = sum(1 for q, sha in hashes.items()
-                      if (cache.get_reply(db, q) or {}).get("sha256") != sha)
+        now = cache.reply_hashes(db, hashes)
+        changed = sum(1 for q, sha in hashes.items() if now.get(q) != sha)
     finally:
         db.close()
     requests = stats.get("downloader/request_count", 0)

@@ -17,6 +17,10 @@ PACKAGE = __package__  # kelime.crawler once installed: Scrapy loads these by do
 USER_AGENT = "Mozilla/5.0 (compatible; kelime/0.1; +https://github.com/kelime-tr/kelime)"
 DEFAULT_BASE_URL = "https://sozluk.gov.tr"
 DEFAULT_DELAY = 1.0        # seconds between requests (the floor; robots Crawl-delay may raise it)
+#: Bodies: a /gts reply is kilobytes (the longest, çıkmak, is 28 KB); a sitemap at most
+#: 50 MB by the protocol. The crawl and `kelime define` cancel a download past these.
+GTS_MAX_BYTES = 8 * 1024 * 1024
+DOWNLOAD_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_CONCURRENCY = 1    # requests in flight at once
 DEFAULT_MAX_AGE = 30.0     # days before a good reply is fetched again
 
@@ -61,10 +65,9 @@ POLITE = {
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
     "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
     "KELIME_RETRY_AFTER_MAX": 600.0,     # a longer Retry-After stops the crawl, saying when
-    # Bodies: a /gts reply is kilobytes (the longest, çıkmak, is 28 KB); a sitemap at most
-    # 50 MB by the protocol. Over these the download is cancelled, compressed or not.
-    "KELIME_GTS_MAXSIZE": 8 * 1024 * 1024,
-    "DOWNLOAD_MAXSIZE": 64 * 1024 * 1024,
+    # Over these the download is cancelled, compressed or not (GTS_MAX_BYTES above).
+    "KELIME_GTS_MAXSIZE": GTS_MAX_BYTES,
+    "DOWNLOAD_MAXSIZE": DOWNLOAD_MAX_BYTES,
     "DOWNLOAD_WARNSIZE": 0,
 }
 

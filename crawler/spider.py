@@ -22,8 +22,9 @@ from scrapy.utils.sitemap import Sitemap
 from kelime.tdk.replies import classify, gts_url, query_for
 
 from .failures import describe, failure_kind
-from .middlewares import too_big
+from .middlewares import CLASSIFIED, too_big
 from .items import Reply, WordsFound
+from .settings import DOWNLOAD_MAX_BYTES
 
 logger = logging.getLogger(__name__)
 XML = {"Accept": "application/xml, text/xml;q=0.9, */*;q=0.1"}
@@ -59,7 +60,7 @@ def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
 
 #: The most a gzipped sitemap may unpack to (the protocol's limit is 50 MB): a 3 MB file
 #: unpacking to 3 GB took the crawl to 5.8 GB of memory.
-SITEMAP_MAX = 64 * 1024 * 1024
+SITEMAP_MAX = DOWNLOAD_MAX_BYTES  # a gzipped sitemap unpacks to at most what a download is
 
 
 def _sitemap_locs(body: bytes) -> tuple[str, list[str]] | str | None:
@@ -224,7 +225,9 @@ class TdkSpider(scrapy.Spider):
         yield from self._word_requests(queries)
 
     def parse_gts(self, response):
-        c = classify(response.status, response.body)
+        body, c = response.meta.pop(CLASSIFIED, (None, None))
+        if body is not response.body:  # not the very body the middleware classified
+            c = classify(response.status, response.body)
         raw = response.body  # read as UTF-8 (TDK's JSON) whatever the charset header claims
         yield Reply(query=response.meta["kelime_query"], url=response.url, outcome=c.outcome,
                     status=response.status,

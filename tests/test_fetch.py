@@ -12,7 +12,6 @@ import sys
 import threading
 import time
 import tracemalloc
-import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
@@ -32,7 +31,7 @@ from kelime.crawler.fetch import MIB, Limits, fetch, lookup, make_client
 from kelime.errors import FetchError
 from kelime.tdk import store as cache
 
-from .fake_tdk import entry, sense, serve_in_thread
+from .fake_tdk import entry, gzip_zeros, sense, serve_in_thread
 
 NO_WAIT = fetch.retry_with(wait=wait_none())
 
@@ -174,12 +173,6 @@ def test_define_with_an_unusable_cache_says_so(tmp_path):
 BOMB_MIB = 128  # decoded; about 130 KB on the wire
 
 
-def gzip_bomb(mib: int) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = bytes(MIB)
-    return b"".join(packer.compress(block) for _ in range(mib)) + packer.flush()
-
-
 ÇIÇEK = json.dumps([entry(900, "çiçek", [sense("Bitkilerin üreme organı")])],
                    ensure_ascii=False).encode()
 
@@ -253,7 +246,7 @@ class Hostile(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def bomb():
-    return gzip_bomb(BOMB_MIB)
+    return gzip_zeros(BOMB_MIB * MIB)
 
 
 @pytest.fixture

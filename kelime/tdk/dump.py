@@ -62,6 +62,17 @@ def _entry(raw: bytes) -> tuple[dict | None, str]:
     return entry, ""
 
 
+def _reread(raw: bytes, path: Path) -> dict:
+    """A line the first pass found to be an entry, read again (no second shape check)."""
+    try:
+        entry = orjson.loads(raw)
+        entry.pop("_id", None)
+    except (orjson.JSONDecodeError, AttributeError):
+        raise CacheError(f"the dump {path} changed while it was being imported: import it "
+                         "again once it is written") from None
+    return entry
+
+
 def import_dump(db, path: str | Path, fetched_at: str,
                 progress: Callable[[int, int], None] | None = None) -> Imported:
     """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
@@ -91,7 +102,7 @@ def import_dump(db, path: str | Path, fetched_at: str,
                         entries = []
                         for at, size in found[query]:
                             f.seek(at)
-                            entries.append(_entry(f.read(size))[0])
+                            entries.append(_reread(f.read(size), path))
                         body = orjson.dumps(entries).decode()
                         store.save_reply(db, {"query": query, "url": source, "status": 200,
                                               "fetched_at": fetched_at, "outcome": "ok",

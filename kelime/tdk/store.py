@@ -556,20 +556,37 @@ def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
         yield orjson.loads(raw)
 
 
-def oldest_good(db: sqlite_utils.Database, count: int) -> list[str]:
-    """The `count` queries whose good reply is the oldest: a refresh's rotating sample."""
-    rows = db.execute("SELECT query FROM replies WHERE outcome != 'failed' ORDER BY "
+def good_replies(db: sqlite_utils.Database) -> int:
+    """How many replies are good (ok or not_found)."""
+    return db.execute("SELECT count(*) FROM replies WHERE outcome != 'failed'").fetchone()[0]
+
+
+def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
+    """The `count` queries whose good reply is the oldest (a refresh's rotating sample),
+    oldest first, each with its body's sha256 (to tell later whether it changed)."""
+    rows = db.execute("SELECT query, sha256 FROM replies WHERE outcome != 'failed' ORDER BY "
                       "fetched_at, query LIMIT ?", [count])
-    return [q for (q,) in rows]
+    return dict(rows.fetchall())
 
 
-def mark_gone(db: sqlite_utils.Database, since: str, source_prefix: str = "sitemap") -> int:
+def reply_hashes(db: sqlite_utils.Database, queries) -> dict[str, str | None]:
+    """Each query's reply's sha256 now (a query with no reply is left out)."""
+    queries = list(queries)
+    found: dict[str, str | None] = {}
+    for start in range(0, len(queries), 500):  # SQLite's bound on parameters
+        part = queries[start:start + 500]
+        found.update(db.execute(f"SELECT query, sha256 FROM replies WHERE query IN "
+                                f"({','.join('?' * len(part))})", part).fetchall())
+    return found
+
+
+def mark_gone(db: sqlite_utils.Database, since: str) -> int:
     """Words from the site's list that a complete enumeration begun at `since` no longer
     named: gone (kept, left out of builds). Returns how many became gone."""
     with write_tx(db):
         before = db.conn.total_changes
         db.execute("UPDATE words SET gone_at = ? WHERE gone_at IS NULL AND source LIKE ? AND "
-                   "(seen_at IS NULL OR seen_at < ?)", [now_iso(), source_prefix + "%", since])
+                   "(seen_at IS NULL OR seen_at < ?)", [now_iso(), "sitemap%", since])
         return db.conn.total_changes - before
 
 
@@ -592,25 +609,28 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
     return (now - timedelta(days=max_age_days)).isoformat(timespec="seconds")
 
 
+#: A reply not to ask again now: good (ok or not_found), or a final failure, fetched after
+#: the cutoff (one `?`). `fresh_queries` and `due_words` are its two sides.
+FRESH = "(r.outcome != 'failed' OR coalesce(r.final, 0) = 1) AND r.fetched_at > ?"
+
+
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
                   now: datetime | None = None) -> set[str]:
     """Queries not to ask again now: a good reply (ok or not_found), or a final failure, fetched
     within `max_age_days` (None: ever)."""
     with reading(db):
-        rows = db.execute("SELECT query FROM replies WHERE (outcome != 'failed' OR final = 1) "
-                          "AND fetched_at > ?", [_cutoff(max_age_days, now)])
+        rows = db.execute(f"SELECT r.query FROM replies r WHERE {FRESH}",
+                          [_cutoff(max_age_days, now)])
         return {q for (q,) in rows}
 
 
 def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
               now: datetime | None = None) -> list[str]:
-    """Queued words without a fresh good reply, in the order they were queued."""
+    """Queued words without a fresh reply (`FRESH`), in the order they were queued."""
     with reading(db):
         rows = db.execute(
-            "SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word WHERE "
-            "r.query IS NULL OR (r.outcome = 'failed' AND (r.final IS NULL OR r.fetched_at "
-            "<= ?)) OR r.fetched_at <= ? ORDER BY w.rowid",
-            [_cutoff(max_age_days, now)] * 2)
+            f"SELECT w.word FROM words w LEFT JOIN replies r ON r.query = w.word WHERE "
+            f"r.query IS NULL OR NOT ({FRESH}) ORDER BY w.rowid", [_cutoff(max_age_days, now)])
         return [w for (w,) in rows]
 
 
