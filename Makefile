@@ -9,13 +9,17 @@ PORT ?= 8000
 REPORTS ?= reports.sqlite
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test install lexicon bench clean
+.PHONY: serve test lint install lexicon bench clean
 
 serve: lexicon
 	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# Static checks: the architecture's import contract (pyproject.toml, [tool.importlinter]).
+lint: install
+	$(BIN)/lint-imports --no-cache
 
 install: $(STAMP)
 

@@ -148,3 +148,58 @@ def test_pyproject_lists_every_package():
         found |= {package.__name__, *(i.name for i in pkgutil.walk_packages(
             package.__path__, package.__name__ + ".") if i.ispkg)}
     assert found <= listed, f"add {sorted(found - listed)} to [tool.setuptools] packages"
+
+
+# --- The import contract (`lint-imports`, run by `make lint`) ---------------------------------
+
+def _contract_copy(dest: Path) -> Path:
+    """kelime's sources (the shells' links followed) and pyproject.toml, to edit and check."""
+    shutil.copytree(ROOT / "kelime", dest / "kelime",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    return dest
+
+
+def _lint_imports(where: Path) -> subprocess.CompletedProcess:
+    lint = Path(sys.executable).with_name("lint-imports")
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[dev]')")
+    env = {**os.environ, "PYTHONPATH": str(where)}  # the copy, before the editable install
+    return subprocess.run([str(lint), "--no-cache"], cwd=where, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_import_contract_holds():
+    done = _lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.mark.parametrize("module, line, shown", [
+    ("tdk/store.py", "import click\n", "kelime.tdk.store -> click"),
+    ("normalize.py", "\n\ndef _probe():\n    from kelime.service import settings\n"
+     "    return settings\n", "kelime.normalize -> kelime.service.settings"),
+    ("lexicon/reader.py", "\n\ndef _probe():\n    import kelime.crawler.run\n",
+     "kelime.lexicon.reader -> kelime.crawler.run"),
+    ("service/state.py", "\n\ndef _probe():\n    from kelime.crawler import fetch\n",
+     "kelime.service.state -> kelime.crawler.fetch"),
+], ids=["top-level library", "function-level service", "function-level crawler",
+        "service to crawler"])
+def test_the_import_contract_fails_on_an_upward_import(tmp_path, module, line, shown):
+    copy = _contract_copy(tmp_path)
+    path = copy / "kelime" / module
+    path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+    done = _lint_imports(copy)
+    assert done.returncode != 0
+    assert shown in done.stdout, done.stdout
+
+
+def test_the_contract_covers_every_core_module():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (core,) = [c for c in contracts["contracts"] if c["id"] == "core"]
+    covered = tuple(core["source_modules"])
+    missing = [m for m in core_modules() if m != "kelime" and not
+               (m in covered or m.startswith(tuple(c + "." for c in covered)))]
+    assert missing == [], f"add {missing} to the core contract's source_modules"
