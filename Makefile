@@ -7,9 +7,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Players' word reports from the page land here (`kelime reports --reports reports.sqlite`).
 REPORTS ?= reports.sqlite
+# What each command installs: serving needs kelime and the offline word lists its first
+# lexicons are built from; testing adds the test tools. constraints.txt pins every version.
+SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint install lexicon bench clean
+.PHONY: serve test lint install install-serve lexicon bench clean
 
 serve: lexicon
 	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
@@ -22,18 +25,25 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 
 install: $(STAMP)
+install-serve: $(SERVE_STAMP)
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kelime needs Python 3.11+; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+
+$(SERVE_STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[offline]'
 	@touch $@
+
+$(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	@touch $@ $(SERVE_STAMP)
 
 # The offline lexicons, each built when data/ has no usable one (none yet, or one an older
 # kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used. `tr` is
 # Turkish (fuller with Debian's hunspell-tr installed), `ku` Kurmanji for Kurdish Kelimatik.
-lexicon: install
+lexicon: install-serve
 	@$(BIN)/kelime check --data $(DATA) kitap >/dev/null 2>&1; test $$? -ne 2 || \
 		$(BIN)/kelime build --bootstrap --out $(DATA)
 	@$(BIN)/kelime check --data $(DATA) --lexicon ku av >/dev/null 2>&1; test $$? -ne 2 || \
