@@ -12,7 +12,7 @@ REPORTS ?= reports.sqlite
 SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint install install-serve lexicon bench clean
+.PHONY: serve test lint lowest install install-serve lexicon bench clean
 
 serve: lexicon
 	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
@@ -23,6 +23,20 @@ test: install
 # Static checks: the architecture's import contract (pyproject.toml, [tool.importlinter]).
 lint: install
 	$(BIN)/lint-imports --no-cache
+
+# The lower bounds in pyproject.toml are true: the lowest versions they allow (uv's
+# lowest-direct resolution), in a venv of their own, run the tests of serving, reloading,
+# anagrams and the crawl. .ci/run runs it after `make test`.
+LOWEST := .venv-lowest
+SMOKE := tests/test_service_server.py tests/test_reload.py tests/test_service_anagram.py \
+         tests/test_crawl.py
+lowest: install
+	rm -rf $(LOWEST)
+	$(BIN)/uv venv -q --python $(BIN)/python $(LOWEST)
+	$(BIN)/uv pip install -q --python $(LOWEST)/bin/python --resolution lowest-direct \
+		-e '.[offline]' 'pytest>=9.2' 'pytest-timeout>=2.4' 'hypothesis>=6.170'
+	@$(BIN)/uv pip list --python $(LOWEST)/bin/python | grep -iE '^(uvicorn|fastapi|starlette|scrapy|sqlite-utils|httpx|pydantic) '
+	$(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(SMOKE)
 
 install: $(STAMP)
 install-serve: $(SERVE_STAMP)
@@ -60,4 +74,4 @@ bench: install
 	$(BIN)/python benchmarks/load.py
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LOWEST) *.egg-info .pytest_cache
