@@ -102,9 +102,10 @@ def _check_proxy(proxy: str) -> None:
     try:
         ipaddress.ip_network(proxy, strict=False)
     except ValueError:
-        raise SettingsError(f"KELIME_FORWARDED_ALLOW_IPS: {proxy!r} is not an IP address or "
-                            "network; name the proxies in front of kelime, e.g. 127.0.0.1 "
-                            "(nginx on this host) or 10.0.0.0/8") from None
+        raise SettingsError(f"KELIME_FORWARDED_ALLOW_IPS (--forwarded-allow-ips): {proxy!r} "
+                            "is not an IP address or network; name the proxies in front of "
+                            "kelime, e.g. 127.0.0.1 (nginx on this host) or 10.0.0.0/8"
+                            ) from None
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,7 @@ class Settings:
         settings = cls(**values)
         if settings.access_log not in ("off", "json"):
             raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
-        for proxy in settings.trusted_proxies:
-            _check_proxy(proxy)
+        settings = settings.trusting(settings.forwarded_allow_ips)  # each one checked
         room = settings.max_query_bytes + 4096
         if settings.max_header_bytes < room:
             raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "
@@ -202,6 +202,13 @@ class Settings:
                       exclude_words=self.max_exclude_words,
                       two_letter_tiles=self.max_two_letter_tiles,
                       time_budget=self.split_budget_ms / 1000)
+
+    def trusting(self, proxies: str) -> "Settings":
+        """These settings believing the X-Forwarded-For of `proxies` (comma-separated)."""
+        trusted = replace(self, forwarded_allow_ips=proxies)
+        for proxy in trusted.trusted_proxies:
+            _check_proxy(proxy)
+        return trusted
 
     def with_data(self, data: str | Path) -> "Settings":
         return replace(self, data=Path(data))
