@@ -16,7 +16,7 @@ p50/p99 and its ratio to the baseline's; splits answered 200, refused 503 `busy`
 app (with Retry-After), and failed otherwise (nginx's own 502/503/504, resets, timeouts). A
 flood that takes replicas out of nginx's rotation shows as failed validates.
 
-The client (`flood`, also used by tests/test_nginx.py) is asyncio on keep-alive
+The client (`run_flood`, also used by tests/test_nginx.py) is asyncio on keep-alive
 connections, in this process: it shares the CPUs with the servers, so the latencies are
 the ratios' business, not absolute figures.
 """
@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "deploy" / "nginx")]
 
 SLOW_RACK = "aeiıkltrmnsyzu?"   # a Harfbank hand whose split takes ~75-150 ms
 VALIDATE_8 = {"words": ["kitap", "Kalem", "evler", "İstanbul", "ılık", "kâtil", "sepet",
@@ -114,26 +113,37 @@ async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: floa
         writer.close()
 
 
-async def flood(port: int, *, splits: int, validators: int, seconds: float,
-                timeout: float = 30.0, split_body: dict | None = None,
-                validate_most: int | None = None) -> tuple[Tally, Tally]:
-    """(validate tally, split tally) of `splits` clients looping POST /v1/split and
-    `validators` clients looping the 8-word POST /v1/validate for `seconds` (each
-    validator at most `validate_most` requests). Bounded: every client stops at the end
-    and every request gives up after `timeout` seconds."""
+@dataclass
+class Clients:
+    """`count` clients each sending `raw` again and again (at most `most` times each)."""
+    raw: bytes
+    count: int
+    most: int | None = None
+    tally: Tally = field(default_factory=Tally)
+
+
+def splitters(count: int, body: dict | None = None) -> Clients:
+    return Clients(http_request("/v1/split", body or {"rack": SLOW_RACK}), count)
+
+
+def validators(count: int, most: int | None = None) -> Clients:
+    return Clients(http_request("/v1/validate", VALIDATE_8), count, most)
+
+
+async def flood(port: int, groups: list[Clients], seconds: float,
+                timeout: float = 30.0) -> list[Tally]:
+    """Every group's clients at once, for `seconds`; each group's tally. Bounded: every
+    client stops at the end (or after its `most` requests) and every request gives up
+    after `timeout` seconds."""
     end = time.monotonic() + seconds
-    checked, searched = Tally(), Tally()
-    split_raw = http_request("/v1/split", split_body or {"rack": SLOW_RACK})
-    validate_raw = http_request("/v1/validate", VALIDATE_8)
-    await asyncio.gather(
-        *(_client(port, split_raw, searched, end, timeout, None) for _ in range(splits)),
-        *(_client(port, validate_raw, checked, end, timeout, validate_most)
-          for _ in range(validators)))
-    return checked, searched
+    await asyncio.gather(*(_client(port, group.raw, group.tally, end, timeout, group.most)
+                           for group in groups for _ in range(group.count)))
+    return [group.tally for group in groups]
 
 
-def run_flood(port: int, **options) -> tuple[Tally, Tally]:
-    return asyncio.run(flood(port, **options))
+def run_flood(port: int, groups: list[Clients], seconds: float,
+              timeout: float = 30.0) -> list[Tally]:
+    return asyncio.run(flood(port, groups, seconds, timeout))
 
 
 # --- the benchmark -----------------------------------------------------------------------
@@ -151,6 +161,7 @@ def row(name: str, checked: Tally, searched: Tally, base: Tally | None) -> list[
 
 
 def main(argv: list[str] | None = None) -> None:
+    sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "deploy" / "nginx")]
     import standalone  # deploy/nginx/standalone.py
     from validate import free_port, kelime_server, lexicon_folder, print_table
 
@@ -185,10 +196,9 @@ def main(argv: list[str] | None = None) -> None:
               f"/v1/validate; baseline: the validate clients alone for {args.seconds / 3:g} s")
         rows, report = [], []
         for name, port in fronts:
-            base, _ = run_flood(port, splits=0, validators=args.validators,
-                                seconds=args.seconds / 3)
-            checked, searched = run_flood(port, splits=args.splits,
-                                          validators=args.validators, seconds=args.seconds)
+            base, = run_flood(port, [validators(args.validators)], args.seconds / 3)
+            checked, searched = run_flood(port, [validators(args.validators),
+                                                 splitters(args.splits)], args.seconds)
             rows += [row(f"{name}: validate alone", base, Tally(), None),
                      row(f"{name}: during the flood", checked, searched, base)]
             report.append((name, checked, searched))

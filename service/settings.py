@@ -88,6 +88,9 @@ WHY_LEAST = {"KELIME_REPORTS_MAX_BYTES": "an empty report store alone takes abou
 #: An anagram or split body's bytes besides its exclude list: the rack, pattern, names and
 #: options, however spaced and escaped (Settings.search_body_bytes).
 SEARCH_BODY_BASE = 16 * 1024
+#: Settings.held_bytes' room for the one body being parsed (a 395 KiB exclude list of 80,000
+#: two-letter words is ~5 MiB of Python objects until it is refused) and allocator slack.
+PARSE_BYTES = 32 * 1024 * 1024
 
 
 class SettingsError(KelimeError, ValueError):
@@ -191,6 +194,16 @@ class Settings:
         never more than max_body_bytes: 395 KiB by default, not validate's 4 MiB."""
         most = SEARCH_BODY_BASE + self.max_exclude_words * (6 * self.max_word_chars + 4)
         return min(self.max_body_bytes, most)
+
+    @property
+    def held_bytes(self) -> int:
+        """The most a worker holds for requests over its idle size (its documented memory
+        ceiling, ~160 MiB by default): the bodies still arriving (max_buffered_bytes), the
+        questions waiting for a search (max_queued_searches, each parsed and checked, at
+        most ~4 bytes a character of max_exclude_words words: 251 KiB), and PARSE_BYTES
+        for the body being parsed and the allocator's slack."""
+        question = 1024 + 4 * self.max_exclude_words * self.max_word_chars
+        return self.max_buffered_bytes + self.max_queued_searches * question + PARSE_BYTES
 
     @property
     def limits(self) -> Limits:
