@@ -786,21 +786,12 @@ def busy_or_answered(tally) -> None:
     assert tally.retry_after == tally.statuses[503]
 
 
-@pytest.fixture(scope="module")
-def flood_stack(lexicon, tmp_path_factory):
-    """Two replicas as shipped and nginx in front, for the floods only."""
-    folder = tmp_path_factory.mktemp("flood")
-    with replicas(lexicon, folder) as pair, nginx_in_front([r.port for r in pair],
-                                                            folder / "nginx") as front:
-        yield pair, front
-
-
-def test_a_split_flood_through_nginx_fails_no_validate(flood_stack):
+def test_a_split_flood_through_nginx_fails_no_validate(stack):
     """200 clients looping a ~100 ms split through nginx for 4 s (hundreds queued per
     replica) while 3 clients validate: not one validate fails, and every split is answered
     by a replica, 200 or 503 `busy` at once. (Queued for longer than nginx's 10 s
     proxy_read_timeout, splits made nginx mark both replicas down: every route 502.)"""
-    _, front = flood_stack
+    _, front = stack
     checked, searched = flood.run_flood(front.port, [flood.validators(3),
                                                      flood.splitters(200)], seconds=4)
     assert checked.total >= 20 and dict(checked.statuses) == {200: checked.total}, (
@@ -815,7 +806,7 @@ def test_a_split_flood_through_nginx_fails_no_validate(flood_stack):
     assert status == 200
 
 
-def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(flood_stack):
+def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack):
     """40 slow splits, and behind them 120 clients sending the biggest anagram body a
     replica reads (395 KiB: 80,000 words to exclude), straight to one replica, while 2
     clients validate: each big body is refused 413 before it queues, no validate fails, and
@@ -824,7 +815,7 @@ def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(flood_stack):
     nginx a bigger one is refused unread (test_what_nginx_refuses_itself_...)."""
     from kelime.service.settings import Settings
 
-    (replica, _), _ = flood_stack
+    (replica, _), _ = stack
     settings = Settings()
     words = (settings.search_body_bytes - 64) // 6
     body = json.dumps({"rack": "kale", "exclude": ["aa"] * words}).encode()
