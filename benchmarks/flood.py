@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/flood.py             # ~1 minute
     .venv/bin/python benchmarks/flood.py --seconds 30 --splits 400     # a longer soak
+    .venv/bin/python benchmarks/flood.py --polite    # clients that honour Retry-After
 
 Hundreds of clients send POST /v1/split with a rack that takes a search ~75-150 ms
 (`aeiıkltrmnsyzu?`), each one again as soon as it is answered, while a few clients send the
@@ -81,9 +82,10 @@ class Tally:
 
 
 async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: float,
-                  most: int | None) -> None:
+                  most: int | None, polite: bool = False) -> None:
     """Send `raw` again and again on one keep-alive connection until `end` (or `most`
-    requests); a refused, reset or timed-out request is counted and the connection remade."""
+    requests); a refused, reset or timed-out request is counted and the connection remade.
+    `polite`: after a 503 with Retry-After, wait that long before the next one."""
     reader = writer = None
     sent = 0
     while time.monotonic() < end and (most is None or sent < most):
@@ -99,6 +101,12 @@ async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: floa
             body = await asyncio.wait_for(
                 reader.readexactly(int(length.group(1)) if length else 0), timeout)
             tally.count(int(head[9:12]), head, body, time.perf_counter() - began)
+            after = re.search(rb"(?i)\r\nretry-after:\s*(\d+)", head)
+            if polite and after:  # idle that long, the server may close the connection
+                writer.close()
+                writer = None
+                await asyncio.sleep(min(int(after.group(1)), max(0.0, end - time.monotonic())))
+                continue
             if re.search(rb"(?i)\r\nconnection:\s*close", head):
                 writer.close()
                 writer = None
@@ -119,11 +127,13 @@ class Clients:
     raw: bytes
     count: int
     most: int | None = None
+    polite: bool = False      # honour Retry-After
     tally: Tally = field(default_factory=Tally)
 
 
-def splitters(count: int, body: dict | None = None) -> Clients:
-    return Clients(http_request("/v1/split", body or {"rack": SLOW_RACK}), count)
+def splitters(count: int, body: dict | None = None, polite: bool = False) -> Clients:
+    return Clients(http_request("/v1/split", body or {"rack": SLOW_RACK}), count,
+                   polite=polite)
 
 
 def validators(count: int, most: int | None = None) -> Clients:
@@ -136,7 +146,8 @@ async def flood(port: int, groups: list[Clients], seconds: float,
     client stops at the end (or after its `most` requests) and every request gives up
     after `timeout` seconds."""
     end = time.monotonic() + seconds
-    await asyncio.gather(*(_client(port, group.raw, group.tally, end, timeout, group.most)
+    await asyncio.gather(*(_client(port, group.raw, group.tally, end, timeout, group.most,
+                                   group.polite)
                            for group in groups for _ in range(group.count)))
     return [group.tally for group in groups]
 
@@ -172,6 +183,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--splits", type=int, default=300, help="split clients [300]")
     parser.add_argument("--validators", type=int, default=4, help="validate clients [4]")
     parser.add_argument("--no-nginx", action="store_true", help="skip the nginx setup")
+    parser.add_argument("--polite", action="store_true",
+                        help="the split clients honour Retry-After (default: a hostile flood "
+                             "that sends again at once)")
     args = parser.parse_args(argv)
     nginx = None if args.no_nginx else standalone.find_nginx()
 
@@ -191,14 +205,15 @@ def main(argv: list[str] | None = None) -> None:
             proc = standalone.start(nginx, tmp / "nginx", port, [r.port for r in replicas])
             stack.callback(standalone.stop, proc)
             fronts.append(("nginx 2x1", port))
-        print(f"{args.splits} clients looping POST /v1/split {{\"rack\": \"{SLOW_RACK}\"}} "
+        print(f"{args.splits} {'polite ' if args.polite else ''}clients looping POST /v1/split {{\"rack\": \"{SLOW_RACK}\"}} "
               f"for {args.seconds:g} s, {args.validators} clients looping the 8-word POST "
               f"/v1/validate; baseline: the validate clients alone for {args.seconds / 3:g} s")
         rows, report = [], []
         for name, port in fronts:
             base, = run_flood(port, [validators(args.validators)], args.seconds / 3)
             checked, searched = run_flood(port, [validators(args.validators),
-                                                 splitters(args.splits)], args.seconds)
+                                                 splitters(args.splits, polite=args.polite)],
+                                          args.seconds)
             rows += [row(f"{name}: validate alone", base, Tally(), None),
                      row(f"{name}: during the flood", checked, searched, base)]
             report.append((name, checked, searched))
