@@ -806,27 +806,30 @@ def test_a_split_flood_through_nginx_fails_no_validate(stack):
     assert status == 200
 
 
-def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack):
+@pytest.mark.parametrize("through", ["a replica directly", "nginx"])
+def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack, through):
     """40 slow splits, and behind them 120 clients sending the biggest anagram body a
-    replica reads (395 KiB: 80,000 words to exclude), straight to one replica, while 2
-    clients validate: each big body is refused 413 before it queues, no validate fails, and
-    the worker's RSS stays under its documented ceiling (Settings.held_bytes, ~160 MiB over
-    idle). (Such bodies queued unchecked: 120 of 4 MiB took a worker to 7 GiB.) Through
-    nginx a bigger one is refused unread (test_what_nginx_refuses_itself_...)."""
+    replica reads (395 KiB: 80,000 words to exclude), straight to one replica or through
+    nginx, while 2 clients validate: each big body is refused 413 before it queues, no
+    validate fails, and each worker's RSS stays under its documented ceiling
+    (Settings.held_bytes, ~160 MiB over idle). (Such bodies queued unchecked: 120 of 4 MiB
+    took a worker to 7 GiB; through nginx, 60 took both replicas out of its rotation.)
+    Through nginx a bigger one is refused unread (test_what_nginx_refuses_itself_...)."""
     from kelime.service.settings import Settings
 
-    (replica, _), _ = stack
+    pair, front = stack
+    port = front.port if through == "nginx" else pair[0].port
     settings = Settings()
     words = (settings.search_body_bytes - 64) // 6
     body = json.dumps({"rack": "kale", "exclude": ["aa"] * words}).encode()
     assert len(body) <= settings.search_body_bytes
     big = flood.Clients(flood.http_request("/v1/anagram", body), 120, most=3)
-    pids = worker_pids(replica)
-    assert pids
+    pids = [pid for replica in pair for pid in worker_pids(replica)]
+    assert len(pids) == 2
     idle = {pid: rss_bytes(pid) for pid in pids}
     with peak_rss(pids) as peaks:
         checked, searched, refused = flood.run_flood(
-            replica.port, [flood.validators(2), flood.splitters(40), big], seconds=4)
+            port, [flood.validators(2), flood.splitters(40), big], seconds=3)
     assert dict(checked.statuses) == {200: checked.total} and checked.total > 0, (
         dict(checked.statuses), checked.failures)
     busy_or_answered(searched)
@@ -835,7 +838,7 @@ def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack):
     assert dict(refused.codes) == {"over_limit": refused.total}
     for pid in pids:
         grew = peaks[pid] - idle[pid]
-        print(f"\nworker {pid}: {idle[pid] / 2**20:.0f} MiB idle, peak {peaks[pid] / 2**20:.0f} "
-              f"MiB during the flood ({refused.total} big bodies, {searched.total} splits); "
-              f"ceiling {settings.held_bytes / 2**20:.0f} MiB over idle")
+        print(f"\n{through}: worker {pid}: {idle[pid] / 2**20:.0f} MiB idle, peak "
+              f"{peaks[pid] / 2**20:.0f} MiB during the flood ({refused.total} big bodies, "
+              f"{searched.total} splits); ceiling {settings.held_bytes / 2**20:.0f} MiB over idle")
         assert grew < settings.held_bytes
