@@ -746,10 +746,12 @@ def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(report_stack)
 # --- floods: expensive work never starves cheap work ---------------------------------------
 
 def worker_pids(replica: Replica) -> list[int]:
-    """The uvicorn worker processes of a `kelime serve` replica (its supervisor's children)."""
+    """The processes serving a `kelime serve` replica's requests: its supervisor's children
+    (uvicorn's workers), or the process itself when it serves them alone."""
     kids = Path(f"/proc/{replica.proc.pid}/task/{replica.proc.pid}/children").read_text()
     pids = [int(k) for k in kids.split()]
-    return [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+    pids = [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+    return pids or [replica.proc.pid]
 
 
 def rss_bytes(pid: int) -> int:
