@@ -10,6 +10,7 @@ at one boundary, the HTTP service into the JSON error shape at another.
     │   └── PolicyError   the filter policy or one of its lists cannot be read
     ├── SourceError       a word source that cannot be read (word list, bootstrap package)
     ├── CacheError        the TDK crawl cache is missing, corrupt, busy or not ours
+    │   └── CacheBusy     ... locked by another process for longer than the caller waits
     ├── FetchError        a TDK look-up that failed for good
     ├── QueryError        an anagram or split question that cannot be answered as asked
     │   └── AnagramError  (kelime.anagram.errors) RackError, PatternError, OptionError, OverLimit
@@ -64,6 +65,11 @@ class SourceError(BuildError):
 
 class CacheError(KelimeError):
     """The cache file is missing, not SQLite, corrupt, busy, or not a kelime cache."""
+
+
+class CacheBusy(CacheError):
+    """Another process held the cache's lock longer than the caller would wait: try again
+    later (nothing is wrong with the file)."""
 
 
 class FetchError(KelimeError):

@@ -360,4 +360,5 @@ def uvicorn_options(settings: Settings) -> dict:
         "timeout_keep_alive": settings.keepalive_timeout,
         "access_log": False,
         "server_header": False,
+        "forwarded_allow_ips": settings.trusted_proxies,  # [] (default): believe no proxy
     }

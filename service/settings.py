@@ -9,6 +9,7 @@ only ``Settings.from_env`` looks at the environment, and it takes the mapping to
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -41,6 +42,8 @@ ENV = {
     "KELIME_SPLIT_BUDGET_MS": "split_budget_ms",
     "KELIME_MAX_TWO_LETTER_TILES": "max_two_letter_tiles",
     "KELIME_MAX_QUEUED_SEARCHES": "max_queued_searches",
+    "KELIME_MAX_SEARCH_WAIT_MS": "max_search_wait_ms",
+    "KELIME_FORWARDED_ALLOW_IPS": "forwarded_allow_ips",
     "KELIME_ADMIN_TOKEN": "admin_token",
     "KELIME_MAX_HEADER_BYTES": "max_header_bytes",
     "KELIME_HEADER_TIMEOUT": "header_timeout",
@@ -66,12 +69,15 @@ MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024,
         "KELIME_MAX_RACK_TILES": 31,        # a split packs each tile kind's count in 5 bits
         "KELIME_MAX_BLANKS": 4,             # each blank multiplies the words a search tries
         "KELIME_MAX_TWO_LETTER_TILES": 8,   # 2 ** this many ways to lay them
-        "KELIME_SPLIT_BUDGET_MS": 10_000}
+        "KELIME_SPLIT_BUDGET_MS": 10_000,
+        "KELIME_MAX_SEARCH_WAIT_MS": 8_000}
 WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL_LIMIT} bytes",
        "KELIME_MAX_RACK_TILES": "a split counts at most 31 tiles of a kind",
        "KELIME_MAX_BLANKS": "every blank multiplies the cost of a search",
        "KELIME_MAX_TWO_LETTER_TILES": "each one doubles the cost of a search",
-       "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile"}
+       "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile",
+       "KELIME_MAX_SEARCH_WAIT_MS": "nginx gives a search 10 s (kelime.conf's "
+                                    "proxy_read_timeout) and the search needs its share"}
 #: The least value of the whole-number variables that may be under 1 or must be more, and
 #: why (for those above 1).
 LEAST = {"KELIME_CACHE_MAX_AGE": 0, "KELIME_MAX_BLANKS": 0, "KELIME_MAX_TWO_LETTER_TILES": 0,
@@ -79,8 +85,30 @@ LEAST = {"KELIME_CACHE_MAX_AGE": 0, "KELIME_MAX_BLANKS": 0, "KELIME_MAX_TWO_LETT
 WHY_LEAST = {"KELIME_REPORTS_MAX_BYTES": "an empty report store alone takes about 40 KB"}
 
 
+#: An anagram or split body's bytes besides its exclude list: the rack, pattern, names and
+#: options, however spaced and escaped (Settings.search_body_bytes).
+SEARCH_BODY_BASE = 16 * 1024
+#: Settings.held_bytes' room for the one body being parsed (a 395 KiB exclude list of 80,000
+#: two-letter words is ~5 MiB of Python objects until it is refused) and allocator slack.
+PARSE_BYTES = 32 * 1024 * 1024
+
+
 class SettingsError(KelimeError, ValueError):
     """An environment variable with a value the service cannot use."""
+
+
+def _check_proxy(proxy: str) -> None:
+    """An entry of KELIME_FORWARDED_ALLOW_IPS must be an address, a network or `*`: uvicorn
+    would silently take a misspelt one as a name no peer ever has."""
+    if proxy == "*":
+        return
+    try:
+        ipaddress.ip_network(proxy, strict=False)
+    except ValueError:
+        raise SettingsError(f"KELIME_FORWARDED_ALLOW_IPS (--forwarded-allow-ips): {proxy!r} "
+                            "is not an IP address or network; name the proxies in front of "
+                            "kelime, e.g. 127.0.0.1 (nginx on this host) or 10.0.0.0/8"
+                            ) from None
 
 
 @dataclass(frozen=True)
@@ -106,6 +134,8 @@ class Settings:
     split_budget_ms: int = int(Limits.time_budget * 1000)
     max_two_letter_tiles: int = Limits.two_letter_tiles
     max_queued_searches: int = 256       # anagram/split questions waiting per worker (503 beyond)
+    max_search_wait_ms: int = 2_000      # the longest a question waits for its turn (503 beyond)
+    forwarded_allow_ips: str = ""        # proxies whose X-Forwarded-For is believed ("": none)
     admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
     max_header_bytes: int = 64 * 1024    # request line + headers, per request (431 beyond)
     header_timeout: int = 10             # seconds to receive a request's headers
@@ -141,12 +171,39 @@ class Settings:
         settings = cls(**values)
         if settings.access_log not in ("off", "json"):
             raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
+        settings = settings.trusting(settings.forwarded_allow_ips)  # each one checked
         room = settings.max_query_bytes + 4096
         if settings.max_header_bytes < room:
             raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "
                                 f"room for a GET of KELIME_MAX_QUERY_BYTES="
                                 f"{settings.max_query_bytes} bytes: make it {room} or more")
         return settings
+
+    @property
+    def trusted_proxies(self) -> list[str]:
+        """The addresses (or networks, or `*`) whose X-Forwarded-For names the client: uvicorn's
+        `forwarded_allow_ips`. Empty by default: no peer is believed, each client is its
+        connection's address, so nobody can pick the address the reports' rate limit counts."""
+        return [part.strip() for part in self.forwarded_allow_ips.split(",") if part.strip()]
+
+    @property
+    def search_body_bytes(self) -> int:
+        """The bytes an anagram or split body may take: everything it can legitimately carry
+        (a rack, a pattern, names and options, and `max_exclude_words` words of
+        `max_word_chars` characters, each one \\u-escaped as Python's json.dumps writes them),
+        never more than max_body_bytes: 395 KiB by default, not validate's 4 MiB."""
+        most = SEARCH_BODY_BASE + self.max_exclude_words * (6 * self.max_word_chars + 4)
+        return min(self.max_body_bytes, most)
+
+    @property
+    def held_bytes(self) -> int:
+        """The most a worker holds for requests over its idle size (its documented memory
+        ceiling, ~160 MiB by default): the bodies still arriving (max_buffered_bytes), the
+        questions waiting for a search (max_queued_searches, each parsed and checked, at
+        most ~4 bytes a character of max_exclude_words words: 251 KiB), and PARSE_BYTES
+        for the body being parsed and the allocator's slack."""
+        question = 1024 + 4 * self.max_exclude_words * self.max_word_chars
+        return self.max_buffered_bytes + self.max_queued_searches * question + PARSE_BYTES
 
     @property
     def limits(self) -> Limits:
@@ -158,6 +215,13 @@ class Settings:
                       exclude_words=self.max_exclude_words,
                       two_letter_tiles=self.max_two_letter_tiles,
                       time_budget=self.split_budget_ms / 1000)
+
+    def trusting(self, proxies: str) -> "Settings":
+        """These settings believing the X-Forwarded-For of `proxies` (comma-separated)."""
+        trusted = replace(self, forwarded_allow_ips=proxies)
+        for proxy in trusted.trusted_proxies:
+            _check_proxy(proxy)
+        return trusted
 
     def with_data(self, data: str | Path) -> "Settings":
         return replace(self, data=Path(data))

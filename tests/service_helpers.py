@@ -22,6 +22,7 @@ with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works 
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.normalize import Alphabet
 from kelime.service.app import create_app
+from kelime.service.protocol import uvicorn_options
 from kelime.service.server import UVICORN_OPTIONS
 from kelime.service.settings import Settings
 
@@ -52,9 +53,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_in_thread(app, timeout: float = 20.0):
-    """Run `app` on a real uvicorn (kelime's options) on 127.0.0.1:<free port>; yield its URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **UVICORN_OPTIONS)
+def serve_in_thread(app, timeout: float = 20.0, settings: Settings | None = None):
+    """Run `app` on a real uvicorn (kelime's options, for `settings` when given: e.g. the
+    proxies it trusts) on 127.0.0.1:<free port>; yield its URL."""
+    options = uvicorn_options(settings) if settings else UVICORN_OPTIONS
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -61,3 +61,47 @@ def test_words_route_reads_a_cache_of_the_older_schema_without_migrating_it(tmp_
     assert path.read_bytes() == before
     assert [m.name for m in cache.MIGRATIONS.applied(sqlite_utils.Database(path))] == [
         "m001_initial"]
+
+
+def test_a_locked_cache_answers_503_at_once_and_never_holds_other_routes_threads(tmp_path):
+    """Another process holds the cache's lock (a crawl mid-write): each /v1/words request
+    gives up after a short wait with 503 `cache_busy` (or `busy` when too many wait) and
+    Retry-After, in the error shape; an anagram question sent behind 48 of them is answered
+    while the lock is still held. (Each used to hold one of the 40 shared threads for the
+    crawl's 30 s busy timeout: /v1/anagram waited 28 s.)"""
+    import asyncio
+    import sqlite3
+
+    import httpx
+
+    from .service_helpers import serve_in_thread
+
+    data = lexicon(tmp_path)
+    path = tmp_path / "tdk.sqlite"
+    cache.open_cache(path, create=True).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # readers too must wait for it
+    holder.execute("BEGIN EXCLUSIVE")
+
+    async def load(url: str):
+        limits = httpx.Limits(max_connections=100)
+        async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+            words = [asyncio.create_task(client.get("/v1/words/kitap")) for _ in range(48)]
+            await asyncio.sleep(0.2)  # the reads are in, holding what they hold
+            anagram = await client.post("/v1/anagram", json={"rack": "kitap"}, timeout=15)
+            return anagram, await asyncio.gather(*words)
+
+    try:
+        with serve_in_thread(create_app(Settings(data=data, cache=path))) as url:
+            anagram, replies = asyncio.run(load(url))
+            assert holder.in_transaction  # every answer came with the lock still held
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert anagram.status_code == 200 and anagram.json()["words"], anagram.text
+    codes = {reply.json()["error"]["code"] for reply in replies}
+    assert {reply.status_code for reply in replies} == {503}
+    assert "cache_busy" in codes and codes <= {"cache_busy", "busy"}
+    assert all(int(reply.headers["retry-after"]) >= 1 for reply in replies)
+    busy = next(r.json()["error"] for r in replies if r.json()["error"]["code"] == "cache_busy")
+    assert "locked by another process" in busy["message"]

@@ -36,12 +36,17 @@ _spec = importlib.util.spec_from_file_location("kelime_nginx_standalone",
 standalone = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(standalone)
 
+_spec = importlib.util.spec_from_file_location("kelime_flood", ROOT / "benchmarks" / "flood.py")
+flood = sys.modules["kelime_flood"] = importlib.util.module_from_spec(_spec)  # (dataclasses)
+_spec.loader.exec_module(flood)
+
 NGINX = standalone.find_nginx()
 if NGINX is None:
     pytest.skip("nginx is not installed (neither on PATH nor /usr/sbin/nginx): "
                 "apt-get install nginx to run the load-balancer tests", allow_module_level=True)
 
 RACKS = ["kalemsi", "kitapev", "ardıçlı", "sepetçi"]
+NGINX_ADDRESS = "127.0.0.1"   # what the replicas believe X-Forwarded-For from, as shipped
 BODY_LIMIT = 4 * 1024 * 1024   # the app's KELIME_MAX_BODY_BYTES, client_max_body_size 4m
 
 
@@ -125,7 +130,8 @@ def start_replica(data: Path, log: Path, port: int | None = None,
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             kelime_command("serve", "--data", str(data), "--host", "127.0.0.1",
-                           "--port", str(port), "--workers", "1"),
+                           "--port", str(port), "--workers", "1",
+                           "--forwarded-allow-ips", NGINX_ADDRESS),
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             env={**environ, **(env or {})})
     return Replica(port, proc, log)
@@ -274,7 +280,12 @@ def test_the_shipped_site_is_what_runs(tmp_path):
         return text.replace(f"{tmp_path.resolve()}/logs/", "/var/log/nginx/")
 
     assert normal(site) == normal(shipped)
-    assert "server 127.0.0.1:18003 max_fails=2 fail_timeout=10s;" in site
+    for group in ("kelime", "kelime_search"):  # every replica in both groups
+        block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", site, re.M)
+        assert block, f"kelime.conf lost `upstream {group}`"
+        assert re.findall(r"server\s+(\S+)", block.group(1)) == [
+            f"127.0.0.1:{port}" for port in (18001, 18002, 18003)]
+        assert "server 127.0.0.1:18003 max_fails=2 fail_timeout=10s;" in block.group(1)
     for directive in ("proxy_http_version 1.1;", 'proxy_set_header Connection "";',
                       "keepalive 32;", "client_max_body_size 4m;",
                       "gzip_types application/json text/plain;",
@@ -293,6 +304,15 @@ def test_the_shipped_site_is_what_runs(tmp_path):
                       "client_max_body_size 16k;"):
         assert directive in reports, f"location = /v1/reports lost `{directive}`"
     assert "non_idempotent" not in reports
+    # Searches never share failure counts with validate: a flood of them cannot take the
+    # replicas out of validate's rotation. And their bodies are bounded by what they carry.
+    searches = re.search(r"location ~ \^/v1/\(anagram\|split\)\$ \{([^}]*)\}", code)
+    validate = re.search(r"location = /v1/validate \{([^}]*)\}", code)
+    assert searches and validate, "kelime.conf lost the search or validate location"
+    assert "proxy_pass http://kelime_search;" in searches.group(1)
+    assert "proxy_pass http://kelime;" in validate.group(1)
+    assert re.search(r"client_max_body_size\s+400k;", searches.group(1))
+    assert not re.search(r"proxy_next_upstream[^;]*timeout", searches.group(1))
     assert "proxy_add_x_forwarded_for" not in code
     assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$remote_addr;", code)
 
@@ -361,6 +381,45 @@ def test_a_body_over_the_limit_gets_413_from_nginx(stack):
     assert b'"code":"over_limit"' in reply
     status, tried = wait_for_log(front, {"big-body"})["big-body"]
     assert status == 413 and tried == []  # no replica saw it
+
+
+NGINX_REFUSALS = [  # (what, raw request, status nginx answers, error code)
+    ("TRACE", b"TRACE / HTTP/1.1\r\nHost: kelime\r\n\r\n", 405, "method_not_allowed"),
+    ("TRACE a search", b"TRACE /v1/split HTTP/1.1\r\nHost: kelime\r\n\r\n", 405,
+     "method_not_allowed"),
+    ("no request line", b"FOO BAR\r\n\r\n", 400, "invalid_request"),
+    ("two Host headers", b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400,
+     "invalid_request"),
+    ("a Content-Length that is no number", b"POST /v1/validate HTTP/1.1\r\nHost: kelime\r\n"
+     b"Content-Length: x\r\n\r\n", 400, "invalid_request"),
+    ("a bad chunk", b"POST /v1/split HTTP/1.1\r\nHost: kelime\r\nTransfer-Encoding: "
+     b"chunked\r\n\r\nzz\r\n\r\n", 400, "invalid_request"),
+    ("a URL over 64 KiB", b"GET /v1/validate?word=" + b"a" * 70_000 + b" HTTP/1.1\r\n"
+     b"Host: kelime\r\n\r\n", 414, "over_limit"),
+    ("HTTP/2.0 in a request line", b"GET / HTTP/2.0\r\nHost: kelime\r\n\r\n", 505,
+     "http_version_not_supported"),
+    ("Transfer-Encoding: gzip", b"POST /v1/validate HTTP/1.1\r\nHost: kelime\r\n"
+     b"Transfer-Encoding: gzip\r\n\r\n", 501, "not_implemented"),
+    ("a search body over 400 KiB", b"POST /v1/anagram HTTP/1.1\r\nHost: kelime\r\n"
+     b"Content-Type: application/json\r\nContent-Length: 4194304\r\n\r\n", 413,
+     "over_limit"),
+]
+
+
+@pytest.mark.parametrize("what, raw, status, code", NGINX_REFUSALS,
+                         ids=[r[0] for r in NGINX_REFUSALS])
+def test_what_nginx_refuses_itself_is_in_the_error_shape(stack, what, raw, status, code):
+    """Every error nginx generates (not only 413/414/431/502-504) is the app's JSON shape:
+    TRACE and nginx's own 400s were HTML pages."""
+    _, front = stack
+    reply = raw_exchange(front.port, raw)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert int(head[9:12]) == status, reply[:300]
+    assert re.search(rb"(?i)\r\ncontent-type: application/json", head), head
+    error = json.loads(body)["error"]
+    assert error["code"] == code and error["message"], error
+    if status == 405:
+        assert re.search(rb"(?i)\r\nallow: GET, HEAD, POST", head), head
 
 
 def test_a_body_just_under_the_limit_reaches_a_replica(stack):
@@ -669,3 +728,119 @@ def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_p
         assert wait_for_log(front, {"back"})["back"] == (202, [writer.address])
         assert open_counts(writer_store) == {"kitapçık": 1, "kalemsi": 1}
         assert open_counts(other_store) == {}
+
+
+def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(report_stack):
+    """The replicas believe X-Forwarded-For from nginx's address only (--forwarded-allow-ips
+    127.0.0.1): a client reaching the writer directly from another address, a new forged
+    address each time, is still itself and meets its rate limit."""
+    (writer, _), _, writer_store, _ = report_stack
+    source = "127.0.5.1"
+    for i in range(PER_HOUR + 2):
+        status, _, reply = report(writer.port, "kandırmaca", source=source,
+                                  headers={"X-Forwarded-For": f"198.51.100.{i}"})
+        assert status == (202 if i < PER_HOUR else 429), (i, reply)
+    assert open_counts(writer_store)["kandırmaca"] == PER_HOUR
+
+
+# --- floods: expensive work never starves cheap work ---------------------------------------
+
+def worker_pids(replica: Replica) -> list[int]:
+    """The processes serving a `kelime serve` replica's requests: its supervisor's children
+    (uvicorn's workers), or the process itself when it serves them alone."""
+    kids = Path(f"/proc/{replica.proc.pid}/task/{replica.proc.pid}/children").read_text()
+    pids = [int(k) for k in kids.split()]
+    pids = [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+    return pids or [replica.proc.pid]
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+@contextmanager
+def peak_rss(pids: list[int]):
+    """{pid: highest VmRSS seen} while the block runs (sampled every 20 ms)."""
+    peaks = {pid: rss_bytes(pid) for pid in pids}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            for pid in pids:
+                peaks[pid] = max(peaks[pid], rss_bytes(pid))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        yield peaks
+    finally:
+        done.set()
+        sampler.join()
+
+
+def busy_or_answered(tally) -> None:
+    """Every search got an answer from a replica: 200, or 503 `busy` with Retry-After."""
+    assert set(tally.statuses) <= {200, 503}, (dict(tally.statuses), tally.failures)
+    assert set(tally.codes) <= {"busy"}, dict(tally.codes)
+    assert tally.retry_after == tally.statuses[503]
+
+
+def test_a_split_flood_through_nginx_fails_no_validate(stack):
+    """200 clients looping a ~100 ms split through nginx for 4 s (hundreds queued per
+    replica) while 3 clients validate: not one validate fails, and every split is answered
+    by a replica, 200 or 503 `busy` at once. (Queued for longer than nginx's 10 s
+    proxy_read_timeout, splits made nginx mark both replicas down: every route 502.)"""
+    _, front = stack
+    checked, searched = flood.run_flood(front.port, [flood.validators(3),
+                                                     flood.splitters(200)], seconds=4)
+    assert checked.total >= 20 and dict(checked.statuses) == {200: checked.total}, (
+        dict(checked.statuses), dict(checked.codes), checked.failures)
+    busy_or_answered(searched)
+    assert searched.codes["busy"] > 0  # the flood did saturate: the app shed it
+    assert searched.statuses[200] > 0
+    errors = (front.prefix / "logs" / "kelime.error.log").read_text(errors="replace")
+    for sign in ("upstream timed out", "temporarily disabled", "no live upstreams"):
+        assert sign not in errors
+    status, _, _ = request(front.port, "GET", "/readyz")
+    assert status == 200
+
+
+@pytest.mark.parametrize("through", ["a replica directly", "nginx"])
+def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack, through):
+    """40 slow splits, and behind them 120 clients sending the biggest anagram body a
+    replica reads (395 KiB: 80,000 words to exclude), straight to one replica or through
+    nginx, while 2 clients validate: each big body is refused 413 before it queues, no
+    validate fails, and each worker's RSS stays under its documented ceiling
+    (Settings.held_bytes, ~160 MiB over idle). (Such bodies queued unchecked: 120 of 4 MiB
+    took a worker to 7 GiB; through nginx, 60 took both replicas out of its rotation.)
+    Through nginx a bigger one is refused unread (test_what_nginx_refuses_itself_...)."""
+    from kelime.service.settings import Settings
+
+    pair, front = stack
+    port = front.port if through == "nginx" else pair[0].port
+    settings = Settings()
+    words = (settings.search_body_bytes - 64) // 6
+    body = json.dumps({"rack": "kale", "exclude": ["aa"] * words}).encode()
+    assert len(body) <= settings.search_body_bytes
+    big = flood.Clients(flood.http_request("/v1/anagram", body), 120, most=3)
+    pids = [pid for replica in pair for pid in worker_pids(replica)]
+    assert len(pids) == 2
+    idle = {pid: rss_bytes(pid) for pid in pids}
+    with peak_rss(pids) as peaks:
+        checked, searched, refused = flood.run_flood(
+            port, [flood.validators(2), flood.splitters(40), big], seconds=3)
+    assert dict(checked.statuses) == {200: checked.total} and checked.total > 0, (
+        dict(checked.statuses), checked.failures)
+    busy_or_answered(searched)
+    assert refused.total > 0 and dict(refused.statuses) == {413: refused.total}, (
+        dict(refused.statuses), refused.failures)
+    assert dict(refused.codes) == {"over_limit": refused.total}
+    for pid in pids:
+        grew = peaks[pid] - idle[pid]
+        print(f"\n{through}: worker {pid}: {idle[pid] / 2**20:.0f} MiB idle, peak "
+              f"{peaks[pid] / 2**20:.0f} MiB during the flood ({refused.total} big bodies, "
+              f"{searched.total} splits); ceiling {settings.held_bytes / 2**20:.0f} MiB over idle")
+        assert grew < settings.held_bytes

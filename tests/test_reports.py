@@ -25,6 +25,7 @@ from kelime.policy.review import record_review
 from kelime.reports import (SLACK_PAGES, NoOpenReport, RateLimited, ReportError, ReportLimits,
                             ReportStore, StoreFull, note_problem)
 from kelime.service.app import create_app
+from kelime.service.protocol import uvicorn_options
 from kelime.service.settings import Settings
 
 from .fake_tdk import serve_in_thread as fake_tdk
@@ -228,9 +229,41 @@ def served(tmp_path):
     """A real uvicorn with a report store (3 reports per client an hour), and the paths."""
     data = build_data(tmp_path / "data")
     store = tmp_path / "reports.sqlite"
-    settings = Settings(data=data, reports=store, reports_per_hour=3)
-    with serve_in_thread(create_app(settings)) as url:
+    settings = Settings(data=data, reports=store, reports_per_hour=3,
+                        forwarded_allow_ips=THE_TESTS)
+    with serve_in_thread(create_app(settings), settings=settings) as url:
         yield url, data, store
+
+
+#: The tests play the proxy: the servers they start believe their X-Forwarded-For, so each
+#: forged address is another client (as each client behind nginx is).
+THE_TESTS = "127.0.0.1"
+
+
+def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(tmp_path):
+    """X-Forwarded-For is believed only from the proxies named in KELIME_FORWARDED_ALLOW_IPS
+    (none by default). uvicorn used to believe any loopback peer: 100 of 100 forged
+    addresses were 100 clients, each with its own share of the reports' rate limit."""
+    data = build_data(tmp_path / "data")
+    assert uvicorn_options(Settings())["forwarded_allow_ips"] == []
+    for trusted in ("", "127.0.0.2"):  # nobody (the default); a proxy on another address
+        settings = Settings(data=data, reports=tmp_path / f"r{trusted}.sqlite",
+                            reports_per_hour=3, forwarded_allow_ips=trusted)
+        with serve_in_thread(create_app(settings), settings=settings) as url:
+            for i in range(3):  # a peer not named, a new forged address each time
+                r = _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"},
+                          **{"X-Forwarded-For": f"198.51.100.{i}"})
+                assert r.status_code == 202, r.text
+            r = _json(url, "/v1/reports", {"word": "ev", "kind": "wrong"},
+                      **{"X-Forwarded-For": "198.51.100.99"})
+            assert r.status_code == 429, r.text  # all four were 127.0.0.1's
+            if trusted:  # the named proxy's word is taken: each address its own client
+                transport = httpx.HTTPTransport(local_address=trusted)
+                with httpx.Client(transport=transport, base_url=url) as proxy:
+                    for i in range(5):
+                        r = proxy.post("/v1/reports", json={"word": "ev", "kind": "wrong"},
+                                       headers={"X-Forwarded-For": f"203.0.113.{i}"})
+                        assert r.status_code == 202, r.text
 
 
 def test_report_through_the_api_shows_in_kelime_reports(served):
@@ -244,7 +277,7 @@ def test_report_through_the_api_shows_in_kelime_reports(served):
     assert (reply["kind"], reply["count"], reply["duplicate"], reply["game"]) == (
         "wrong", 1, False, "kelimelik")
     again = _json(url, "/v1/reports", {"word": "kitap", "kind": "wrong", "game": "kelimatik"},
-                  **{"X-Forwarded-For": "203.0.113.7"})  # uvicorn trusts 127.0.0.1's proxy
+                  **{"X-Forwarded-For": "203.0.113.7"})  # the tests play the proxy
     assert (again.json()["id"], again.json()["count"]) == (reply["id"], 2)
     missing = _json(url, "/v1/reports", {"word": "İstanbul", "kind": "missing"})
     assert missing.json()["verdict"]["reason"] == "proper_name"
@@ -289,8 +322,8 @@ def test_limits_answer_429_and_413(tmp_path, served):
     # a full store: 413, and the reports already in it are kept
     small = tmp_path / "small.sqlite"
     settings = Settings(data=data, reports=small, reports_max_bytes=48 * 1024,
-                        reports_per_hour=10_000)
-    with serve_in_thread(create_app(settings)) as other:
+                        reports_per_hour=10_000, forwarded_allow_ips=THE_TESTS)
+    with serve_in_thread(create_app(settings), settings=settings) as other:
         statuses = []
         for i in range(400):
             r = _json(other, "/v1/reports", {"word": f"ev{'e' * (i % 40)}", "kind": "wrong",

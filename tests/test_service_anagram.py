@@ -155,6 +155,47 @@ def test_bad_questions_get_the_error_shape(api, path, body, status, code):
     assert message and "Traceback" not in message
 
 
+BAD_QUESTIONS = [case for case in test_bad_questions_get_the_error_shape.pytestmark[0].args[1]]
+
+
+def test_a_question_is_checked_whole_before_it_waits(lexicon_dir):
+    """Everything a question carries is read and checked before it waits for a search:
+    with the searches' queue full, a bad question still gets its own error (not `busy`),
+    and a good one gets `busy` at once. (An exclude list of 838,840 words used to be counted
+    only in the search, after the queue: 120 of them took a worker to 7 GiB.)"""
+    from kelime.service.gate import Gate
+
+    with TestClient(create_app(Settings(data=lexicon_dir))) as full:
+        full.app.state.searches = full.portal.call(lambda: Gate(  # (made in the server's loop)
+            "questions", threads=1, most_waiting=0, most_wait=1, guess=0.01))  # always full
+        for path, body, status, code in BAD_QUESTIONS:
+            error(full.post(path, content=body), status, code)
+        for path, body in (("/v1/anagram", b'{"rack": "kale"}'),
+                           ("/v1/split", b'{"rack": "kalemkitapsilg?"}')):
+            reply = full.post(path, content=body)
+            assert error(reply, 503, "busy")["details"]["waiting"] == 0
+            assert reply.headers["retry-after"] == "1"
+
+
+def test_search_bodies_are_bounded_by_what_a_question_can_carry(api):
+    """An anagram or split body may carry a rack, a pattern and max_exclude_words words:
+    395 KiB with every character \\u-escaped, not validate's 4 MiB; more is refused
+    before it is read."""
+    settings = Settings()
+    limit = settings.search_body_bytes
+    assert 300_000 < limit < settings.max_body_bytes
+    most = {"rack": "kale?", "pattern": "k.t.p", "exclude": [
+        "ğ" * settings.max_word_chars] * settings.max_exclude_words, "limit": 5}
+    body = json.dumps(most).encode()  # ensure_ascii: each ğ is 6 bytes
+    assert len(body) < limit
+    reply = api.post("/v1/anagram", content=body)
+    assert reply.status_code == 200, reply.text
+    for path in ("/v1/anagram", "/v1/split"):
+        big = b'{"rack": "kale", "exclude": [' + b'"aa", ' * (limit // 6) + b'"aa"]}'
+        details = error(api.post(path, content=big), 413, "body_too_large")["details"]
+        assert details == {"size": len(big), "limit": limit}
+
+
 def test_limits_come_from_the_settings(lexicon_dir):
     settings = Settings(data=lexicon_dir, max_rack_tiles=4, max_blanks=0, max_results=3,
                         default_results=2)
@@ -258,12 +299,15 @@ def test_min_length_never_goes_under_the_games_minimum(api):
     assert verdicts["all_valid"]
 
 
-class FakeRequest:
-    def __init__(self, gone: bool = False):
-        self.gone = gone
-
-    async def is_disconnected(self) -> bool:
-        return self.gone
+def blocked(ran: list, release) -> callable:
+    """Work number n: noted in `ran`, then held until `release` is set."""
+    def work(n):
+        def run():
+            ran.append(n)
+            release.wait(10)
+            return n
+        return run
+    return work
 
 
 def test_one_search_at_a_time_a_bounded_queue_and_no_work_for_departed_clients():
@@ -275,37 +319,81 @@ def test_one_search_at_a_time_a_bounded_queue_and_no_work_for_departed_clients()
     from starlette.requests import ClientDisconnect
 
     from kelime.service.errors import Unavailable
-    from kelime.service.routes.anagram import Searches
+    from kelime.service.gate import Gate
 
-    gate, ran, outcomes = threading.Event(), [], []
+    release, ran, outcomes = threading.Event(), [], []
+    work = blocked(ran, release)
 
-    def work(n):
-        def run():
-            ran.append(n)
-            gate.wait(10)
-            return n
-        return run
-
-    async def ask(searches, n, request=None):
+    async def ask(gate, n, gone=False):
+        async def ready():
+            if gone:
+                raise ClientDisconnect()
         try:
-            outcomes.append(await searches.run(request or FakeRequest(), work(n)))
+            outcomes.append(await gate.run(work(n), ready=ready))
         except (Unavailable, ClientDisconnect) as e:
             outcomes.append(type(e).__name__)
 
     async def main():
-        searches = Searches(queue=3)
+        gate = Gate("questions", threads=1, most_waiting=2, most_wait=30, guess=0.001)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(ask, searches, 1)
+            tg.start_soon(ask, gate, 1)
             await anyio.sleep(0.1)
-            assert ran == [1] and searches.waiting == 1  # running
-            tg.start_soon(ask, searches, 2, FakeRequest(gone=True))
-            tg.start_soon(ask, searches, 3)
+            assert ran == [1] and gate.waiting == 0  # running, nobody waiting
+            tg.start_soon(ask, gate, 2, True)
+            tg.start_soon(ask, gate, 3)
             await anyio.sleep(0.1)
-            tg.start_soon(ask, searches, 4)  # the queue is full: refused at once
+            assert gate.waiting == 2
+            tg.start_soon(ask, gate, 4)  # two wait already: refused at once
             await anyio.sleep(0.1)
             assert outcomes == ["Unavailable"] and ran == [1]
-            gate.set()
+            release.set()
         assert sorted(map(str, outcomes)) == ["1", "3", "ClientDisconnect", "Unavailable"]
         assert ran == [1, 3]  # the departed client's question was never searched
+
+    anyio.run(main)
+
+
+def test_a_question_that_would_wait_too_long_is_refused_and_none_waits_past_the_limit():
+    """A flood of splits waited in a queue of 256 for longer than nginx's 10 s timeout, which
+    then took every replica out of its rotation. Now a question is refused at once when
+    those ahead of it would take longer than the wait limit, and one let in on a wrong
+    estimate is refused when the limit passes, while the search ahead still runs."""
+    import threading
+
+    import anyio
+
+    from kelime.service.errors import Unavailable
+    from kelime.service.gate import Gate
+
+    release, ran, refusals = threading.Event(), [], []
+    work = blocked(ran, release)
+
+    async def ask(gate, n):
+        try:
+            await gate.run(work(n))
+        except Unavailable as e:
+            refusals.append((n, e, len(ran), release.is_set()))
+
+    async def main():
+        # Searches lately took 1 s each: with one running, the next would wait ~1 s.
+        slow = Gate("questions", threads=1, most_waiting=100, most_wait=0.5, guess=1.0)
+        # Searches lately took 1 ms each: 100 may wait... but the one running never ends.
+        wrong = Gate("questions", threads=1, most_waiting=100, most_wait=0.3, guess=0.001)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, slow, 1)
+            tg.start_soon(ask, wrong, 2)
+            await anyio.sleep(0.1)
+            tg.start_soon(ask, slow, 3)   # refused at once: ~1 s of work ahead
+            tg.start_soon(ask, wrong, 4)  # let in, then refused after 0.3 s of waiting
+            with anyio.fail_after(10):
+                while len(refusals) < 2:
+                    await anyio.sleep(0.02)
+            release.set()
+        assert [n for n, *_ in refusals] == [3, 4]
+        for n, e, started, released in refusals:
+            assert e.status == 503 and e.code == "busy" and not released and started == 2
+            assert int(e.headers["Retry-After"]) >= 1
+            assert e.details["wait_limit_ms"] in (500, 300)
+        assert sorted(ran) == [1, 2]  # the refused questions were never searched
 
     anyio.run(main)

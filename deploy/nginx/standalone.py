@@ -4,8 +4,9 @@ kelime.conf is an nginx site for /etc/nginx/sites-available/. The tests
 (tests/test_nginx.py) and benchmarks/load.py run that same file, changing only:
 
 * `listen 80 ...;`                 -> `listen 127.0.0.1:<port> ...;`
-* the `server 127.0.0.1:800N ...;` lines of `upstream kelime` -> one per replica given
-  (each keeping the parameters, max_fails=... fail_timeout=..., of the first line)
+* the `server 127.0.0.1:800N ...;` lines of `upstream kelime` and of `upstream
+  kelime_search` (the same replicas, for searches) -> one per replica given (each keeping
+  the parameters, max_fails=... fail_timeout=..., of the block's first line)
 * the one `server 127.0.0.1:8001 ...;` line of `upstream kelime_reports` (the replica that
   stores player reports) -> the first replica given (which must be the one started with
   KELIME_REPORTS)
@@ -33,7 +34,7 @@ from pathlib import Path
 SITE = Path(__file__).resolve().parent / "kelime.conf"
 
 _LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.M)
-_UPSTREAM = re.compile(r"^upstream\s+kelime\s*\{(.*?)^\}", re.M | re.S)
+_UPSTREAMS = ("kelime", "kelime_search")   # every replica, each group
 _REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.M | re.S)
 _SERVER = re.compile(r"^([ \t]*)server\s+127\.0\.0\.1:\d+([^;]*);\n", re.M)
 
@@ -58,22 +59,29 @@ def render_site(site: str, listen: int, upstreams: list[int], logs: Path) -> str
     site, n = _LISTEN.subn(lambda m: f"{m.group(1)}listen 127.0.0.1:{listen}{m.group(2)};", site)
     if n != 1:
         raise ValueError(f"kelime.conf: expected one `listen 80 ...;` line, found {n}")
-    block = _UPSTREAM.search(site)
-    if not block:
-        raise ValueError("kelime.conf: no `upstream kelime { ... }` block")
-    body = block.group(1)
-    servers = list(_SERVER.finditer(body))
-    if not servers:
-        raise ValueError("kelime.conf: `upstream kelime` has no `server 127.0.0.1:PORT` line")
-    indent, params = servers[0].group(1), servers[0].group(2)
-    lines = "".join(f"{indent}server 127.0.0.1:{port}{params};\n" for port in upstreams)
-    body = body[:servers[0].start()] + lines + _SERVER.sub("", body[servers[0].start():])
-    site = site[:block.start(1)] + body + site[block.end(1):]
+    for name in _UPSTREAMS:
+        site = _render_replicas(site, name, upstreams)
     site = _render_writer(site, upstreams[0])
     site, n = re.subn(r"/var/log/nginx/", f"{logs}/", site)
     if n == 0:
         raise ValueError("kelime.conf: no /var/log/nginx/ path to move")
     return site
+
+
+def _render_replicas(site: str, name: str, upstreams: list[int]) -> str:
+    """`upstream <name>` with one server line per replica, each with the parameters of the
+    block's first server line."""
+    block = re.search(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.M | re.S)
+    if not block:
+        raise ValueError(f"kelime.conf: no `upstream {name} {{ ... }}` block")
+    body = block.group(1)
+    servers = list(_SERVER.finditer(body))
+    if not servers:
+        raise ValueError(f"kelime.conf: `upstream {name}` has no `server 127.0.0.1:PORT` line")
+    indent, params = servers[0].group(1), servers[0].group(2)
+    lines = "".join(f"{indent}server 127.0.0.1:{port}{params};\n" for port in upstreams)
+    body = body[:servers[0].start()] + lines + _SERVER.sub("", body[servers[0].start():])
+    return site[:block.start(1)] + body + site[block.end(1):]
 
 
 def _render_writer(site: str, port: int) -> str:

@@ -148,8 +148,13 @@ def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
     return Answer(count, count > len(hits), tuple(_order(hits, query.sort)))
 
 
-def anagram(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
+def anagram(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | None = None,
             limits: Limits = Limits(), **options) -> Answer:
-    """Parse, check and answer in one call: ``anagram(index, "kale?[lm]", "kelimatik")``."""
+    """Parse, check and answer in one call: ``anagram(index, "kale?[lm]", "kelimatik")``;
+    or answer a Query already made (and checked) with `make_query`, with no options."""
     game = get_game(game or DEFAULT_GAME) if not isinstance(game, Game) else game
+    if isinstance(rack, Query):
+        if options:
+            raise TypeError(f"a Query carries its options; got {', '.join(options)} too")
+        return search(index, rack, game)
     return search(index, make_query(rack, game, index.alphabet, limits, **options), game)

@@ -76,15 +76,8 @@ def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
 
 def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
-    over = len(rack) - game.rack_size
-    if over <= 0:
+    if len(rack) <= game.rack_size:
         return [None]
-    if over > game.discard:
-        spare = f" ({game.rack_size + game.discard} with the one to throw away)" \
-            if game.discard else ""
-        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, "
-                        f"not {len(rack)}",
-                        {"tiles": len(rack), "rack_size": game.rack_size})
     return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
 
 
@@ -114,14 +107,28 @@ def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, 
     return best, True
 
 
-def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
-               clock: Callable[[], float] = time.monotonic) -> Split:
-    """The best layout of a parsed hand (see `split`)."""
+def check_hand(rack: Rack, game: Game) -> Rack:
+    """The hand, when a split can take it: the game's kinds of tiles, at most its rack size
+    plus the tiles it may throw away, fewer than 32 of a kind; RackError or OverLimit if not.
+    Cheap, so a server checks it before the question waits for its turn."""
     fit(rack, game)
-    most = max(Counter(rack.tiles).values())
+    if len(rack) - game.rack_size > game.discard:
+        spare = f" ({game.rack_size + game.discard} with the one to throw away)" \
+            if game.discard else ""
+        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, "
+                        f"not {len(rack)}",
+                        {"tiles": len(rack), "rack_size": game.rack_size})
+    most = max(Counter(rack.tiles).values(), default=0)
     if most >= 1 << WIDTH:
         raise OverLimit(f"the hand holds {most} tiles of one kind; a split takes at most "
                         f"{(1 << WIDTH) - 1}", {"limit": (1 << WIDTH) - 1})
+    return rack
+
+
+def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
+               clock: Callable[[], float] = time.monotonic) -> Split:
+    """The best layout of a parsed hand (see `split`)."""
+    check_hand(rack, game)
     cut = []  # set when the clock ran out while the hand's words were still being listed
 
     def late() -> bool:

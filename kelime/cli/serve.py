@@ -19,7 +19,12 @@ from .common import data_option, environment
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-def serve(data, cache, reports, host, port, workers) -> None:
+@click.option("--forwarded-allow-ips", "proxies", default=None, metavar="ADDRESSES",
+              help="Comma-separated addresses (or networks) of the proxies whose "
+                   "X-Forwarded-For names the client, e.g. 127.0.0.1 behind nginx on this "
+                   "host [env KELIME_FORWARDED_ALLOW_IPS; default: none, each client is its "
+                   "connection's address].")
+def serve(data, cache, reports, host, port, workers, proxies) -> None:
     """Serve the HTTP API (FastAPI + uvicorn) on every lexicon in DATA.
 
     \b
@@ -27,6 +32,7 @@ def serve(data, cache, reports, host, port, workers) -> None:
       kelime serve --port 8000 &
       curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
       kelime serve --reports reports.sqlite       # and take players' word reports
+      kelime serve --forwarded-allow-ips 127.0.0.1   # behind nginx on this host
     """
     from dataclasses import replace
 
@@ -40,6 +46,8 @@ def serve(data, cache, reports, host, port, workers) -> None:
         settings = settings.with_cache(cache)
     if reports:
         settings = replace(settings, reports=reports)
+    if proxies is not None:
+        settings = settings.trusting(proxies)
     if settings.reports:  # a store that cannot be used stops the start here, saying why
         open_report_store(settings)
     run(settings, host=host, port=port, workers=workers)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import marisa_trie
 
-from ..anagram import AnagramIndex, Limits, anagram, split
+from ..anagram import AnagramIndex, Limits, Query, anagram, split
 from ..anagram.rack import Rack
 from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
@@ -88,7 +88,7 @@ class Lexicon:
                               f"with `kelime build`")
         return self.index
 
-    def anagram(self, rack: str | Rack, game: Game | str | None = None,
+    def anagram(self, rack: str | Rack | Query, game: Game | str | None = None,
                 limits: Limits = Limits(), **options) -> dict:
         """The reply of POST /v1/anagram (and `kelime anagram --json`); see `kelime.anagram`."""
         return {"lexicon": self.info,

@@ -58,7 +58,7 @@ import orjson
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
-from ..errors import CacheError
+from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
 
 MIGRATIONS = Migrations("kelime.cache")
@@ -171,7 +171,7 @@ def open_cache(path: str | Path, create: bool = False, *,
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against crashes, fast commits
     except sqlite3.DatabaseError as e:
         _close(db)
-        raise CacheError(_explain(path, e, timeout)) from None
+        raise _error(path, e, timeout) from None
     except BaseException:
         _close(db)
         raise
@@ -227,7 +227,7 @@ def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_u
             _check_ours(db, path, False)
     except sqlite3.DatabaseError as e:
         _close(db)
-        raise CacheError(_explain(path, e, timeout, reading=True)) from None
+        raise _error(path, e, timeout, reading=True) from None
     except BaseException:
         _close(db)
         raise
@@ -317,6 +317,13 @@ def _busy_message(path, timeout: float | None) -> str:
             f"-s {BUSY_TIMEOUT_SETTING}=SECONDS")
 
 
+def _error(path, e: sqlite3.DatabaseError, timeout: float | None = None,
+           reading: bool = False) -> CacheError:
+    """The CacheError for `e` (CacheBusy for a lock held too long), in words to act on."""
+    kind = CacheBusy if _is_busy(e) else CacheError
+    return kind(_explain(path, e, timeout, reading))
+
+
 def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
              reading: bool = False) -> str:
     text = str(e)
@@ -344,7 +351,7 @@ def reading(db: sqlite_utils.Database):
     except sqlite3.ProgrammingError:
         raise  # kelime's own bug (a closed connection), not the file's
     except sqlite3.DatabaseError as e:
-        raise CacheError(_explain(Path(_db_path(db)), e, _db_timeout(db), reading=True)
+        raise _error(Path(_db_path(db)), e, _db_timeout(db), reading=True
                          ) from None
 
 
@@ -380,7 +387,7 @@ def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     except sqlite3.OperationalError as e:
         if _is_busy(e) or any(w in str(e) for w in ("readonly", "disk", "malformed",
                                                      "unable to open")):
-            raise CacheError(_explain(_db_path(db), e, _db_timeout(db))) from None
+            raise _error(_db_path(db), e, _db_timeout(db)) from None
         raise
 
 

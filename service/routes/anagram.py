@@ -5,21 +5,27 @@ what `kelime anagram --json` and `kelime split --json` print.
 Plain Starlette routes like /v1/validate's (see there), described by `OPENAPI` below.
 
 A search is CPU-bound and holds the GIL, so threads would only share one core: each worker
-runs **one search at a time** in a worker thread (the event loop keeps answering other
-routes meanwhile), queues up to `max_queued_searches` more, refuses beyond that with a 503
-and `Retry-After`, and skips a queued question whose client has gone.
+runs **one search at a time**, on a thread of its own (`gate.Gate`: the event loop and the
+other routes' threads keep answering meanwhile). Everything a question carries (rack,
+pattern, exclude list, options) is read and checked *before* it waits for its turn, from a
+body of at most `Settings.search_body_bytes`: a waiting question holds only its parsed,
+bounded self. It waits at most `max_search_wait_ms` (2 s), is refused at once with 503
+`busy` and Retry-After when the questions ahead of it would take longer, or when
+`max_queued_searches` already wait, and is dropped when its client has gone.
 """
 
 from __future__ import annotations
 
 from time import perf_counter
 
-import anyio
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from kelime.anagram import make_query, parse_rack
+from kelime.anagram.split import check_hand
+
 from ..body import read_body
-from ..errors import Unavailable
+from ..gate import Gate
 from ..metrics import LOG_KEY
 from ..parse import refuse_query
 from ..questions import parse_anagram, parse_split
@@ -27,34 +33,29 @@ from ..responses import JSON, json_response
 from .validate import NamedRoute
 
 ANAGRAM, SPLIT = "/v1/anagram", "/v1/split"
+#: What one search is guessed to take before any was timed (it is measured from then on).
+FIRST_GUESS = 0.05
+ADVICE = ("a question is a rack, a pattern and at most KELIME_MAX_EXCLUDE_WORDS words to "
+          "exclude")
 
 
-class Searches:
-    """One search at a time per worker, a bounded queue, and no work for departed clients."""
-
-    def __init__(self, queue: int):
-        self.lock, self.queue, self.waiting = anyio.Lock(), queue, 0
-
-    async def run(self, request: Request, work):
-        if self.waiting >= self.queue:
-            raise Unavailable("busy", f"{self.waiting} anagram and split questions are already "
-                              "waiting here; try again in a moment", {"waiting": self.waiting},
-                              headers={"Retry-After": "1"})
-        self.waiting += 1
-        try:
-            async with self.lock:
-                if await request.is_disconnected():
-                    raise ClientDisconnect()
-                return await anyio.to_thread.run_sync(work)
-        finally:
-            self.waiting -= 1
-
-
-def searches(request: Request) -> Searches:
+def searches(request: Request) -> Gate:
     state = request.app.state
     if getattr(state, "searches", None) is None:
-        state.searches = Searches(state.kelime.settings.max_queued_searches)
+        settings = state.kelime.settings
+        state.searches = Gate("anagram and split questions", threads=1,
+                              most_waiting=settings.max_queued_searches,
+                              most_wait=settings.max_search_wait_ms / 1000, guess=FIRST_GUESS)
     return state.searches
+
+
+async def run_search(request: Request, work):
+    """`work` on the worker's one search thread, in its turn (or 503 `busy`), unless the
+    client has gone by then."""
+    async def still_there() -> None:
+        if await request.is_disconnected():
+            raise ClientDisconnect()
+    return await searches(request).run(work, ready=still_there)
 
 
 def timed(request: Request, kind: str, work):
@@ -73,11 +74,13 @@ async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
-    ask = parse_anagram(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
+    settings = kelime.settings
+    ask = parse_anagram(await read_body(request, settings.search_body_bytes, advice=ADVICE),
+                        settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
-    reply = await searches(request).run(request, timed(
-        request, "anagram", lambda: lex.anagram(ask.rack, profile, kelime.settings.limits,
-                                                **ask.options)))
+    query = make_query(ask.rack, profile, lex.anagrams.alphabet, settings.limits, **ask.options)
+    reply = await run_search(request, timed(
+        request, "anagram", lambda: lex.anagram(query, profile)))
     return json_response(reply)  # no ETag: no cache stores a POST, nor revalidates one
 
 
@@ -85,10 +88,13 @@ async def split_post(request: Request) -> Response:
     """The hand laid out as words, or the layout with the least penalty."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
-    ask = parse_split(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
+    settings = kelime.settings
+    ask = parse_split(await read_body(request, settings.search_body_bytes, advice=ADVICE),
+                      settings)
     lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
-    reply = await searches(request).run(request, timed(
-        request, "split", lambda: lex.split(ask.rack, profile, kelime.settings.limits)))
+    rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
+    reply = await run_search(request, timed(
+        request, "split", lambda: lex.split(rack, profile, settings.limits)))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 

@@ -49,7 +49,7 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
     lexicon, game_name = asked.get("lexicon"), asked.get("game")
     lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
-    entries, cache = await tdk_entries(kelime.settings.cache, verdict["normalized"])
+    entries, cache = await tdk_entries(request, kelime.settings.cache, verdict["normalized"])
     hooks = lex.hooks(verdict["normalized"], min_length)
     suggestions = [] if verdict["valid"] else suggest(verdict["normalized"], lex.words,
                                                       lex.alphabet, min_length=min_length)
