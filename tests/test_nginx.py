@@ -137,7 +137,7 @@ def start_replica(data: Path, log: Path, port: int | None = None,
     return Replica(port, proc, log)
 
 
-def wait_ready(started: list[Replica], timeout: float = 30) -> None:
+def wait_ready(started: list[Replica], timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     for replica in started:
         while status_of(replica.port, "/readyz") != 200:
