@@ -32,8 +32,37 @@ def test_the_kurmanji_lexicon_names_its_source_and_licence(data):
     assert source["licence"] == "CC BY-SA 4.0" and "Sina Ahmadi" in source["attribution"]
     assert [s["key"] for s in source["sources"]] == ["klpt"]
     assert lex.info["words"] > 15_000
-    assert source["policy"]["applied"]  # the name rules, and no Turkish list:
-    assert source["policy"]["policy"].startswith("kelime's default for Kurmanji")
+    assert source["policy"]["applied"]  # the name rules and its own list, no Turkish one:
+    assert source["policy"]["policy"] == "kelime's default for Kurmanji"
+    assert "kelime crawl" not in source["note"] and "KLPT" in source["note"]
+    assert "kelime build --wordlist ku.txt --name ku" in source["note"]
+
+
+#: The reviewed Kurmanji obscene list (kelime/policy/kurmanji-blocklist.txt), held here.
+KURMANJI_OBSCENE = ["qehbe", "qehbebûyî", "qehbekirî", "qehbik", "qehpe", "qehpetî", "qûn",
+                    "qûnfiroş"]
+
+
+def test_the_kurmanji_obscene_list_is_refused_and_the_turkish_one_is_not_applied(data):
+    lex = Lexicon.load(data / "ku")
+    reasons = {r["normalized"]: r["reason"] for r in lex.validate(
+        [*KURMANJI_OBSCENE, "göt", "kavat", "xwîn", "welat"])["results"]}
+    assert all(reasons[w] == "obscene" for w in KURMANJI_OBSCENE), reasons
+    assert reasons["göt"] == "invalid_chars" and reasons["kavat"] == "not_in_dictionary"
+    assert reasons["xwîn"] is None and reasons["welat"] is None
+
+
+def test_the_kurmanji_list_holds_no_bare_verb_stems_or_rr_variants(data):
+    """KLPT lists each verb's present and past stems (avêj, avêt of avêtin) as entries of
+    their own; they are not words a player plays, nor `jênegerr` beside `jêneger`."""
+    lex = Lexicon.load(data / "ku")
+    reasons = {r["normalized"]: r["reason"] for r in lex.validate(
+        ["avêj", "axiv", "jênegerr", "bazarr", "avêtin", "axivîn", "jêneger", "bazar", "kir"]
+    )["results"]}
+    assert reasons == {"avêj": "not_in_dictionary", "axiv": "not_in_dictionary",
+                       "jênegerr": "not_in_dictionary", "bazarr": "not_in_dictionary",
+                       "avêtin": None, "axivîn": None, "jêneger": None, "bazar": None,
+                       "kir": None}
 
 
 def test_kurmanji_casing_and_messages_on_the_command_line(data):

