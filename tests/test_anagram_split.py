@@ -201,4 +201,5 @@ def test_listing_the_words_counts_against_the_time_budget(index):
 def test_a_hand_for_a_game_without_the_one_to_throw_says_so(index):
     with pytest.raises(RackError) as err:
         split(index, "kalemler", get_game("kelimelik"))
-    assert str(err.value) == "a kelimelik hand holds 7 tiles, not 8"
+    assert str(err.value) == ("a kelimelik hand holds 7 tiles, not 8: leave out 1, or name "
+                              "the game this rack is for")

@@ -33,7 +33,7 @@ def rack_text(tiles: list[str]) -> str:
 def questions(draw, lexicon: list[str], game: Game, max_blanks: int = 2):
     """(rack tiles, pattern or None) aimed at a lexicon word: its letters (those on open
     squares when there is a pattern), some turned into blanks or two-letter tiles, some
-    dropped, plus spare letters and blanks."""
+    dropped, plus spare letters and blanks; never more tiles or blanks than the game deals."""
     target = draw(st.sampled_from(lexicon))
     pattern = None
     if draw(st.integers(0, 2)) == 0:
@@ -56,9 +56,9 @@ def questions(draw, lexicon: list[str], game: Game, max_blanks: int = 2):
     tiles += [BLANK] * draw(st.integers(0, 1))
     if game.has_two_letter_tiles:
         tiles += draw(st.lists(st.sampled_from(BIGRAMS), max_size=1))
-    for _ in range(max(0, tiles.count(BLANK) - max_blanks)):
+    for _ in range(max(0, tiles.count(BLANK) - min(max_blanks, game.blanks))):
         tiles.remove(BLANK)
-    return draw(st.permutations(tiles)) or [BLANK], pattern
+    return draw(st.permutations(tiles))[:game.rack_size + game.discard] or [BLANK], pattern
 
 
 def square_spans(tiles) -> list[tuple[int, int]]:

@@ -81,12 +81,24 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
 
 
 def fit(rack: Rack, game: Game) -> Rack:
-    """The rack, when the game has its kinds of tiles (two-letter tiles). Blanks are bounded
-    by `Limits.blanks`, not by the game's count: "what if I drew a second joker?" is a fair
-    question to a solver."""
+    """The rack, when the game could deal it: its kinds of tiles (two-letter tiles), no more
+    tiles than its hand holds (`rack_size`, plus the tile a split throws away) and no more
+    blanks than its bag has. A bigger rack is refused rather than answered as if legal (14
+    tiles would give a kelimelik bingo to any 7 of them)."""
     if rack.multi and not game.has_two_letter_tiles:
         raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
                         f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
+    hand = game.rack_size + game.discard
+    if len(rack) > hand:
+        spare = f" ({hand} with the one to throw away)" if game.discard else ""
+        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, not "
+                        f"{len(rack)}: leave out {len(rack) - hand}, or name the game this "
+                        f"rack is for", {"tiles": len(rack), "rack_size": game.rack_size,
+                                         "most": hand})
+    if rack.blanks > game.blanks:
+        raise RackError(f"{game.name} has {game.blanks} blank{'s' * (game.blanks != 1)}, "
+                        f"but the rack has {rack.blanks}",
+                        {"blanks": rack.blanks, "game_blanks": game.blanks})
     return rack
 
 

@@ -23,7 +23,7 @@ from typing import Callable
 from ..games import Game, get_game
 from ..normalize import sort_key
 from .cover import WIDTH, Cover, OutOfTime
-from .errors import OverLimit, RackError
+from .errors import OverLimit
 from .index import AnagramIndex
 from .limits import Limits
 from .query import fit
@@ -76,15 +76,8 @@ def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
 
 def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
-    over = len(rack) - game.rack_size
-    if over <= 0:
+    if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
-    if over > game.discard:
-        spare = f" ({game.rack_size + game.discard} with the one to throw away)" \
-            if game.discard else ""
-        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, "
-                        f"not {len(rack)}",
-                        {"tiles": len(rack), "rack_size": game.rack_size})
     return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
 
 
