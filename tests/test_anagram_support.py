@@ -106,13 +106,14 @@ def check_layout(answer, hand: list[str], game: Game, lexicon: set[str]) -> None
         assert laid.word in lexicon and len(laid.word) >= game.min_length
         assert "".join(t[1:] if t[0] == BLANK else t for t in laid.tiles) == laid.word
         used.update(rack_kind(t) for t in laid.tiles)
-    assert used + Counter(answer.discarded) == Counter(hand)
+    thrown = [answer.thrown] if answer.thrown is not None else []
+    assert used + Counter(answer.discarded) + Counter(thrown) == Counter(hand)
+    assert not thrown or len(hand) == game.rack_size + 1
     left = list(answer.discarded)
-    if answer.thrown is not None:
-        assert left[0] == answer.thrown and len(hand) == game.rack_size + 1
-        left = left[1:]
     assert answer.penalty == game.penalty(left)
     assert answer.found == (not left)
+    assert answer.others_penalty_multiplier == (
+        None if left else game.joker_finish_multiplier if answer.thrown == BLANK else 1)
 
 
 def best_split(hand: list[str], game: Game, lexicon: list[str]) -> tuple[int, int]:

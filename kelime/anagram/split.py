@@ -3,14 +3,15 @@ layout leaves the least penalty?
 
 Every tile goes into at most one word of at least the game's minimum length; the tiles
 left over cost their values. A hand one tile over the game's `rack_size` (Harfbank's 15th
-tile) throws one tile away, free; finishing with the joker doubles the others' penalty, so
-the joker is the first tile tried for throwing.
+tile) throws one tile away, free; finishing with the joker multiplies the others' penalty
+(the profile's `joker_finish_multiplier`, 2 in Harfbank, stated in the answer's
+`others_penalty_multiplier`), so the joker is the first tile tried for throwing.
 
 The search (see `cover`) is exact; it starts from a quick greedy layout, and at
 `deadline` it answers its best layout so far with ``complete: false``.
 
-Ranking: least penalty, then fewest tiles left over (a leftover joker is worth 0 but still
-leaves the hand unfinished).
+Ranking: least penalty, then fewest tiles left over (a leftover joker costs the profile's
+`blank.left_penalty`, 0 in Harfbank, but still leaves the hand unfinished).
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class Laid:
 class Split:
     """What ``POST /v1/split`` answers, without the ``lexicon`` the service adds.
 
-    `discarded`: every tile not laid out, the thrown one (`thrown`) first; `penalty`: their
-    values, the thrown tile's excepted.
+    `discarded`: the tiles left over (not laid out, not thrown); `penalty`: their values;
+    `thrown`: the tile thrown away to finish, or None; `others_penalty_multiplier`: what the
+    other players' penalty is multiplied by when this hand finishes (2 in Harfbank when the
+    joker is thrown, else 1), None when it does not finish.
     """
 
     found: bool
@@ -58,11 +61,13 @@ class Split:
     discarded: tuple[str, ...]
     penalty: int
     thrown: str | None = None
+    others_penalty_multiplier: int | None = None
 
     def as_dict(self) -> dict:
         return {"found": self.found, "complete": self.complete,
                 "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
-                "penalty": self.penalty, "thrown": self.thrown}
+                "penalty": self.penalty, "thrown": self.thrown,
+                "others_penalty_multiplier": self.others_penalty_multiplier}
 
 
 def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
@@ -78,15 +83,16 @@ def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
     if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
-    return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
+    return sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))
 
 
 def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
             complete: bool) -> Split:
     words = tuple(Laid(u.word, u.tiles) for u in sorted(laid, key=lambda u: (sort_key(u.word),
                                                                              u.tiles)))
-    discarded = ([thrown] if thrown else []) + sorted(left, key=lambda t: (t == BLANK, t))
-    return Split(not left, complete, words, tuple(discarded), game.penalty(left), thrown)
+    discarded = sorted(left, key=lambda t: (t == BLANK, t))
+    return Split(not left, complete, words, tuple(discarded), game.penalty(left), thrown,
+                 None if left else game.others_multiplier(thrown))
 
 
 def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, bool]:
@@ -125,7 +131,7 @@ def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
     usages = hand_usages(index, rack, game.min_length, late)
     kinds = _kinds(rack, usages)
     throws = _throws(rack, game, kinds)
-    search = Cover(kinds, [game.tile_value(k) * SCALE + 1 for k in kinds], usages, clock,
+    search = Cover(kinds, [game.left_value(k) * SCALE + 1 for k in kinds], usages, clock,
                    deadline)
     (cost, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)),
                                                    throws)

@@ -62,7 +62,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
         aklen  4  a k l e ?n
         eflak  4  e ?f l a k
         elhak  4  e l ?h a k
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
 
     \b
       $ kelime anagram ia --pattern k.t.p
@@ -70,7 +70,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       5 letters
         katip  12  k a t i p
         kitap  12  k i t a p
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
 
     \b
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
@@ -109,7 +109,7 @@ def split(rack, game, lexicon, data, as_json) -> None:
         ilk      i l k
         itki     i t k i
       penalty 0 · the search was complete
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
     """
     lex = _lexicon(data, lexicon)
     profile = game_profile(game)

@@ -40,7 +40,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
     """
     profile = game_profile(game)
     lex = load_lexicon(data_dir(data), lexicon)

@@ -9,7 +9,11 @@ the files of a folder a deployment names. The packaged files document every key:
     scoring = "sum"             # "sum" | "product"
     bingo_bonus = 50            # optional: for playing rack_size tiles at once
     discard = 1                 # optional: tiles thrown away to finish a split
-    [blank]                     # optional: value (default 0) and count of blanks/jokers
+    joker_finish_multiplier = 2 # optional: the others' penalty when a hand finishes by
+                                #   throwing the joker (default 1)
+    min_hand_average = 100      # optional: points a player must average a hand
+    [blank]                     # optional: value (default 0) and count of blanks/jokers, and
+                                #   left_penalty: a joker left in the hand (default: value)
     [composition]               # optional: what a hand holds, e.g. consonants = 5
     [two_letter]                # optional: the game has two-letter tiles
     default_value = 1           #   value of a two-letter tile not listed below
@@ -28,7 +32,9 @@ from ..normalize import normalize
 from .profile import SCORING_RULES, Game
 
 KEYS = {"name", "order", "description", "rack_size", "min_length", "scoring", "bingo_bonus",
-        "discard", "blank", "composition", "two_letter", "tiles"}
+        "discard", "joker_finish_multiplier", "min_hand_average", "blank", "composition",
+        "two_letter", "tiles"}
+BLANK_KEYS = {"value", "count", "left_penalty"}
 
 
 class GameProfileError(KelimeError, ValueError):
@@ -81,6 +87,9 @@ def parse_profile(data: dict, where: str) -> Game:
         raise GameProfileError(f"{where}: `name` must be the game's name")
     values, counts = _tiles(_table(data, "tiles", where), 1, where)
     blank = _table(data, "blank", where)
+    if set(blank) - BLANK_KEYS:
+        raise GameProfileError(f"{where}: unknown key(s) in [blank]: "
+                               f"{', '.join(sorted(set(blank) - BLANK_KEYS))}")
     two = _table(data, "two_letter", where) if "two_letter" in data else None
     two_values, _ = _tiles(_table(two, "tiles", where), 2, where) if two is not None else ({}, {})
     composition = _table(data, "composition", where) or None
@@ -95,6 +104,10 @@ def parse_profile(data: dict, where: str) -> Game:
         two_letter_default=_int(two, "default_value", where, 0) if two is not None else None,
         discard=_int(data, "discard", where, 0),
         composition={k: _int(composition, k, where) for k in composition} if composition else None,
+        blank_penalty=_int(blank, "left_penalty", where) if "left_penalty" in blank else None,
+        joker_finish_multiplier=_int(data, "joker_finish_multiplier", where, 1, low=1),
+        min_hand_average=(_int(data, "min_hand_average", where)
+                          if "min_hand_average" in data else None),
     )
     _check_values(game, where)
     return game

@@ -43,6 +43,10 @@ class Game:
     two_letter_default: int | None = None
     discard: int = 0
     composition: dict[str, int] | None = None
+    blank_penalty: int | None = None      # a joker left in the hand; None: `blank_value`
+    joker_finish_multiplier: int = 1      # the others' penalty, when a hand finishes by
+                                          # throwing the joker (Harfbank: 2)
+    min_hand_average: int | None = None   # points a hand must average to stay at the table
 
     @property
     def has_two_letter_tiles(self) -> bool:
@@ -73,9 +77,20 @@ class Game:
         value = sum(map(self.tile_value, tiles))
         return self.score_parts(value, len(tiles), len(tiles) - board)
 
+    def left_value(self, tile: str) -> int:
+        """What one tile left in the hand costs: its value, a joker `blank_penalty`."""
+        if tile == BLANK and self.blank_penalty is not None:
+            return self.blank_penalty
+        return self.tile_value(tile)
+
     def penalty(self, tiles: Sequence[str]) -> int:
-        """What tiles left in the hand cost: the sum of their values."""
-        return sum(map(self.tile_value, tiles))
+        """What tiles left in the hand cost: the sum of their `left_value`s."""
+        return sum(map(self.left_value, tiles))
+
+    def others_multiplier(self, thrown: str | None) -> int:
+        """What the other players' penalty is multiplied by when a hand finishes by
+        throwing `thrown` (the joker: `joker_finish_multiplier`)."""
+        return self.joker_finish_multiplier if thrown == BLANK else 1
 
     @property
     def score_formula(self) -> str:
@@ -88,9 +103,18 @@ class Game:
         if self.bingo_bonus:
             text += f"; +{self.bingo_bonus} when all {self.rack_size} tiles are played at once"
         if self.discard:
-            text += ("; in a split, the tiles left over count against the hand (their values)"
-                     f" and {self.discard} tile is thrown away to finish")
+            text += ("; in a split, the tiles left over count against the hand (their values"
+                     f"{self._joker_left}) and {self.discard} tile is thrown away to finish")
+        if self.joker_finish_multiplier != 1:
+            text += (f"; finishing by throwing the joker multiplies the other players' penalty "
+                     f"by {self.joker_finish_multiplier}")
         return text
+
+    @property
+    def _joker_left(self) -> str:
+        if self.blank_penalty is None or self.blank_penalty == self.blank_value:
+            return f", a joker {self.blank_value}"
+        return f", a joker {self.blank_penalty}"
 
     def as_dict(self) -> dict:
         """The profile as JSON-ready data (what ``GET /v1/games`` lists)."""
@@ -107,6 +131,9 @@ class Game:
             "two_letter_tiles": self._two_letter_dict(),
             "discard": self.discard,
             "composition": dict(self.composition) if self.composition is not None else None,
+            "blank_penalty": self.left_value(BLANK) if self.blanks else None,
+            "joker_finish_multiplier": self.joker_finish_multiplier,
+            "min_hand_average": self.min_hand_average,
             "scoring": self.scoring,
             "score_formula": self.score_formula,
         }

@@ -400,7 +400,11 @@
     const facts = [];
     if (reply.thrown) facts.push(el("p", {}, el("span", {class: "label"}, "Atılan taş: "),
                                     el("span", {class: "tile" + (reply.thrown === "?" ? " blank" : "")}, reply.thrown)));
-    const left = (reply.discarded || []).slice(reply.thrown ? 1 : 0);
+    if ((reply.others_penalty_multiplier || 1) > 1)
+      facts.push(el("p", {class: "joker-finish"}, el("span", {class: "label"}, "Jokerle bitiş: "),
+                    `rakiplerin cezası ${reply.others_penalty_multiplier} kat `,
+                    en(`the others' penalty ×${reply.others_penalty_multiplier}`)));
+    const left = reply.discarded || [];
     if (left.length) facts.push(el("p", {}, el("span", {class: "label"}, "Artan taşlar: "),
                                    left.map((t) => [el("span", {class: "tile"}, t), " "])));
     facts.push(el("p", {}, el("span", {class: "label"}, "Ceza: "), `${count(reply.penalty)} puan`));
