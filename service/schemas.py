@@ -114,7 +114,11 @@ class TwoLetterTiles(Exact):
 
 
 class GameInfo(Exact):
-    name: str
+    name: str = Field(description="The id requests name (`game`).")
+    title: str = Field(description="The game's name for people (Sözce, Kürtçe Kelimatik).")
+    lexicon: str | None = Field(description="The lexicon the game is played with, when it "
+                                "names one (Kurdish Kelimatik: ku); its tiles are that "
+                                "lexicon's letters.")
     min_length: int = Field(description="Letters a word needs (a two-letter tile counts 2).")
     rack_size: int
     bingo_bonus: int = Field(description="For playing `rack_size` tiles at once.")

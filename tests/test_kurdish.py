@@ -79,7 +79,7 @@ def test_validate_and_anagram_in_kurmanji_over_http(data):
             ("birîn", None), ("ışık", "invalid_chars"), ("çav", None), ("av", "too_short")]
         assert reply["lexicon"]["name"] == "ku"
         found = api.post("/v1/anagram", json={"rack": "mêr?[an]", "lexicon": "ku",
-                                              "game": "kelimatik"})
+                                              "game": "kelimatik-ku"})
         assert found.status_code == 200, found.text
         words = [w["word"] for w in found.json()["words"]]
         assert words and all(set(w) <= KURMANJI for w in words)
@@ -93,3 +93,30 @@ def test_did_you_mean_knows_kurmanji_marks(data):
     with TestClient(create_app(Settings(data=data))) as api:
         body = api.get("/v1/words/buk?lexicon=ku").json()
     assert not body["valid"] and "bûk" in body["suggestions"]
+
+
+def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_line(data):
+    """`xweş` scored 20 (x and w worth 0) under Turkish Kelimatik's table; Kurdish Kelimatik
+    values every Kurmanji letter, and a Turkish game refuses the Kurmanji lexicon."""
+    with TestClient(create_app(Settings(data=data))) as api:
+        games = {g["name"]: g for g in api.get("/v1/games").json()["games"]}
+        assert games["kelimatik-ku"]["lexicon"] == "ku"
+        assert games["kelimatik-ku"]["title"] == "Kürtçe Kelimatik"
+        assert games["kelimatik-ku"]["min_hand_average"] == 50
+        reply = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
+                                              "game": "kelimatik-ku", "limit": 50})
+        assert reply.status_code == 200, reply.text
+        scores = {w["word"]: w["score"] for w in reply.json()["words"]}
+        assert scores["xweş"] == (5 + 5 + 1 + 4) * 4
+        exact = api.post("/v1/anagram", json={"rack": "xwî", "lexicon": "ku", "mode": "exact",
+                                              "game": "kelimatik-ku"}).json()["words"]
+        assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 5 + 1) * 3)]
+        turkish = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
+                                                "game": "kelimatik"})
+        assert turkish.status_code == 422
+        error = turkish.json()["error"]
+        assert error["code"] == "invalid_option" and "kelimatik-ku" in error["message"]
+        assert error["details"]["letters"] == ["ê", "î", "q", "û", "w", "x"]
+    shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
+                                     "--data", str(data)])
+    assert shown.exit_code == 0 and "xweş   60" in shown.output, shown.output

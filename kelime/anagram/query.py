@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import excerpt
-from ..games import Game
+from ..games import GAMES, Game
 from ..normalize import TURKISH
 from .errors import OptionError, OverLimit, RackError
 from .limits import Limits
@@ -71,13 +71,27 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                exclude=None, limit=None, sort: str = "score") -> Query:
     """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
     alphabet = alphabet or TURKISH
-    parsed = fit(rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits), game)
+    parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
+    plays(game, alphabet)
+    fit(parsed, game)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
     # min_length over max_length is no error: like min_length 40, it asks for no word
     return Query(parsed, _choice(mode, "mode", MODES), low, high,
                  parse_pattern(pattern, alphabet, limits) if pattern is not None else None,
                  parse_exclude(exclude, alphabet, limits), _limit(limit, limits),
                  _choice(sort, "sort", SORTS))
+
+
+def plays(game: Game, alphabet) -> None:
+    """Refuse a game whose tiles are not the lexicon's letters: Turkish Kelimatik would
+    score Kurmanji's ê î û q w x as nothing (the games keep the languages apart)."""
+    missing = game.unvalued(alphabet.letters)
+    if missing:
+        fitting = [g.name for g in GAMES.values() if not g.unvalued(alphabet.letters)]
+        also = f"; games for them: {', '.join(fitting)}" if fitting else ""
+        raise OptionError(f"{game.name} gives no value to {', '.join(missing)}, letters of "
+                          f"this lexicon{also}", {"game": game.name, "letters": missing,
+                                                  "games": fitting})
 
 
 def fit(rack: Rack, game: Game) -> Rack:

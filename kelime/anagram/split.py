@@ -27,7 +27,7 @@ from .cover import WIDTH, Cover, OutOfTime
 from .errors import OverLimit
 from .index import AnagramIndex
 from .limits import Limits
-from .query import fit
+from .query import fit, plays
 from .rack import BLANK, Rack, parse_rack
 from .usages import Usage, hand_usages
 
@@ -148,6 +148,7 @@ def split(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
     """
     game = get_game(game or "harfbank") if not isinstance(game, Game) else game
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, index.alphabet, limits)
+    plays(game, index.alphabet)
     if deadline is None:
         deadline = clock() + limits.time_budget
     return split_rack(index, parsed, game, deadline=deadline, clock=clock)

@@ -33,6 +33,8 @@ class Game:
     min_length: int
     rack_size: int
     bingo_bonus: int = 0
+    title: str = ""                       # the game's name for people
+    lexicon: str | None = None            # the lexicon it is played with, when it says
     letter_values: dict[str, int] = field(default_factory=dict)
     description: str = ""
     letter_counts: dict[str, int] | None = None
@@ -56,6 +58,13 @@ class Game:
     def tile_values(self) -> dict[str, int]:
         """The value of every listed tile: letters and two-letter tiles."""
         return {**self.letter_values, **self.two_letter_values}
+
+    def unvalued(self, letters: str) -> list[str]:
+        """The letters among `letters` (a lexicon's alphabet) this game gives no value: a
+        Turkish profile scores Kurmanji's ê î û q w x as nothing, so it does not play them."""
+        if not self.letter_values:
+            return []
+        return [ch for ch in letters if ch not in self.letter_values]
 
     def tile_value(self, tile: str) -> int:
         """A tile's value: ``"k"``, a blank ``"?"``/``"?k"``, a two-letter tile ``"lm"``."""
@@ -120,6 +129,8 @@ class Game:
         """The profile as JSON-ready data (what ``GET /v1/games`` lists)."""
         return {
             "name": self.name,
+            "title": self.title or self.name,
+            "lexicon": self.lexicon,
             "min_length": self.min_length,
             "rack_size": self.rack_size,
             "bingo_bonus": self.bingo_bonus,
