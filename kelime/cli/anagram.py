@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from ..games import DEFAULT_GAME
-from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, environment, game_profile, print_json
+from ..lexicon import DEFAULT_LEXICON
+from .common import data_option, environment, game_profile, json_flag, open_lexicon, print_json
 
 lexicon_option = click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True,
                               help="Lexicon name.")
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print exactly what the HTTP API answers.")
+json_option = json_flag("Print exactly what the HTTP API answers (an error as its error "
+                        "object).")
 
 
 def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
@@ -24,7 +24,7 @@ def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
 
 
 def _lexicon(data: Path | None, name: str):
-    return load_lexicon(data_dir(data), name)
+    return open_lexicon(data, name)
 
 
 @click.command()

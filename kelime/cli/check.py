@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, game_profile, print_json
+from ..lexicon import DEFAULT_LEXICON
+from .common import data_option, game_profile, json_flag, open_lexicon, print_json
 
 
 def read_words(words: tuple[str, ...]) -> list[str]:
@@ -28,9 +28,9 @@ def read_words(words: tuple[str, ...]) -> list[str]:
 @click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True, help="Lexicon name.")
 @click.option("--game", "-g", default=None, help="Game profile (sets the minimum length).")
 @data_option
-@click.option("--json", "as_json", is_flag=True, help="Print what POST /v1/validate answers.")
+@json_flag("Print what POST /v1/validate answers (an error as its error object).")
 def check(words, lexicon, game, data, as_json) -> None:
-    """Check WORDS; exit 0 when all are valid, 1 otherwise, 2 on an error.
+    """Check WORDS; exit 0 when all are valid, 1 otherwise, 2 when they cannot be checked.
 
     A WORD of `-` reads words from standard input, one a line.
 
@@ -43,7 +43,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       lexicon tr e775218c47c7 (40,785 words)
     """
     profile = game_profile(game)
-    lex = load_lexicon(data_dir(data), lexicon)
+    lex = open_lexicon(data, lexicon)
     report = lex.validate(read_words(words), profile.min_length)
     if as_json:
         print_json(report)
@@ -53,5 +53,3 @@ def check(words, lexicon, game, data, as_json) -> None:
         print_verdicts(report, lex.alphabet.language)
     sys.exit(0 if report["all_valid"] else 1)
 
-
-check.error_exit_code = 2
