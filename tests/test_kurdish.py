@@ -120,3 +120,6 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
     shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
                                      "--data", str(data)])
     assert shown.exit_code == 0 and "xweş   60" in shown.output, shown.output
+    own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--data",
+                                   str(data)])  # the game brings its lexicon
+    assert own.exit_code == 0 and own.output == shown.output

@@ -3,16 +3,12 @@ laid out whole, as POST /v1/anagram and POST /v1/split answer them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..games import DEFAULT_GAME
-from ..lexicon import DEFAULT_LEXICON
-from .common import data_option, environment, game_profile, json_flag, open_lexicon, print_json
+from .common import (data_option, environment, game_profile, json_flag, lexicon_option,
+                     open_lexicon, print_json)
 
-lexicon_option = click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True,
-                              help="Lexicon name.")
 json_option = json_flag("Print exactly what the HTTP API answers (an error as its error "
                         "object).")
 
@@ -21,10 +17,6 @@ def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
     """`--exclude kale,elma --exclude ela` → ["kale", "elma", "ela"]."""
     words = [w.strip() for chunk in value for w in chunk.split(",") if w.strip()]
     return words or None
-
-
-def _lexicon(data: Path | None, name: str):
-    return open_lexicon(data, name)
 
 
 @click.command()
@@ -75,8 +67,8 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
     \b
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
     """
-    lex = _lexicon(data, lexicon)
     profile = game_profile(game)
+    lex = open_lexicon(data, lexicon, profile)
     answer = lex.anagram(rack, profile, environment().limits, mode="exact" if exact else "build",
                          min_length=min_length, max_length=max_length, pattern=pattern,
                          exclude=exclude, limit=limit, sort=sort)
@@ -111,8 +103,8 @@ def split(rack, game, lexicon, data, as_json) -> None:
       penalty 0 · the search was complete
       lexicon tr e775218c47c7 (40,785 words)
     """
-    lex = _lexicon(data, lexicon)
     profile = game_profile(game)
+    lex = open_lexicon(data, lexicon, profile)
     answer = lex.split(rack, profile, environment().limits)
     if as_json:
         print_json(answer)

@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from ..lexicon import DEFAULT_LEXICON
-from .common import data_option, game_profile, json_flag, open_lexicon, print_json
+from .common import data_option, game_profile, json_flag, lexicon_option, open_lexicon, print_json
 
 
 def read_words(words: tuple[str, ...]) -> list[str]:
@@ -25,7 +24,7 @@ def read_words(words: tuple[str, ...]) -> list[str]:
 
 @click.command()
 @click.argument("words", nargs=-1, required=True)
-@click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True, help="Lexicon name.")
+@lexicon_option
 @click.option("--game", "-g", default=None, help="Game profile (sets the minimum length).")
 @data_option
 @json_flag("Print what POST /v1/validate answers (an error as its error object).")
@@ -43,7 +42,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       lexicon tr e775218c47c7 (40,785 words)
     """
     profile = game_profile(game)
-    lex = open_lexicon(data, lexicon)
+    lex = open_lexicon(data, lexicon, profile)
     report = lex.validate(read_words(words), profile.min_length)
     if as_json:
         print_json(report)

@@ -125,13 +125,18 @@ def data_dir(flag: Path | None) -> Path:
     return Path(flag) if flag else environment().data
 
 
-def open_lexicon(data: Path | None, name: str):
-    """The lexicon called `name` in the data folder; like the API, `TR` and ` tr ` find
-    `tr` (lexicon folders are lower-case)."""
-    from ..lexicon import MANIFEST_FILE, load_lexicon
+lexicon_option = click.option("--lexicon", "-l", default=None,
+                              help="Lexicon name [default: the game's own (kelimatik-ku: ku), "
+                                   "else tr].")
+
+
+def open_lexicon(data: Path | None, name: str | None, game=None):
+    """The lexicon called `name` in the data folder (None: the one `game` is played with, or
+    tr); like the API, `TR` and ` tr ` find `tr` (lexicon folders are lower-case)."""
+    from ..lexicon import DEFAULT_LEXICON, MANIFEST_FILE, load_lexicon
 
     folder = data_dir(data)
-    key = name.strip()
+    key = (name or getattr(game, "lexicon", None) or DEFAULT_LEXICON).strip()
     if not (folder / key).exists() and (folder / key.lower()).exists():
         key = key.lower()
     try:
