@@ -56,7 +56,7 @@ $(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
 
 # The offline lexicons, each built when data/ has no usable one (none yet, or one an older
 # kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used. `tr` is
-# Turkish (fuller with Debian's hunspell-tr installed), `ku` Kurmanji for Kurdish Kelimatik.
+# Turkish (the same on every machine: its lists come with kelime), `ku` Kurmanji.
 lexicon: install-serve
 	@$(BIN)/kelime check --data $(DATA) kitap >/dev/null 2>&1; test $$? -ne 2 || \
 		$(BIN)/kelime build --bootstrap --out $(DATA)

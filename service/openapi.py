@@ -91,20 +91,35 @@ def _when(field: str, names: list[str], default: str, then: dict) -> dict:
     return {"if": condition, "then": then}
 
 
-def _rack_rules(games: dict[str, Game], default: str, settings: Settings, letters: str,
-                split: bool) -> list[dict]:
-    """Per game: the tiles a rack may hold (a split: the hand, plus one to throw away) and
-    whether two-letter tiles are allowed."""
-    groups: dict[tuple[int, bool], list[str]] = {}
+def _rack_rules(games: dict[str, Game], default: str, settings: Settings,
+                letters: str) -> list[dict]:
+    """Per game: the tiles a rack may hold (the hand, plus one a split throws away), the
+    blanks its bag has, and whether two-letter tiles are allowed (`anagram.query.fit`)."""
+    groups: dict[tuple[int, int, bool], list[str]] = {}
     for name, game in games.items():
-        most = settings.max_rack_tiles
-        if split:
-            most = min(most, game.rack_size + game.discard)
+        most = min(settings.max_rack_tiles, game.rack_size + game.discard)
+        blanks = min(settings.max_blanks, game.blanks)
         pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
-        groups.setdefault((most, pairs), []).append(name)
-    return [_when("game", names, default, {"properties": {"rack": {
-        "pattern": rack_pattern(letters, most, pairs)}}})
-        for (most, pairs), names in sorted(groups.items())]
+        groups.setdefault((most, blanks, pairs), []).append(name)
+    return [_when("game", names, default, {"properties": {"rack": {"allOf": [
+        {"pattern": rack_pattern(letters, most, pairs)}, {"pattern": at_most("?", blanks)}]}}})
+        for (most, blanks, pairs), names in sorted(groups.items())]
+
+
+def _game_rules(games: dict[str, Game], alphabets: dict[str, Alphabet], lexicon: str,
+                game: str) -> list[dict]:
+    """Per lexicon: the games whose tiles are its letters (`anagram.query.plays`; a Turkish
+    game gives Kurmanji's ê î û q w x no value)."""
+    rules = []
+    for alphabet, names in _by_alphabet(alphabets).items():
+        fitting = [n for n, g in games.items() if not g.unvalued(alphabet.letters)]
+        if len(fitting) == len(games):
+            continue
+        then: dict = {"properties": {"game": {"enum": fitting}}}
+        if game not in fitting:
+            then["required"] = ["game"]
+        rules.append(_when("lexicon", names, lexicon, then))
+    return rules
 
 
 def word_pattern(letters: str) -> str:
@@ -176,8 +191,10 @@ def plain_paths(settings: Settings, games: dict[str, Game],
     lexicon_rules = _alphabet_rules(alphabets, default_lexicon)
     anagram_paths = anagram.openapi(
         anagram_fields, {"rack": rack},
-        anagram_rules=_rack_rules(games, DEFAULT_GAME, settings, letters, False) + lexicon_rules,
-        split_rules=_rack_rules(games, SPLIT_GAME, settings, letters, True) + lexicon_rules,
+        anagram_rules=(_rack_rules(games, DEFAULT_GAME, settings, letters) + lexicon_rules
+                       + _game_rules(games, alphabets, default_lexicon, DEFAULT_GAME)),
+        split_rules=(_rack_rules(games, SPLIT_GAME, settings, letters) + lexicon_rules
+                     + _game_rules(games, alphabets, default_lexicon, SPLIT_GAME)),
         replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")},
         default_lexicon=default_lexicon)
     reports_paths = (reports.openapi(settings, default_lexicon, word_pattern(letters),

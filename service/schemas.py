@@ -114,7 +114,11 @@ class TwoLetterTiles(Exact):
 
 
 class GameInfo(Exact):
-    name: str
+    name: str = Field(description="The id requests name (`game`).")
+    title: str = Field(description="The game's name for people (Sözce, Kürtçe Kelimatik).")
+    lexicon: str | None = Field(description="The lexicon the game is played with, when it "
+                                "names one (Kurdish Kelimatik: ku); its tiles are that "
+                                "lexicon's letters.")
     min_length: int = Field(description="Letters a word needs (a two-letter tile counts 2).")
     rack_size: int
     bingo_bonus: int = Field(description="For playing `rack_size` tiles at once.")
@@ -127,6 +131,14 @@ class GameInfo(Exact):
     discard: int = Field(description="Tiles a split may throw away to finish a hand.")
     composition: dict[str, int] | None = Field(description="What a hand holds, when the game "
                                                "fixes it (e.g. consonants: 5).")
+    blank_penalty: int | None = Field(description="What a joker left in a hand costs in a "
+                                      "split's penalty; null: the game has no blanks.")
+    joker_finish_multiplier: int = Field(description="What the other players' penalty is "
+                                         "multiplied by when a hand finishes by throwing the "
+                                         "joker (Harfbank: 2).")
+    min_hand_average: int | None = Field(description="Points a player must average a hand, "
+                                         "when the game sets a minimum (Kelimatik: 100 in "
+                                         "Turkish, 50 in Kurdish).")
     scoring: Literal["sum", "product"] = Field(description="sum: tile values (+ bingo); "
                                                "product: their sum × tiles used.")
     score_formula: str
@@ -164,10 +176,16 @@ class SplitReply(Exact):
     complete: bool = Field(description="false: the time budget ran out; this is the best "
                                        "layout found.")
     words: list[Laid]
-    discarded: list[str] = Field(description="Tiles not laid, the thrown one first.")
-    penalty: int = Field(description="The values of the tiles not laid, the thrown one "
-                                     "excepted.")
-    thrown: str | None = Field(description="The tile thrown away to finish, if any.")
+    discarded: list[str] = Field(description="The tiles left over: neither laid out nor "
+                                             "thrown away.")
+    penalty: int = Field(description="What the tiles left over cost: their values (a joker "
+                                     "its game's `blank_penalty`).")
+    thrown: str | None = Field(description="The tile thrown away to finish (a hand one over "
+                                           "the game's `rack_size`), or null.")
+    others_penalty_multiplier: int | None = Field(
+        description="When the hand finishes (`found`): what the other players' penalty is "
+                    "multiplied by, 2 in Harfbank when the thrown tile is the joker, else 1 "
+                    "(the game's `joker_finish_multiplier`); null when it does not finish.")
 
 
 class Health(Exact):

@@ -55,8 +55,12 @@ def test_the_index_keeps_its_alphabet():
     kurdish = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
     index = AnagramIndex.from_buffer(build_index(["xwê", "êw"], kurdish))
     assert index.alphabet == kurdish
-    # letters the profile does not list are worth 0; ties go in the lexicon's own order
-    assert [(h.word, h.score) for h in anagram(index, "wêx").words] == [("êw", 0), ("xwê", 0)]
+    # Kurdish Kelimatik values its letters (x 5, w 5, ê 3; êw is under its 3 letters); a
+    # Turkish game, which gives them no value, is refused rather than scoring them 0
+    assert [(h.word, h.score) for h in anagram(index, "wêx", "kelimatik-ku").words] == [
+        ("xwê", (5 + 5 + 3) * 3)]
+    with pytest.raises(ValueError, match="kelimelik gives no value to ê"):
+        anagram(index, "wêx")
     with pytest.raises(ValueError, match="not words of the alphabet"):
         build_index(["kitap", "e-posta"])
 

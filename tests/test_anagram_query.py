@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -113,6 +116,33 @@ def test_bad_options(options, error, code):
     assert caught.value.code == code and caught.value.message
 
 
+@pytest.mark.parametrize("rack, game, message, details", [
+    ("abcdefgğhıijkl", "kelimelik", "a kelimelik hand holds 7 tiles, not 14: leave out 7",
+     {"tiles": 14, "rack_size": 7, "most": 7}),
+    ("kalemler", "sozce", "a sozce hand holds 7 tiles, not 8", {"tiles": 8, "rack_size": 7,
+                                                                 "most": 7}),
+    ("kalemkitapsilgiç", "harfbank", "a harfbank hand holds 14 tiles (15 with the one to throw "
+     "away), not 16", {"tiles": 16, "rack_size": 14, "most": 15}),
+    ("kale??", "kelimatik", "kelimatik has 1 blank, but the rack has 2",
+     {"blanks": 2, "game_blanks": 1}),
+])
+def test_a_rack_the_game_cannot_deal_is_refused(rack, game, message, details):
+    """No what-if racks: 14 tiles would give a kelimelik bingo to any 7 of them."""
+    with pytest.raises(RackError, match=re.escape(message)) as caught:
+        make_query(rack, get_game(game))
+    assert caught.value.details == details and caught.value.status == 422
+
+
+def test_the_bingo_is_for_the_game_s_full_hand_exactly():
+    index = AnagramIndex.from_buffer(build_index(["kitapla", "kitaplar", "kitap"]))
+    full = {h.word: h.score for h in anagram(index, "kitapla").words}
+    assert full == {"kitapla": 14 + 50, "kitap": 12}
+    with pytest.raises(RackError, match="not 8"):
+        anagram(index, "kitaplar")
+    harfbank = {h.word: h.score for h in anagram(index, "kitaplar", "harfbank").words}
+    assert harfbank == {"kitaplar": 16, "kitapla": 14, "kitap": 12}  # no bingo in harfbank
+
+
 def test_two_letter_tiles_only_in_games_that_have_them():
     with pytest.raises(RackError, match="kelimelik has no two-letter tiles"):
         make_query("ka[lm]", get_game("kelimelik"))
@@ -156,8 +186,9 @@ def test_search_matches_brute_force(data, lexicon, game):
 @settings(max_examples=100, deadline=None)
 @given(st.data(), lexicons, games)
 def test_more_blanks_than_usual(data, lexicon, game):
-    limits = Limits(blanks=4)
+    """A game whose bag has 4 blanks (the shipped ones have 1 or 2)."""
     tiles, pattern = data.draw(questions(lexicon, game, max_blanks=2))
+    limits, game = Limits(blanks=4), replace(game, blanks=4, rack_size=game.rack_size + 2)
     query = make_query(rack_text(tiles + ["?", "?"]), game, limits=limits, limit=50,
                        pattern=pattern)
     fast = search(AnagramIndex.from_buffer(build_index(lexicon)), query, game)

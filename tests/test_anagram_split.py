@@ -43,19 +43,35 @@ def test_leftovers_cost_their_values(index):
     answer = split(index, "kalemzz", HARFBANK)
     assert answer.as_dict() == {"found": False, "complete": True,
                                 "words": [{"word": "kalem", "tiles": ["k", "a", "l", "e", "m"]}],
-                                "discarded": ["z", "z"], "penalty": 8, "thrown": None}
+                                "discarded": ["z", "z"], "penalty": 8, "thrown": None,
+                                "others_penalty_multiplier": None}
 
 
 def test_the_fifteenth_tile_is_thrown_away_free(index):
     hand = "kalemmasakitapj"  # 15 tiles: three words and a j
     answer = split(index, hand, HARFBANK)
-    assert answer.found and answer.thrown == "j" and answer.discarded == ("j",)
+    assert answer.found and answer.thrown == "j" and answer.discarded == ()
     assert answer.penalty == 0 and [w.word for w in answer.words] == ["kalem", "kitap", "masa"]
+    assert answer.others_penalty_multiplier == 1
 
 
-def test_with_a_joker_to_spare_the_joker_is_thrown(index):
+def test_with_a_joker_to_spare_the_joker_is_thrown_and_doubles_the_others_penalty(index):
+    """"joker (sahte okey) ile biterseniz diğer oyunculara 2 kat ceza yazılır": one field
+    says so, from the profile."""
     answer = split(index, "kalemmasakitap?", HARFBANK)
-    assert answer.found and answer.thrown == "?"
+    assert answer.found and answer.thrown == "?" and answer.discarded == ()
+    assert answer.as_dict()["others_penalty_multiplier"] == 2
+    assert HARFBANK.joker_finish_multiplier == 2 and HARFBANK.as_dict()["blank_penalty"] == 0
+    assert "multiplies the other players' penalty by 2" in HARFBANK.score_formula
+
+
+def test_a_leftover_joker_costs_the_profile_s_left_penalty(index):
+    from dataclasses import replace
+
+    free = split(index, "kalem?", HARFBANK)  # Harfbank's joker costs 0 left over
+    assert (free.discarded, free.penalty) == (("?",), 0)
+    costly = split(index, "kalem?", replace(HARFBANK, blank_penalty=25))
+    assert (costly.discarded, costly.penalty) == (("a",), 1)  # ilmek with the joker as i
 
 
 def test_sixteen_tiles_are_too_many(index):
@@ -78,7 +94,8 @@ def test_out_of_time_answers_the_best_so_far(index):
 
 def test_the_answer_shape(index):
     assert set(split(index, "kale", HARFBANK).as_dict()) == {
-        "found", "complete", "words", "discarded", "penalty", "thrown"}
+        "found", "complete", "words", "discarded", "penalty", "thrown",
+        "others_penalty_multiplier"}
 
 
 lexicons = st.lists(st.text(alphabet=LETTERS, min_size=3, max_size=6), min_size=1, max_size=25)
@@ -127,7 +144,7 @@ def test_small_hands_get_the_least_penalty(data, lexicon):
     answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), HARFBANK,
                    ANY_TILES, deadline=10.0**9)
     check_layout(answer, tiles, HARFBANK, set(lexicon))
-    left = len(answer.discarded) - (answer.thrown is not None)
+    left = len(answer.discarded)
     assert (answer.penalty, left) == best_split(tiles, HARFBANK, lexicon)
 
 
@@ -142,7 +159,7 @@ def test_a_fifteen_tile_hand_throws_the_best_tile(data, lexicon):
     answer = split(AnagramIndex.from_buffer(build_index(lexicon)), rack_text(tiles), small,
                    ANY_TILES, deadline=10.0**9)
     check_layout(answer, tiles, small, set(lexicon))
-    left = len(answer.discarded) - 1
+    left = len(answer.discarded)
     assert answer.thrown is not None
     assert (answer.penalty, left) == best_split(tiles, small, lexicon)
 
@@ -175,7 +192,7 @@ def test_real_hands_get_the_least_penalty(bootstrap):
         answer = split(index, rack, HARFBANK, deadline=10.0**9)
         check_layout(answer, list(rack.tiles), HARFBANK, words)
         reference = plain_best(list(rack.tiles), hand_usages(index, rack, 3), HARFBANK)
-        assert (answer.penalty, len(answer.discarded) - (answer.thrown is not None)) == reference
+        assert (answer.penalty, len(answer.discarded)) == reference
         found += answer.found
     assert 0 < found < 30  # both kinds of hand were tried
 
@@ -201,4 +218,5 @@ def test_listing_the_words_counts_against_the_time_budget(index):
 def test_a_hand_for_a_game_without_the_one_to_throw_says_so(index):
     with pytest.raises(RackError) as err:
         split(index, "kalemler", get_game("kelimelik"))
-    assert str(err.value) == "a kelimelik hand holds 7 tiles, not 8"
+    assert str(err.value) == ("a kelimelik hand holds 7 tiles, not 8: leave out 1, or name "
+                              "the game this rack is for")

@@ -22,7 +22,9 @@ lexicons = st.lists(words, min_size=3, max_size=60)
 MINI = replace(GAMES["kelimelik"], name="mini", rack_size=4, bingo_bonus=10)
 MINI_PRODUCT = replace(GAMES["kelimatik"], name="miniproduct", rack_size=4, bingo_bonus=5,
                        two_letter_values={"lm": 4, "ar": 0})
-games = st.sampled_from(sorted(GAMES.values(), key=lambda g: g.name) + [MINI, MINI_PRODUCT])
+# (Turkish games: Kurdish Kelimatik's tiles are Kurmanji letters, these racks Turkish ones.)
+TURKISH_GAMES = sorted((g for g in GAMES.values() if g.lexicon is None), key=lambda g: g.name)
+games = st.sampled_from(TURKISH_GAMES + [MINI, MINI_PRODUCT])
 
 
 def rack_text(tiles: list[str]) -> str:
@@ -33,7 +35,7 @@ def rack_text(tiles: list[str]) -> str:
 def questions(draw, lexicon: list[str], game: Game, max_blanks: int = 2):
     """(rack tiles, pattern or None) aimed at a lexicon word: its letters (those on open
     squares when there is a pattern), some turned into blanks or two-letter tiles, some
-    dropped, plus spare letters and blanks."""
+    dropped, plus spare letters and blanks; never more tiles or blanks than the game deals."""
     target = draw(st.sampled_from(lexicon))
     pattern = None
     if draw(st.integers(0, 2)) == 0:
@@ -56,9 +58,9 @@ def questions(draw, lexicon: list[str], game: Game, max_blanks: int = 2):
     tiles += [BLANK] * draw(st.integers(0, 1))
     if game.has_two_letter_tiles:
         tiles += draw(st.lists(st.sampled_from(BIGRAMS), max_size=1))
-    for _ in range(max(0, tiles.count(BLANK) - max_blanks)):
+    for _ in range(max(0, tiles.count(BLANK) - min(max_blanks, game.blanks))):
         tiles.remove(BLANK)
-    return draw(st.permutations(tiles)) or [BLANK], pattern
+    return draw(st.permutations(tiles))[:game.rack_size + game.discard] or [BLANK], pattern
 
 
 def square_spans(tiles) -> list[tuple[int, int]]:
@@ -106,13 +108,14 @@ def check_layout(answer, hand: list[str], game: Game, lexicon: set[str]) -> None
         assert laid.word in lexicon and len(laid.word) >= game.min_length
         assert "".join(t[1:] if t[0] == BLANK else t for t in laid.tiles) == laid.word
         used.update(rack_kind(t) for t in laid.tiles)
-    assert used + Counter(answer.discarded) == Counter(hand)
+    thrown = [answer.thrown] if answer.thrown is not None else []
+    assert used + Counter(answer.discarded) + Counter(thrown) == Counter(hand)
+    assert not thrown or len(hand) == game.rack_size + 1
     left = list(answer.discarded)
-    if answer.thrown is not None:
-        assert left[0] == answer.thrown and len(hand) == game.rack_size + 1
-        left = left[1:]
     assert answer.penalty == game.penalty(left)
     assert answer.found == (not left)
+    assert answer.others_penalty_multiplier == (
+        None if left else game.joker_finish_multiplier if answer.thrown == BLANK else 1)
 
 
 def best_split(hand: list[str], game: Game, lexicon: list[str]) -> tuple[int, int]:

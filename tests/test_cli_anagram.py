@@ -85,14 +85,51 @@ def test_split_shows_the_layout_and_the_penalty(data):
     (["split", "kalemkitapsilgie"], "holds 14 tiles"),
 ])
 def test_bad_racks_are_one_error_line(data, args, says):
+    """Exit 2: the question cannot be asked (as `check` says of a lexicon it cannot use)."""
     run = kelime(data, *args)
-    assert run.exit_code == 1 and "Traceback" not in run.output
+    assert run.exit_code == 2 and "Traceback" not in run.output
     assert run.output.startswith("Error: ") and says in run.output, run.output
+
+
+@pytest.mark.parametrize("args, code", [
+    (["anagram", "kale[lm"], "invalid_rack"),
+    (["anagram", "abcdefgğhıijkl"], "invalid_rack"),
+    (["anagram", "kale???"], "over_limit"),
+    (["anagram", "kale", "--game", "scrabble"], "unknown_game"),
+    (["anagram", "kale", "--lexicon", "zz"], "unknown_lexicon"),
+    (["split", "kalemkitapsilgie"], "invalid_rack"),
+    (["check", "kitap", "--lexicon", "zz"], "unknown_lexicon"),
+    (["check", "kitap", "--game", "scrabble"], "unknown_game"),
+])
+def test_json_errors_are_the_api_s_error_object_on_standard_output(data, args, code):
+    """`--json` errors were plain text on stderr: a script parsing stdout got nothing."""
+    run = CliRunner().invoke(cli, [*args, "--data", str(data), "--json"])
+    assert run.exit_code == 2, run.output
+    body = json.loads(run.stdout)
+    assert set(body) == {"error"} and body["error"]["code"] == code
+    assert body["error"]["message"] and not run.stderr
+
+
+def test_the_same_failure_exits_the_same_in_every_command(tmp_path):
+    """A missing lexicon exited 2 from `check` and 1 from `anagram` and `split`."""
+    runs = [CliRunner().invoke(cli, [*args, "--data", str(tmp_path)]) for args in (
+        ["check", "kitap"], ["anagram", "kale"], ["split", "kale"])]
+    assert [r.exit_code for r in runs] == [2, 2, 2]
+    assert all(r.output.startswith("Error: no lexicon 'tr'") for r in runs)
+
+
+def test_the_lexicon_name_is_read_as_the_api_reads_it(data):
+    """`-l TR` was "no lexicon 'TR'" while the API accepts it."""
+    for name in ("TR", " tr ", "Tr"):
+        run = CliRunner().invoke(cli, ["check", "kitap", "-l", name, "--data", str(data)])
+        assert run.exit_code == 0, run.output
+        run = CliRunner().invoke(cli, ["anagram", "kitap", "-l", name, "--data", str(data)])
+        assert run.exit_code == 0 and "lexicon tr " in run.output, run.output
 
 
 def test_limits_come_from_the_environment(data):
     run = kelime(data, "anagram", "kalem", env={"KELIME_MAX_RACK_TILES": "4"})
-    assert run.exit_code == 1 and "the rack has 5 tiles; the limit is 4" in run.output
+    assert run.exit_code == 2 and "the rack has 5 tiles; the limit is 4" in run.output
 
 
 def test_the_real_command_prints_unicode_and_quoted_racks(data):

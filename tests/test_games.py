@@ -18,12 +18,63 @@ KELIMELIK = {  # the rules' table: letter → (value, count)
 }
 
 
-def test_the_four_games():
-    assert list(GAMES) == ["kelimelik", "sozce", "kelimatik", "harfbank"]
+def test_the_five_games():
+    assert list(GAMES) == ["kelimelik", "sozce", "kelimatik", "kelimatik-ku", "harfbank"]
     assert DEFAULT_GAME == "kelimelik" and get_game(None) is GAMES["kelimelik"]
     assert {g.name: (g.min_length, g.rack_size, g.bingo_bonus) for g in GAMES.values()} == {
         "kelimelik": (2, 7, 50), "sozce": (2, 7, 49), "kelimatik": (3, 10, 0),
-        "harfbank": (3, 14, 0)}
+        "kelimatik-ku": (3, 10, 0), "harfbank": (3, 14, 0)}
+    assert {g.name: g.title for g in GAMES.values()} == {
+        "kelimelik": "Kelimelik", "sozce": "Sözce", "kelimatik": "Kelimatik",
+        "kelimatik-ku": "Kürtçe Kelimatik", "harfbank": "Harfbank"}
+
+
+def test_both_kelimatiks_carry_their_per_hand_minimum():
+    """"Türkçe Kelimatik oyununda … her el ortalama 100 sayı …; Kürtçe kelimatik oyununda ise
+    ortalama 50 puan"."""
+    assert GAMES["kelimatik"].min_hand_average == 100
+    assert GAMES["kelimatik-ku"].min_hand_average == 50
+    assert GAMES["kelimatik-ku"].as_dict()["min_hand_average"] == 50
+    assert GAMES["kelimelik"].min_hand_average is None
+
+
+KURMANJI = "abcçdeêfghiîjklmnopqrsştuûvwxyz"
+
+
+def test_kurdish_kelimatik_values_every_kurmanji_letter_and_is_played_with_ku():
+    game = GAMES["kelimatik-ku"]
+    assert sorted(game.letter_values) == sorted(KURMANJI) and game.lexicon == "ku"
+    assert game.unvalued(KURMANJI) == [] and GAMES["kelimatik"].unvalued(KURMANJI) == [
+        "ê", "î", "q", "û", "w", "x"]
+    assert game.scoring == "product" and game.composition == GAMES["kelimatik"].composition
+    assert game.has_two_letter_tiles and game.tile_value("xw") == 1  # one a hand, as LM
+
+
+@pytest.mark.parametrize("tiles, score", [
+    (["ê", "v", "a", "r"], (3 + 5 + 1 + 1) * 4),          # êvar: ê = 3
+    (["x", "w", "î", "n"], (5 + 5 + 1 + 2) * 4),          # xwîn: x = 5, w = 5, î = 1
+    (["h", "û", "n"], (3 + 3 + 2) * 3),                    # hûn: û = 3
+    (["q", "e", "l", "e", "m"], (6 + 1 + 2 + 1 + 3) * 5),  # qelem: q = 6
+    (["x", "w", "e", "ş"], (5 + 5 + 1 + 4) * 4),          # xweş: 60, not 20 as before
+    (["?x", "w", "î"], (0 + 5 + 1) * 3),                   # a joker as x is worth 0
+])
+def test_kurdish_kelimatik_worked_examples(tiles, score):
+    assert GAMES["kelimatik-ku"].score(tiles) == score
+
+
+def test_kurdish_values_follow_how_often_kurmanji_uses_each_letter():
+    """The profile's values are what `by_frequency` derives from KLPT's list (the method and
+    the shares are in kelimatik-ku.toml): recomputed here from the installed package."""
+    from kelime.games.values import by_frequency, letter_shares
+    from kelime.sources.offline import klpt
+
+    words = klpt().common
+    derived = by_frequency(words, KURMANJI, list(GAMES["kelimatik"].letter_values.values()))
+    assert derived == GAMES["kelimatik-ku"].letter_values
+    shares = letter_shares(words)
+    assert shares[0][0] == "e" and shares[-1][0] == "j"
+    assert GAMES["kelimatik-ku"].letter_values["e"] == 1 == min(derived.values())
+    assert GAMES["kelimatik-ku"].letter_values["j"] == 10 == max(derived.values())
 
 
 def test_kelimelik_has_the_rules_tile_table():
@@ -54,7 +105,7 @@ def test_unknown_game_lists_the_known_ones():
     with pytest.raises(UnknownGame) as caught:
         get_game("monopoly")
     assert str(caught.value) == ("unknown game 'monopoly'; known games: "
-                                 "kelimelik, sozce, kelimatik, harfbank")
+                                 "kelimelik, sozce, kelimatik, kelimatik-ku, harfbank")
     assert isinstance(caught.value, ValueError)
 
 
@@ -99,7 +150,7 @@ def test_a_deployment_adds_and_replaces_profiles(tmp_path):
     (tmp_path / "kelimelik.toml").write_text(PROFILE.format(name="kelimelik"), "utf-8")
     (tmp_path / "minik.toml").write_text(PROFILE.format(name="minik"), "utf-8")
     games = load_games(tmp_path)
-    assert list(games) == ["kelimelik", "sozce", "kelimatik", "harfbank", "minik"]
+    assert list(games) == ["kelimelik", "sozce", "kelimatik", "kelimatik-ku", "harfbank", "minik"]
     assert games["kelimelik"].rack_size == 5 and games["minik"].letter_values == {"a": 1, "b": 2}
     assert get_game("MINIK", games) is games["minik"]
     assert load_games() == GAMES

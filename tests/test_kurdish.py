@@ -32,8 +32,37 @@ def test_the_kurmanji_lexicon_names_its_source_and_licence(data):
     assert source["licence"] == "CC BY-SA 4.0" and "Sina Ahmadi" in source["attribution"]
     assert [s["key"] for s in source["sources"]] == ["klpt"]
     assert lex.info["words"] > 15_000
-    assert source["policy"]["applied"]  # the name rules, and no Turkish list:
-    assert source["policy"]["policy"].startswith("kelime's default for Kurmanji")
+    assert source["policy"]["applied"]  # the name rules and its own list, no Turkish one:
+    assert source["policy"]["policy"] == "kelime's default for Kurmanji"
+    assert "kelime crawl" not in source["note"] and "KLPT" in source["note"]
+    assert "kelime build --wordlist ku.txt --name ku" in source["note"]
+
+
+#: The reviewed Kurmanji obscene list (kelime/policy/kurmanji-blocklist.txt), held here.
+KURMANJI_OBSCENE = ["qehbe", "qehbebûyî", "qehbekirî", "qehbik", "qehpe", "qehpetî", "qûn",
+                    "qûnfiroş"]
+
+
+def test_the_kurmanji_obscene_list_is_refused_and_the_turkish_one_is_not_applied(data):
+    lex = Lexicon.load(data / "ku")
+    reasons = {r["normalized"]: r["reason"] for r in lex.validate(
+        [*KURMANJI_OBSCENE, "göt", "kavat", "xwîn", "welat"])["results"]}
+    assert all(reasons[w] == "obscene" for w in KURMANJI_OBSCENE), reasons
+    assert reasons["göt"] == "invalid_chars" and reasons["kavat"] == "not_in_dictionary"
+    assert reasons["xwîn"] is None and reasons["welat"] is None
+
+
+def test_the_kurmanji_list_holds_no_bare_verb_stems_or_rr_variants(data):
+    """KLPT lists each verb's present and past stems (avêj, avêt of avêtin) as entries of
+    their own; they are not words a player plays, nor `jênegerr` beside `jêneger`."""
+    lex = Lexicon.load(data / "ku")
+    reasons = {r["normalized"]: r["reason"] for r in lex.validate(
+        ["avêj", "axiv", "jênegerr", "bazarr", "avêtin", "axivîn", "jêneger", "bazar", "kir"]
+    )["results"]}
+    assert reasons == {"avêj": "not_in_dictionary", "axiv": "not_in_dictionary",
+                       "jênegerr": "not_in_dictionary", "bazarr": "not_in_dictionary",
+                       "avêtin": None, "axivîn": None, "jêneger": None, "bazar": None,
+                       "kir": None}
 
 
 def test_kurmanji_casing_and_messages_on_the_command_line(data):
@@ -50,7 +79,7 @@ def test_validate_and_anagram_in_kurmanji_over_http(data):
             ("birîn", None), ("ışık", "invalid_chars"), ("çav", None), ("av", "too_short")]
         assert reply["lexicon"]["name"] == "ku"
         found = api.post("/v1/anagram", json={"rack": "mêr?[an]", "lexicon": "ku",
-                                              "game": "kelimatik"})
+                                              "game": "kelimatik-ku"})
         assert found.status_code == 200, found.text
         words = [w["word"] for w in found.json()["words"]]
         assert words and all(set(w) <= KURMANJI for w in words)
@@ -64,3 +93,33 @@ def test_did_you_mean_knows_kurmanji_marks(data):
     with TestClient(create_app(Settings(data=data))) as api:
         body = api.get("/v1/words/buk?lexicon=ku").json()
     assert not body["valid"] and "bûk" in body["suggestions"]
+
+
+def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_line(data):
+    """`xweş` scored 20 (x and w worth 0) under Turkish Kelimatik's table; Kurdish Kelimatik
+    values every Kurmanji letter, and a Turkish game refuses the Kurmanji lexicon."""
+    with TestClient(create_app(Settings(data=data))) as api:
+        games = {g["name"]: g for g in api.get("/v1/games").json()["games"]}
+        assert games["kelimatik-ku"]["lexicon"] == "ku"
+        assert games["kelimatik-ku"]["title"] == "Kürtçe Kelimatik"
+        assert games["kelimatik-ku"]["min_hand_average"] == 50
+        reply = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
+                                              "game": "kelimatik-ku", "limit": 50})
+        assert reply.status_code == 200, reply.text
+        scores = {w["word"]: w["score"] for w in reply.json()["words"]}
+        assert scores["xweş"] == (5 + 5 + 1 + 4) * 4
+        exact = api.post("/v1/anagram", json={"rack": "xwî", "lexicon": "ku", "mode": "exact",
+                                              "game": "kelimatik-ku"}).json()["words"]
+        assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 5 + 1) * 3)]
+        turkish = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
+                                                "game": "kelimatik"})
+        assert turkish.status_code == 422
+        error = turkish.json()["error"]
+        assert error["code"] == "invalid_option" and "kelimatik-ku" in error["message"]
+        assert error["details"]["letters"] == ["ê", "î", "q", "û", "w", "x"]
+    shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
+                                     "--data", str(data)])
+    assert shown.exit_code == 0 and "xweş   60" in shown.output, shown.output
+    own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--data",
+                                   str(data)])  # the game brings its lexicon
+    assert own.exit_code == 0 and own.output == shown.output

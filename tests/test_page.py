@@ -28,7 +28,7 @@ from kelime.service.settings import Settings
 from kelime.tdk import store as tdk_store
 
 from .fake_tdk import builtin_entries
-from .service_helpers import CREATED, SOURCE, TR_WORDS, serve_in_thread
+from .service_helpers import CREATED, KURDISH, SOURCE, TR_WORDS, serve_in_thread
 
 STATIC = Path(__file__).parents[1] / "service" / "static"
 
@@ -146,6 +146,8 @@ needs_browser = pytest.mark.skipif(
 PAGE_WORDS = [*TR_WORDS, *(Candidate(w) for w in (
     "kale", "elma", "lale", "kalem", "alem", "elmalık", "kel", "ela",  # from kale?[lm]
     "galip", "ikamet", "ilk"))]                                         # kalemkitap?ilgi
+PAGE_KU_WORDS = [Candidate(w) for w in ("xweş", "xwîn", "şîn", "mêr", "mêran", "mêrane", "hêman",
+                                        "nan")]
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +155,8 @@ def page_settings(tmp_path_factory) -> Settings:
     """Settings with a small lexicon and a TDK cache (kitap, kalem, ...)."""
     root = tmp_path_factory.mktemp("page")
     write_lexicon(compile_words(PAGE_WORDS), root / "data", "tr", SOURCE, created=CREATED)
+    write_lexicon(compile_words(PAGE_KU_WORDS, KURDISH), root / "data", "ku", SOURCE,
+                  created=CREATED, alphabet=KURDISH)
     db = tdk_store.open_cache(root / "tdk.sqlite", create=True)
     for word in ("kitap", "kalem"):
         entries = [e for e in builtin_entries() if e["madde"] == word]
@@ -457,12 +461,91 @@ def test_a_report_is_stored_and_its_note_stays_plain_text(browser, report_site):
 
 
 @needs_browser
-def test_a_server_without_reports_says_it_collects_none(browser, site):
-    open_page(browser, site, "?w=kitap")
-    shown = report(browser, "kitap", note="yok")
-    assert shown == "Bu sunucu kelime bildirimi toplamıyor. This server does not collect reports."
-    assert verdict_of(browser, "kitap").find_elements("css selector", ".report") == []
-    assert len(reports_sent(browser)) == 1
+def test_a_server_without_reports_shows_no_report_button(browser, site):
+    """"Bildir" showed on every server, to say "this server does not collect reports" once
+    clicked; a server without a report store answers GET /v1/reports 404 (405 with one)."""
+    open_page(browser, site, "?w=kitap+evler")
+    assert [w for w, _, _ in verdicts(browser)] == ["kitap", "evler"]
+    assert browser.find_elements("css selector", ".report-open") == []
+    assert "Bildir" not in browser.find_element("id", "words-out").text
+    assert reports_sent(browser) == []
+
+
+# ---- what players see: Turkish, names, only what the server offers ----------------------
+
+@needs_browser
+def test_choosing_kurdish_kelimatik_brings_the_ku_lexicon_and_scores_kurmanji(browser, site):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, site)
+    games = Select(browser.find_element("id", "game"))
+    assert [o.text for o in games.options] == ["Kelimelik", "Sözce", "Kelimatik",
+                                               "Kürtçe Kelimatik", "Harfbank"]
+    lexicons = Select(browser.find_element("id", "lex"))
+    assert {o.get_attribute("value"): o.text for o in lexicons.options} == {
+        "ku": "Kürtçe (Kurmancî) (ku)", "tr": "Türkçe (tr)"}
+    assert lexicons.first_selected_option.get_attribute("value") == "tr"
+    games.select_by_visible_text("Kürtçe Kelimatik")
+    settle(browser)
+    assert lexicons.first_selected_option.get_attribute("value") == "ku"
+    assert "el başına ortalama en az 50 puan" in browser.find_element("id", "game-desc").text
+    rack = browser.find_element("id", "rack")
+    rack.send_keys("xweşîn", Keys.ENTER)
+    settle(browser)
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "xweşîn", "game": "kelimatik-ku",
+                                                    "lexicon": "ku"}).json()
+    scores = {e.get_attribute("data-word"): e.get_attribute("data-score")
+              for e in browser.find_elements("css selector", "#anagram-results [data-word]")}
+    assert scores == {w["word"]: str(w["score"]) for w in asked["words"]}
+    assert scores["xweş"] == "60"  # (x 5 + w 5 + e 1 + ş 4) × 4
+    assert query_of(browser) == "rack=xwe%C5%9F%C3%AEn&game=kelimatik-ku&lex=ku"
+    lexicons.select_by_value("tr")  # a Turkish lexicon brings a game for its letters
+    settle(browser)
+    assert games.first_selected_option.text == "Kelimelik"
+
+
+@needs_browser
+def test_every_game_s_example_rack_works_in_that_game(browser, site):
+    """The placeholder kale?[lm] was an error in the default game (no two-letter tiles)."""
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, site)
+    games = Select(browser.find_element("id", "game"))
+    for name in [o.get_attribute("value") for o in games.options]:
+        games.select_by_value(name)
+        settle(browser)
+        example = browser.find_element("id", "rack").get_attribute("placeholder")
+        lexicon = Select(browser.find_element("id", "lex")).first_selected_option
+        asked = httpx.post(f"{site}/v1/anagram", json={
+            "rack": example, "game": name, "lexicon": lexicon.get_attribute("value")})
+        assert asked.status_code == 200 and asked.json()["count"], (name, example, asked.text)
+
+
+@needs_browser
+def test_an_empty_submit_says_what_to_type(browser, site):
+    open_page(browser, site)
+    browser.find_element("id", "w-go").click()
+    shown = browser.find_element("css selector", "#words-out .empty").text
+    assert shown.startswith("Denetlemek için kelime, denemek için taş yazın.")
+    assert browser.switch_to.active_element == browser.find_element("id", "w")
+
+
+@needs_browser
+def test_errors_speak_turkish_and_no_maintainer_note_shows(browser, page_settings):
+    """Without a TDK cache the page said "sunucuda TDK önbelleği yok (KELIME_CACHE)" under
+    every check: a note for maintainers. Errors were the API's English only."""
+    with serve_in_thread(create_app(replace(page_settings, cache=None))) as url:
+        open_page(browser, url, "?w=kitap+evler&rack=kale%5Blm&game=kelimatik")
+        text = browser.find_element("tag name", "main").text
+        assert "KELIME_CACHE" not in text and "önbelleğ" not in text
+        assert browser.find_elements("css selector", "#words-out .tdk") == []
+        error = browser.find_element("css selector", "#rack-out .error").text
+        assert error.startswith("Hata: ıstaka okunamadı") and "never closed" in error
+        open_page(browser, url, "?rack=abcdefgh%C4%9F%C4%B1ijkl")
+        error = browser.find_element("css selector", "#rack-out .error").text
+        assert "Hata: ıstaka okunamadı ya da bu oyunun ıstakası değil" in error
+        assert "kelimelik hand holds 7 tiles, not 14" in error
 
 
 @needs_browser

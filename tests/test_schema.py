@@ -174,9 +174,17 @@ def test_each_lexicon_and_game_has_its_own_rack_rule(live):
     assert validator.is_valid({"rack": "kalemkitapsilg?"})                 # harfbank, 15
     assert not validator.is_valid({"rack": "kalemkitapsilg?", "game": "kelimatik"})  # 10
     assert not validator.is_valid({"rack": "kale[lm]", "game": "kelimelik"})
-    assert validator.is_valid({"rack": "mêr", "lexicon": "ku"})
-    assert not validator.is_valid({"rack": "ılık", "lexicon": "ku"})
+    assert validator.is_valid({"rack": "mêr", "lexicon": "ku", "game": "kelimatik-ku"})
+    assert not validator.is_valid({"rack": "mêr", "lexicon": "ku"})  # harfbank is Turkish
+    assert not validator.is_valid({"rack": "ılık", "lexicon": "ku", "game": "kelimatik-ku"})
     assert not validator.is_valid({"rack": "kale???"})
+    anagram = schema["paths"]["/v1/anagram"]["post"]["requestBody"]["content"][
+        "application/json"]
+    validator = jsonschema_rs.validator_for(anagram["schema"])
+    assert validator.is_valid({"rack": "abcdefg"}) and validator.is_valid({"rack": "kale??"})
+    assert not validator.is_valid({"rack": "abcdefgğhıijkl"})  # kelimelik's rack is 7
+    assert not validator.is_valid({"rack": "kale??", "game": "kelimatik"})  # 1 joker
+    assert not validator.is_valid({"rack": "xweş", "lexicon": "ku", "game": "kelimatik"})
 
 
 def test_the_rack_letters_are_what_normalisation_reads():

@@ -108,6 +108,7 @@ def test_split_answers_exactly_what_the_core_answers(api, lex):
         body = reply.json()
         assert body == lex.split(rack, "harfbank")
         laid = [t for w in body["words"] for t in w["tiles"]] + body["discarded"]
+        laid += [body["thrown"]] if body["thrown"] else []
         assert len(laid) == len(rack)  # every tile accounted for once
     assert api.post("/v1/split", json={"rack": "kalpkitapkalem"}).json()["found"] is True
 

@@ -28,7 +28,7 @@ def test_games_lists_the_profiles(client, data_dir):
     assert body["lexicon"] == Lexicon.load(data_dir / "tr").info
     assert body["default"] == "kelimelik"
     assert {g["name"]: g["min_length"] for g in body["games"]} == {
-        "kelimelik": 2, "sozce": 2, "kelimatik": 3, "harfbank": 3}
+        "kelimelik": 2, "sozce": 2, "kelimatik": 3, "kelimatik-ku": 3, "harfbank": 3}
     assert body["games"] == [g.as_dict() for g in GAMES.values()]
     assert reply.headers["etag"] == client.get("/v1/games").headers["etag"]
     assert reply.headers["etag"] != client.get("/v1/lexicons").headers["etag"]

@@ -83,7 +83,8 @@ def test_unknown_game_is_422_listing_the_games(client):
         error = reply.json()["error"]
         assert error["code"] == "unknown_game"
         assert "scrabble" in error["message"] and "kelimatik" in error["message"]
-        assert error["details"]["known"] == ["kelimelik", "sozce", "kelimatik", "harfbank"]
+        assert error["details"]["known"] == ["kelimelik", "sozce", "kelimatik",
+                                             "kelimatik-ku", "harfbank"]
 
 
 def test_lexicons_side_by_side(client, data_dir):

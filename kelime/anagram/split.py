@@ -3,14 +3,15 @@ layout leaves the least penalty?
 
 Every tile goes into at most one word of at least the game's minimum length; the tiles
 left over cost their values. A hand one tile over the game's `rack_size` (Harfbank's 15th
-tile) throws one tile away, free; finishing with the joker doubles the others' penalty, so
-the joker is the first tile tried for throwing.
+tile) throws one tile away, free; finishing with the joker multiplies the others' penalty
+(the profile's `joker_finish_multiplier`, 2 in Harfbank, stated in the answer's
+`others_penalty_multiplier`), so the joker is the first tile tried for throwing.
 
 The search (see `cover`) is exact; it starts from a quick greedy layout, and at
 `deadline` it answers its best layout so far with ``complete: false``.
 
-Ranking: least penalty, then fewest tiles left over (a leftover joker is worth 0 but still
-leaves the hand unfinished).
+Ranking: least penalty, then fewest tiles left over (a leftover joker costs the profile's
+`blank.left_penalty`, 0 in Harfbank, but still leaves the hand unfinished).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from typing import Callable
 from ..games import Game, get_game
 from ..normalize import sort_key
 from .cover import WIDTH, Cover, OutOfTime
-from .errors import OverLimit, RackError
+from .errors import OverLimit
 from .index import AnagramIndex
 from .limits import Limits
-from .query import fit
+from .query import fit, plays
 from .rack import BLANK, Rack, parse_rack
 from .usages import Usage, hand_usages
 
@@ -48,8 +49,10 @@ class Laid:
 class Split:
     """What ``POST /v1/split`` answers, without the ``lexicon`` the service adds.
 
-    `discarded`: every tile not laid out, the thrown one (`thrown`) first; `penalty`: their
-    values, the thrown tile's excepted.
+    `discarded`: the tiles left over (not laid out, not thrown); `penalty`: their values;
+    `thrown`: the tile thrown away to finish, or None; `others_penalty_multiplier`: what the
+    other players' penalty is multiplied by when this hand finishes (2 in Harfbank when the
+    joker is thrown, else 1), None when it does not finish.
     """
 
     found: bool
@@ -58,11 +61,13 @@ class Split:
     discarded: tuple[str, ...]
     penalty: int
     thrown: str | None = None
+    others_penalty_multiplier: int | None = None
 
     def as_dict(self) -> dict:
         return {"found": self.found, "complete": self.complete,
                 "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
-                "penalty": self.penalty, "thrown": self.thrown}
+                "penalty": self.penalty, "thrown": self.thrown,
+                "others_penalty_multiplier": self.others_penalty_multiplier}
 
 
 def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
@@ -76,17 +81,18 @@ def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
 
 def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
-    if len(rack) <= game.rack_size:
+    if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
-    return sorted(kinds, key=lambda k: (k != BLANK, -game.tile_value(k), k))
+    return sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))
 
 
 def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
             complete: bool) -> Split:
     words = tuple(Laid(u.word, u.tiles) for u in sorted(laid, key=lambda u: (sort_key(u.word),
                                                                              u.tiles)))
-    discarded = ([thrown] if thrown else []) + sorted(left, key=lambda t: (t == BLANK, t))
-    return Split(not left, complete, words, tuple(discarded), game.penalty(left), thrown)
+    discarded = sorted(left, key=lambda t: (t == BLANK, t))
+    return Split(not left, complete, words, tuple(discarded), game.penalty(left), thrown,
+                 None if left else game.others_multiplier(thrown))
 
 
 def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, bool]:
@@ -111,13 +117,7 @@ def check_hand(rack: Rack, game: Game) -> Rack:
     """The hand, when a split can take it: the game's kinds of tiles, at most its rack size
     plus the tiles it may throw away, fewer than 32 of a kind; RackError or OverLimit if not.
     Cheap, so a server checks it before the question waits for its turn."""
-    fit(rack, game)
-    if len(rack) - game.rack_size > game.discard:
-        spare = f" ({game.rack_size + game.discard} with the one to throw away)" \
-            if game.discard else ""
-        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, "
-                        f"not {len(rack)}",
-                        {"tiles": len(rack), "rack_size": game.rack_size})
+    fit(rack, game)  # the game's tiles, at most its hand (and the one to throw away)
     most = max(Counter(rack.tiles).values(), default=0)
     if most >= 1 << WIDTH:
         raise OverLimit(f"the hand holds {most} tiles of one kind; a split takes at most "
@@ -139,7 +139,7 @@ def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
     usages = hand_usages(index, rack, game.min_length, late)
     kinds = _kinds(rack, usages)
     throws = _throws(rack, game, kinds)
-    search = Cover(kinds, [game.tile_value(k) * SCALE + 1 for k in kinds], usages, clock,
+    search = Cover(kinds, [game.left_value(k) * SCALE + 1 for k in kinds], usages, clock,
                    deadline)
     (cost, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)),
                                                    throws)
@@ -156,6 +156,7 @@ def split(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
     """
     game = get_game(game or "harfbank") if not isinstance(game, Game) else game
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, index.alphabet, limits)
+    plays(game, index.alphabet)
     if deadline is None:
         deadline = clock() + limits.time_budget
     return split_rack(index, parsed, game, deadline=deadline, clock=clock)

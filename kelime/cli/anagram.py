@@ -3,28 +3,20 @@ laid out whole, as POST /v1/anagram and POST /v1/split answer them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..games import DEFAULT_GAME
-from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, environment, game_profile, print_json
+from .common import (data_option, environment, game_profile, json_flag, lexicon_option,
+                     open_lexicon, print_json)
 
-lexicon_option = click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True,
-                              help="Lexicon name.")
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print exactly what the HTTP API answers.")
+json_option = json_flag("Print exactly what the HTTP API answers (an error as its error "
+                        "object).")
 
 
 def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
     """`--exclude kale,elma --exclude ela` → ["kale", "elma", "ela"]."""
     words = [w.strip() for chunk in value for w in chunk.split(",") if w.strip()]
     return words or None
-
-
-def _lexicon(data: Path | None, name: str):
-    return load_lexicon(data_dir(data), name)
 
 
 @click.command()
@@ -62,7 +54,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
         aklen  4  a k l e ?n
         eflak  4  e ?f l a k
         elhak  4  e l ?h a k
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
 
     \b
       $ kelime anagram ia --pattern k.t.p
@@ -70,13 +62,13 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       5 letters
         katip  12  k a t i p
         kitap  12  k i t a p
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
 
     \b
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
     """
-    lex = _lexicon(data, lexicon)
     profile = game_profile(game)
+    lex = open_lexicon(data, lexicon, profile)
     answer = lex.anagram(rack, profile, environment().limits, mode="exact" if exact else "build",
                          min_length=min_length, max_length=max_length, pattern=pattern,
                          exclude=exclude, limit=limit, sort=sort)
@@ -109,10 +101,10 @@ def split(rack, game, lexicon, data, as_json) -> None:
         ilk      i l k
         itki     i t k i
       penalty 0 · the search was complete
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
     """
-    lex = _lexicon(data, lexicon)
     profile = game_profile(game)
+    lex = open_lexicon(data, lexicon, profile)
     answer = lex.split(rack, profile, environment().limits)
     if as_json:
         print_json(answer)

@@ -92,7 +92,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
       kelime build --cache tdk.sqlite               # data/tr from a TDK crawl
       kelime build --wordlist ku.txt --name ku --alphabet abcçdeêfghiîjklmnopqrsştuûvwxyz
     """
-    from ..policy import apply_policy, lists_free_policy, load_policy
+    from ..policy import apply_policy, language_policy, load_policy
 
     chosen = [flag for flag, on in (("--bootstrap", bootstrap), ("--wordlist", wordlist),
                                     ("--cache", cache)) if on]
@@ -111,7 +111,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
     elif policy or alpha.language == "Turkish":
         pol = load_policy(policy)
     else:
-        pol = lists_free_policy(alpha.language)
+        pol = language_policy(alpha.language)
     candidates, source = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
     compiled, applied = apply_policy(compile_words(candidates, alpha), pol, alpha)

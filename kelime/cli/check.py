@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from ..lexicon import DEFAULT_LEXICON, load_lexicon
-from .common import data_dir, data_option, game_profile, print_json
+from .common import data_option, game_profile, json_flag, lexicon_option, open_lexicon, print_json
 
 
 def read_words(words: tuple[str, ...]) -> list[str]:
@@ -25,12 +24,12 @@ def read_words(words: tuple[str, ...]) -> list[str]:
 
 @click.command()
 @click.argument("words", nargs=-1, required=True)
-@click.option("--lexicon", "-l", default=DEFAULT_LEXICON, show_default=True, help="Lexicon name.")
+@lexicon_option
 @click.option("--game", "-g", default=None, help="Game profile (sets the minimum length).")
 @data_option
-@click.option("--json", "as_json", is_flag=True, help="Print what POST /v1/validate answers.")
+@json_flag("Print what POST /v1/validate answers (an error as its error object).")
 def check(words, lexicon, game, data, as_json) -> None:
-    """Check WORDS; exit 0 when all are valid, 1 otherwise, 2 on an error.
+    """Check WORDS; exit 0 when all are valid, 1 otherwise, 2 when they cannot be checked.
 
     A WORD of `-` reads words from standard input, one a line.
 
@@ -40,10 +39,10 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr eefb8cd3aee0 (40,720 words)
+      lexicon tr e775218c47c7 (40,785 words)
     """
     profile = game_profile(game)
-    lex = load_lexicon(data_dir(data), lexicon)
+    lex = open_lexicon(data, lexicon, profile)
     report = lex.validate(read_words(words), profile.min_length)
     if as_json:
         print_json(report)
@@ -53,5 +52,3 @@ def check(words, lexicon, game, data, as_json) -> None:
         print_verdicts(report, lex.alphabet.language)
     sys.exit(0 if report["all_valid"] else 1)
 
-
-check.error_exit_code = 2

@@ -1,5 +1,17 @@
 """What the `kelime` commands share: click settings, the environment (read once, through
-the service's Settings), JSON output, and the one error boundary."""
+the service's Settings), JSON output, and the one error boundary.
+
+Exit status, the same for the same failure in every command:
+
+    0  done (`check`: every word valid)
+    1  `check`: a word is not valid; build, crawl, reports: the work failed (``Error: …``)
+    2  the question cannot be asked: bad arguments (click's usage errors), a lexicon that
+       cannot be used (missing, damaged, outdated), an unknown game or a bad game profile,
+       a rack, pattern or option the core refuses
+
+With ``--json`` an error is printed to standard output in the HTTP API's shape,
+``{"error": {"code", "message", "details"?}}``, so a script reading JSON always gets JSON.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +20,89 @@ from pathlib import Path
 
 import click
 
-from ..errors import KelimeError
+from ..errors import KelimeError, LexiconError, NoAnagramIndex, OutdatedLexicon, QueryError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+class MissingLexicon(LexiconError):
+    """No lexicon of that name in the data folder (the API's `unknown_lexicon`)."""
+
+
+#: Error classes → the code the JSON error names (the HTTP API's codes where it has one).
+CODES = ((MissingLexicon, "unknown_lexicon"), (NoAnagramIndex, "no_anagram_index"),
+         (OutdatedLexicon, "outdated_lexicon"), (LexiconError, "unusable_lexicon"))
+USAGE = 2     # the question cannot be asked (click's own usage errors exit 2 too)
+FAILED = 1    # the work failed
+
+
+def error_code(e: KelimeError) -> str:
+    """The code of `e` as the API would name it (`invalid_rack`, `unknown_game`, …)."""
+    from ..games import GameProfileError, UnknownGame
+
+    if isinstance(e, QueryError):
+        return e.code
+    if isinstance(e, UnknownGame):
+        return "unknown_game"
+    if isinstance(e, GameProfileError):
+        return "invalid_game_profile"
+    return next((code for kind, code in CODES if isinstance(e, kind)), "error")
+
+
+def exit_status(e: KelimeError) -> int:
+    """2 when the question cannot be asked (see the module docstring), else 1."""
+    from ..games import GameProfileError, UnknownGame
+
+    return USAGE if isinstance(e, (QueryError, LexiconError, UnknownGame,
+                                   GameProfileError)) else FAILED
+
+
+class JsonError(click.ClickException):
+    """An error printed as the API's JSON error object, on standard output."""
+
+    def __init__(self, body: dict, exit_code: int):
+        super().__init__(body["error"]["message"])
+        self.body, self.exit_code = body, exit_code
+
+    def show(self, file=None) -> None:
+        print_json(self.body)
+
+
 class Group(click.Group):
-    """The `kelime` group: every KelimeError a command raises becomes ``Error: …`` and exit
-    status 1 (or the command's own `error_exit_code`), never a traceback."""
+    """The `kelime` group: every KelimeError a command raises becomes ``Error: …`` (or, with
+    ``--json``, the API's error object) and the exit status of its kind, never a traceback."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except click.UsageError as e:  # raised by a command itself (`check -` with no input)
+            if not ctx.meta.get(JSON_META):
+                raise
+            raise JsonError({"error": {"code": "invalid_usage", "message": e.format_message()}},
+                            USAGE) from None
         except KelimeError as e:
-            command = self.commands.get(ctx.invoked_subcommand or "")
-            error = click.ClickException(str(e))
-            error.exit_code = getattr(command, "error_exit_code", 1)
-            raise error from None
+            if ctx.meta.get(JSON_META):
+                details = getattr(e, "details", None)
+                error = {"code": error_code(e), "message": str(e),
+                         **({"details": details} if details else {})}
+                raise JsonError({"error": error}, exit_status(e)) from None
+            failure = click.ClickException(str(e))
+            failure.exit_code = exit_status(e)
+            raise failure from None
+
+
+JSON_META = "kelime.json"
+
+
+def _remember_json(ctx: click.Context, param, value: bool) -> bool:
+    ctx.meta[JSON_META] = value  # shared with the group's context: errors print as JSON too
+    return value
+
+
+def json_flag(help: str):
+    """A ``--json`` flag whose errors, too, are printed as JSON."""
+    return click.option("--json", "as_json", is_flag=True, is_eager=True,
+                        callback=_remember_json, help=help)
 
 
 def environment():
@@ -45,6 +123,28 @@ def game_profile(name: str | None, default: str | None = None):
 def data_dir(flag: Path | None) -> Path:
     """The data folder: the flag beats KELIME_DATA, which beats `data/`."""
     return Path(flag) if flag else environment().data
+
+
+lexicon_option = click.option("--lexicon", "-l", default=None,
+                              help="Lexicon name [default: the game's own (kelimatik-ku: ku), "
+                                   "else tr].")
+
+
+def open_lexicon(data: Path | None, name: str | None, game=None):
+    """The lexicon called `name` in the data folder (None: the one `game` is played with, or
+    tr); like the API, `TR` and ` tr ` find `tr` (lexicon folders are lower-case)."""
+    from ..lexicon import DEFAULT_LEXICON, MANIFEST_FILE, load_lexicon
+
+    folder = data_dir(data)
+    key = (name or getattr(game, "lexicon", None) or DEFAULT_LEXICON).strip()
+    if not (folder / key).exists() and (folder / key.lower()).exists():
+        key = key.lower()
+    try:
+        return load_lexicon(folder, key)
+    except LexiconError as e:  # the message says what the folder has and how to build one
+        if (folder / key / MANIFEST_FILE).exists():
+            raise
+        raise MissingLexicon(str(e)) from None
 
 
 def print_json(obj) -> None:

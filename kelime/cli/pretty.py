@@ -137,12 +137,14 @@ def print_split(answer: dict, rack: str, game: str) -> None:
     head = "laid out whole" if answer["found"] else "cannot be laid out whole"
     if thrown:
         head += f", {thrown!r} thrown away"
+    if (answer.get("others_penalty_multiplier") or 1) > 1:
+        head += f": the others' penalty ×{answer['others_penalty_multiplier']}"
     out.print(f"[bold]{escape(rack)}[/] · {escape(game)} · "
               f"{'[green]' if answer['found'] else '[yellow]'}{escape(head)}[/]")
     width = max((len(w["word"]) for w in answer["words"]), default=0)
     for w in answer["words"]:
         out.print(f"  {escape(w['word']).ljust(width)}  {_tiles(w['tiles'])}")
-    left = answer["discarded"][1:] if thrown else answer["discarded"]  # the thrown one first
+    left = answer["discarded"]
     if left:
         out.print(f"  left over: {_tiles(left)}")
     search = ("the search was complete" if answer["complete"]

@@ -1,6 +1,6 @@
 """Game profiles: what each game asks of the dictionary. One TOML file per game in
-``profiles/`` (kelimelik, sozce, kelimatik, harfbank); a deployment adds or replaces
-profiles with `load_games(folder)`.
+``profiles/`` (kelimelik, sozce, kelimatik, kelimatik-ku, harfbank); a deployment adds or
+replaces profiles with `load_games(folder)`.
 
     >>> get_game(" Kelimatik ").min_length, DEFAULT_GAME
     (3, 'kelimelik')

@@ -1,15 +1,22 @@
 """Game profiles from TOML: one file per game, shipped in ``kelime/games/profiles/``, plus
 the files of a folder a deployment names. The packaged files document every key::
 
-    name = "kelimelik"          # the file's stem
+    name = "kelimelik"          # the file's stem: the id requests name
+    title = "Kelimelik"         # optional: the game's name for people (default: name)
     order = 1                   # optional: where the game is listed (then by name)
+    lexicon = "ku"              # optional: the lexicon the game is played with; its letters
+                                #   (Kurmanji for "ku", else Turkish) are the tiles' letters
     description = "…"
     rack_size = 7               # tiles in a full rack
     min_length = 2              # letters (a two-letter tile counts 2)
     scoring = "sum"             # "sum" | "product"
     bingo_bonus = 50            # optional: for playing rack_size tiles at once
     discard = 1                 # optional: tiles thrown away to finish a split
-    [blank]                     # optional: value (default 0) and count of blanks/jokers
+    joker_finish_multiplier = 2 # optional: the others' penalty when a hand finishes by
+                                #   throwing the joker (default 1)
+    min_hand_average = 100      # optional: points a player must average a hand
+    [blank]                     # optional: value (default 0) and count of blanks/jokers, and
+                                #   left_penalty: a joker left in the hand (default: value)
     [composition]               # optional: what a hand holds, e.g. consonants = 5
     [two_letter]                # optional: the game has two-letter tiles
     default_value = 1           #   value of a two-letter tile not listed below
@@ -24,11 +31,15 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import KelimeError
-from ..normalize import normalize
+from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from .profile import SCORING_RULES, Game
 
-KEYS = {"name", "order", "description", "rack_size", "min_length", "scoring", "bingo_bonus",
-        "discard", "blank", "composition", "two_letter", "tiles"}
+KEYS = {"name", "title", "order", "lexicon", "description", "rack_size", "min_length", "scoring", "bingo_bonus",
+        "discard", "joker_finish_multiplier", "min_hand_average", "blank", "composition",
+        "two_letter", "tiles"}
+BLANK_KEYS = {"value", "count", "left_penalty"}
+#: The letters of a profile's `lexicon`, for the lexicons kelime builds offline.
+ALPHABETS = {"ku": KURMANJI}
 
 
 class GameProfileError(KelimeError, ValueError):
@@ -49,20 +60,23 @@ def _table(data: dict, key: str, where: str) -> dict:
     return value
 
 
-def _tile_key(key: str, letters: int, where: str) -> str:
-    if normalize(key) != key or len(key) != letters or not key.isalpha():
-        raise GameProfileError(f"{where}: tile {key!r} must be {letters} lower-case letter(s)")
+def _tile_key(key: str, letters: int, where: str, alphabet: Alphabet = TURKISH) -> str:
+    if normalize(key, alphabet) != key or len(key) != letters or \
+            not set(key) <= alphabet.letter_set:
+        raise GameProfileError(f"{where}: tile {key!r} must be {letters} lower-case letter(s) "
+                               f"of {alphabet.letters}")
     return key
 
 
-def _tiles(table: dict, letters: int, where: str) -> tuple[dict[str, int], dict[str, int]]:
+def _tiles(table: dict, letters: int, where: str,
+           alphabet: Alphabet = TURKISH) -> tuple[dict[str, int], dict[str, int]]:
     """({tile: value}, {tile: count}) of a ``tiles`` table; counts all given or none."""
     values, counts = {}, {}
     for key, entry in table.items():
         spot = f"{where}: tile {key!r}"
         if not isinstance(entry, dict) or set(entry) - {"value", "count"}:
             raise GameProfileError(f"{spot} must be {{ value = N }} or {{ value = N, count = N }}")
-        values[_tile_key(key, letters, where)] = _int(entry, "value", spot)
+        values[_tile_key(key, letters, where, alphabet)] = _int(entry, "value", spot)
         if "count" in entry:
             counts[key] = _int(entry, "count", spot)
     if counts and len(counts) != len(values):
@@ -79,13 +93,22 @@ def parse_profile(data: dict, where: str) -> Game:
         raise GameProfileError(f"{where}: `scoring` must be one of {', '.join(SCORING_RULES)}")
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise GameProfileError(f"{where}: `name` must be the game's name")
-    values, counts = _tiles(_table(data, "tiles", where), 1, where)
+    for key in ("title", "lexicon"):
+        if key in data and (not isinstance(data[key], str) or not data[key].strip()):
+            raise GameProfileError(f"{where}: `{key}` must be a non-empty string")
+    alphabet = ALPHABETS.get(data.get("lexicon", ""), TURKISH)
+    values, counts = _tiles(_table(data, "tiles", where), 1, where, alphabet)
     blank = _table(data, "blank", where)
+    if set(blank) - BLANK_KEYS:
+        raise GameProfileError(f"{where}: unknown key(s) in [blank]: "
+                               f"{', '.join(sorted(set(blank) - BLANK_KEYS))}")
     two = _table(data, "two_letter", where) if "two_letter" in data else None
-    two_values, _ = _tiles(_table(two, "tiles", where), 2, where) if two is not None else ({}, {})
+    two_values, _ = (_tiles(_table(two, "tiles", where), 2, where, alphabet) if two is not None
+                     else ({}, {}))
     composition = _table(data, "composition", where) or None
     game = Game(
-        name=data["name"], min_length=_int(data, "min_length", where, low=1),
+        name=data["name"], title=data.get("title", data["name"]), lexicon=data.get("lexicon"),
+        min_length=_int(data, "min_length", where, low=1),
         rack_size=_int(data, "rack_size", where, low=1),
         bingo_bonus=_int(data, "bingo_bonus", where, 0),
         letter_values=values, description=str(data.get("description", "")),
@@ -95,6 +118,10 @@ def parse_profile(data: dict, where: str) -> Game:
         two_letter_default=_int(two, "default_value", where, 0) if two is not None else None,
         discard=_int(data, "discard", where, 0),
         composition={k: _int(composition, k, where) for k in composition} if composition else None,
+        blank_penalty=_int(blank, "left_penalty", where) if "left_penalty" in blank else None,
+        joker_finish_multiplier=_int(data, "joker_finish_multiplier", where, 1, low=1),
+        min_hand_average=(_int(data, "min_hand_average", where)
+                          if "min_hand_average" in data else None),
     )
     _check_values(game, where)
     return game

@@ -33,6 +33,8 @@ class Game:
     min_length: int
     rack_size: int
     bingo_bonus: int = 0
+    title: str = ""                       # the game's name for people
+    lexicon: str | None = None            # the lexicon it is played with, when it says
     letter_values: dict[str, int] = field(default_factory=dict)
     description: str = ""
     letter_counts: dict[str, int] | None = None
@@ -43,6 +45,10 @@ class Game:
     two_letter_default: int | None = None
     discard: int = 0
     composition: dict[str, int] | None = None
+    blank_penalty: int | None = None      # a joker left in the hand; None: `blank_value`
+    joker_finish_multiplier: int = 1      # the others' penalty, when a hand finishes by
+                                          # throwing the joker (Harfbank: 2)
+    min_hand_average: int | None = None   # points a hand must average to stay at the table
 
     @property
     def has_two_letter_tiles(self) -> bool:
@@ -52,6 +58,13 @@ class Game:
     def tile_values(self) -> dict[str, int]:
         """The value of every listed tile: letters and two-letter tiles."""
         return {**self.letter_values, **self.two_letter_values}
+
+    def unvalued(self, letters: str) -> list[str]:
+        """The letters among `letters` (a lexicon's alphabet) this game gives no value: a
+        Turkish profile scores Kurmanji's ê î û q w x as nothing, so it does not play them."""
+        if not self.letter_values:
+            return []
+        return [ch for ch in letters if ch not in self.letter_values]
 
     def tile_value(self, tile: str) -> int:
         """A tile's value: ``"k"``, a blank ``"?"``/``"?k"``, a two-letter tile ``"lm"``."""
@@ -73,9 +86,20 @@ class Game:
         value = sum(map(self.tile_value, tiles))
         return self.score_parts(value, len(tiles), len(tiles) - board)
 
+    def left_value(self, tile: str) -> int:
+        """What one tile left in the hand costs: its value, a joker `blank_penalty`."""
+        if tile == BLANK and self.blank_penalty is not None:
+            return self.blank_penalty
+        return self.tile_value(tile)
+
     def penalty(self, tiles: Sequence[str]) -> int:
-        """What tiles left in the hand cost: the sum of their values."""
-        return sum(map(self.tile_value, tiles))
+        """What tiles left in the hand cost: the sum of their `left_value`s."""
+        return sum(map(self.left_value, tiles))
+
+    def others_multiplier(self, thrown: str | None) -> int:
+        """What the other players' penalty is multiplied by when a hand finishes by
+        throwing `thrown` (the joker: `joker_finish_multiplier`)."""
+        return self.joker_finish_multiplier if thrown == BLANK else 1
 
     @property
     def score_formula(self) -> str:
@@ -88,14 +112,25 @@ class Game:
         if self.bingo_bonus:
             text += f"; +{self.bingo_bonus} when all {self.rack_size} tiles are played at once"
         if self.discard:
-            text += ("; in a split, the tiles left over count against the hand (their values)"
-                     f" and {self.discard} tile is thrown away to finish")
+            text += ("; in a split, the tiles left over count against the hand (their values"
+                     f"{self._joker_left}) and {self.discard} tile is thrown away to finish")
+        if self.joker_finish_multiplier != 1:
+            text += (f"; finishing by throwing the joker multiplies the other players' penalty "
+                     f"by {self.joker_finish_multiplier}")
         return text
+
+    @property
+    def _joker_left(self) -> str:
+        if self.blank_penalty is None or self.blank_penalty == self.blank_value:
+            return f", a joker {self.blank_value}"
+        return f", a joker {self.blank_penalty}"
 
     def as_dict(self) -> dict:
         """The profile as JSON-ready data (what ``GET /v1/games`` lists)."""
         return {
             "name": self.name,
+            "title": self.title or self.name,
+            "lexicon": self.lexicon,
             "min_length": self.min_length,
             "rack_size": self.rack_size,
             "bingo_bonus": self.bingo_bonus,
@@ -107,6 +142,9 @@ class Game:
             "two_letter_tiles": self._two_letter_dict(),
             "discard": self.discard,
             "composition": dict(self.composition) if self.composition is not None else None,
+            "blank_penalty": self.left_value(BLANK) if self.blanks else None,
+            "joker_finish_multiplier": self.joker_finish_multiplier,
+            "min_hand_average": self.min_hand_average,
             "scoring": self.scoring,
             "score_formula": self.score_formula,
         }

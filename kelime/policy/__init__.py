@@ -65,6 +65,16 @@ def lists_free_policy(language: str | None) -> Policy:
                         f"no blocklist or allowlist yet")
 
 
+def language_policy(language: str | None) -> Policy:
+    """The shipped policy for a lexicon in another language than Turkish: Kurmanji has its
+    own (``kurmanji.toml``, a reviewed blocklist), any other alphabet `lists_free_policy`."""
+    if language != "Kurmanji":
+        return lists_free_policy(language)
+    policy = load_policy(Path(str(files(__name__) / "kurmanji.toml")))
+    policy.label = "kelime's default for Kurmanji"
+    return policy
+
+
 def default_policy_path() -> Path:
     """The policy shipped with kelime (package data)."""
     return Path(str(files(__name__) / "policy.toml"))

