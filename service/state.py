@@ -36,6 +36,13 @@ class Kelime:
         except UnknownGame as e:
             raise Invalid("unknown_game", str(e), {"known": list(self.games)}) from None
 
+    def played(self, lexicon: str | None, game: str | None, default_game: str | None = None
+               ) -> tuple[Lexicon, Game]:
+        """The lexicon and game a question names; without a lexicon, the game's own
+        (Kürtçe Kelimatik is played with `ku`), else the settings' default."""
+        profile = self.game(game, default_game)
+        return self.lexicon(lexicon or profile.lexicon), profile
+
     def lexicon(self, name: str | None) -> Lexicon:
         """The lexicon called `name` (default: the settings' default); 404 names the loaded ones."""
         key = name or self.settings.default_lexicon

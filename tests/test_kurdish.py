@@ -123,3 +123,21 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
     own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--data",
                                    str(data)])  # the game brings its lexicon
     assert own.exit_code == 0 and own.output == shown.output
+
+
+def test_a_game_played_with_its_own_lexicon_brings_it_over_http(data):
+    """Kürtçe Kelimatik names `ku` as its lexicon: a question that names the game and no
+    lexicon is asked of `ku` on every route (it was asked of the default `tr`)."""
+    with TestClient(create_app(Settings(data=data))) as api:
+        checked = api.post("/v1/validate", json={"words": ["xweş"], "game": "kelimatik-ku"})
+        assert checked.json()["lexicon"]["name"] == "ku"
+        assert checked.json()["results"][0]["valid"], checked.text
+        got = api.get("/v1/validate?word=xweş&game=kelimatik-ku").json()
+        assert got["lexicon"]["name"] == "ku" and got["all_valid"]
+        word = api.get("/v1/words/xweş?game=kelimatik-ku").json()
+        assert word["lexicon"]["name"] == "ku" and word["valid"]
+        found = api.post("/v1/anagram", json={"rack": "xweşîn", "game": "kelimatik-ku"})
+        assert found.status_code == 200 and found.json()["lexicon"]["name"] == "ku"
+        assert api.post("/v1/validate", json={"words": ["kitap"],
+                                              "game": "kelimatik"}).json()["lexicon"]["name"] \
+            == "tr"

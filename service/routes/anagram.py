@@ -77,7 +77,7 @@ async def anagram_post(request: Request) -> Response:
     settings = kelime.settings
     ask = parse_anagram(await read_body(request, settings.search_body_bytes, advice=ADVICE),
                         settings)
-    lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
+    lex, profile = kelime.played(ask.lexicon, ask.game)
     query = make_query(ask.rack, profile, lex.anagrams.alphabet, settings.limits, **ask.options)
     reply = await run_search(request, timed(
         request, "anagram", lambda: lex.anagram(query, profile)))
@@ -91,7 +91,7 @@ async def split_post(request: Request) -> Response:
     settings = kelime.settings
     ask = parse_split(await read_body(request, settings.search_body_bytes, advice=ADVICE),
                       settings)
-    lex, profile = kelime.lexicon(ask.lexicon), kelime.game(ask.game, "harfbank")
+    lex, profile = kelime.played(ask.lexicon, ask.game, "harfbank")
     rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
     reply = await run_search(request, timed(
         request, "split", lambda: lex.split(rack, profile, settings.limits)))

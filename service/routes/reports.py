@@ -137,7 +137,7 @@ async def report_post(request: Request) -> Response:
     body = await read_body(request, body_limit(settings), json_type_required=True,
                            advice="a report is one word and a short note")
     ask = parse_report(body, settings)
-    lex, game = kelime.lexicon(ask.lexicon), kelime.game(ask.game)
+    lex, game = kelime.played(ask.lexicon, ask.game)
     verdict = lex.check(ask.word, game.min_length).as_dict()
     if verdict["reason"] in NOT_A_WORD:
         raise Invalid("not_a_word", f"{verdict['normalized'][:40]!r} is not a single word of "

@@ -33,7 +33,8 @@ async def validate_post(request: Request) -> Response:
     kelime = request.app.state.kelime
     refuse_query(request.scope)
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
-    lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
+    lex, game = kelime.played(ask.lexicon, ask.game)
+    min_length = game.min_length
     if ask.suggest:  # off the fast path: the memo holds replies without suggestions
         return json_response(with_suggestions(kelime.validate(lex, ask.words, min_length), lex,
                                               min_length))
@@ -54,7 +55,8 @@ async def validate_get(request: Request) -> Response:
     GET takes fewer words than POST, in a query string of limited size: POST bigger batches."""
     kelime = request.app.state.kelime
     ask = parse_query(request.scope["query_string"], kelime.settings)
-    lex, min_length = kelime.lexicon(ask.lexicon), kelime.game(ask.game).min_length
+    lex, game = kelime.played(ask.lexicon, ask.game)
+    min_length = game.min_length
     tag = answer_tag(lex, ask.words, min_length)
     cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
     if matches(", ".join(request.headers.getlist("if-none-match")), tag):  # early: no verdicts

@@ -47,7 +47,8 @@ async def word_info(word: str, kelime: KelimeDep, request: Request, lexicon: Lex
         raise Invalid("invalid_request", "no word in the path: ask GET /v1/words/kitap")
     asked = names(request.scope.get("query_string", b""))  # strict, like /v1/validate's
     lexicon, game_name = asked.get("lexicon"), asked.get("game")
-    lex, min_length = kelime.lexicon(lexicon), kelime.game(game_name).min_length
+    lex, game = kelime.played(lexicon, game_name)
+    min_length = game.min_length
     verdict = kelime.check(lex, check_word(word, kelime.settings), min_length)
     entries, cache = await tdk_entries(request, kelime.settings.cache, verdict["normalized"])
     hooks = lex.hooks(verdict["normalized"], min_length)
