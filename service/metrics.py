@@ -17,6 +17,7 @@ lexicon version. Off by default: it costs a few microseconds a request.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -86,12 +87,19 @@ class Metrics:
         self.live = Live()
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
+        self.lost = False
 
     def _child(self, metric, *labels):
         key = (id(metric), *labels)
         child = self._children.get(key)
         if child is None:
-            child = self._children[key] = metric.labels(*labels)
+            try:  # multiprocess: opens this worker's file in the runtime folder
+                child = self._children[key] = metric.labels(*labels)
+            except OSError as e:  # the folder is gone (a tmp cleaner): the supervisor makes
+                if not self.lost:  # it again; meanwhile the request counts for nothing,
+                    log.error("metrics not counted: %s", e)  # but is answered
+                self.lost = True
+                return _UNCOUNTED
         return child
 
     def lexicons_loaded(self, lexicons: dict) -> None:
@@ -129,9 +137,21 @@ class Metrics:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry, path=self.folder)
+        if os.path.isdir(self.folder):  # else removed, until the supervisor makes it again
+            multiprocess.MultiProcessCollector(registry, path=self.folder)
         registry.register(self.live)
         return generate_latest(registry)
+
+
+class _Uncounted:
+    def inc(self, amount: float = 1) -> None:
+        pass
+
+    observe = inc
+
+
+_UNCOUNTED = _Uncounted()
+log = logging.getLogger("uvicorn.error")
 
 
 def route_template(scope, app) -> str:

@@ -50,7 +50,6 @@ ENV = {
     "KELIME_ACCESS_LOG": "access_log",
     "KELIME_GZIP_MIN_BYTES": "gzip_min_bytes",
     "KELIME_CORS_ORIGINS": "cors_origins",
-    "KELIME_PINS": "pins",
     "KELIME_REPORTS": "reports",
     "KELIME_REPORTS_PER_HOUR": "reports_per_hour",
     "KELIME_REPORTS_MAX_BYTES": "reports_max_bytes",
@@ -77,6 +76,10 @@ WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL
 LEAST = {"KELIME_CACHE_MAX_AGE": 0, "KELIME_MAX_BLANKS": 0, "KELIME_MAX_TWO_LETTER_TILES": 0,
          "KELIME_REPORTS_MAX_BYTES": MIN_STORE_BYTES}
 WHY_LEAST = {"KELIME_REPORTS_MAX_BYTES": "an empty report store alone takes about 40 KB"}
+
+
+#: The shortest KELIME_ADMIN_TOKEN accepted (wrong tokens are also limited: routes/admin.py).
+MIN_ADMIN_TOKEN = 16
 
 
 class SettingsError(KelimeError, ValueError):
@@ -115,7 +118,6 @@ class Settings:
     access_log: str = "off"              # "json": one JSON line per request on stderr
     gzip_min_bytes: int = 1400           # replies this big or bigger are gzipped when asked
     cors_origins: str = ""               # comma-separated origins browsers may call from
-    pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
     reports: Path | None = None          # players' word reports (SQLite); POST /v1/reports
     reports_per_hour: int = ReportLimits.per_client_hour   # a client address's reports an hour
     reports_max_bytes: int = ReportLimits.store_bytes      # the report store's size (413 beyond)
@@ -141,6 +143,11 @@ class Settings:
         settings = cls(**values)
         if settings.access_log not in ("off", "json"):
             raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
+        token = settings.admin_token
+        if token is not None and len(token) < MIN_ADMIN_TOKEN:
+            raise SettingsError(f"KELIME_ADMIN_TOKEN has {len(token)} characters: use "
+                                f"{MIN_ADMIN_TOKEN} or more (e.g. `openssl rand -hex 32`), so "
+                                f"that it cannot be guessed")
         room = settings.max_query_bytes + 4096
         if settings.max_header_bytes < room:
             raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "

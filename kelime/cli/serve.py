@@ -42,4 +42,6 @@ def serve(data, cache, reports, host, port, workers) -> None:
         settings = replace(settings, reports=reports)
     if settings.reports:  # a store that cannot be used stops the start here, saying why
         open_report_store(settings)
-    run(settings, host=host, port=port, workers=workers)
+    from . import HANGUPS
+
+    run(settings, host=host, port=port, workers=workers, hangups=HANGUPS)
