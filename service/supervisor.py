@@ -36,6 +36,7 @@ from pathlib import Path
 
 from kelime.lexicon import LexiconError, current_builds, hold
 
+from .metrics import retire
 from .pins import Channel, Pins
 from .reload import load_builds
 from .settings import Settings
@@ -271,8 +272,6 @@ class Supervisor:
                                      time.monotonic() + DEADLINE))
 
     def reap(self) -> None:
-        from prometheus_client import multiprocess
-
         for slot in self.slots:
             worker = slot.worker
             if worker is None or worker.proc.poll() is None:
@@ -282,9 +281,10 @@ class Supervisor:
                 self.selector.unregister(worker.channel.sock)
             worker.channel.close()
             try:
-                multiprocess.mark_process_dead(worker.proc.pid, str(self.runtime.metrics))
-            except OSError:
-                pass
+                retire(str(self.runtime.metrics), worker.proc.pid)
+            except OSError as e:
+                log.error("the metrics of worker [%s] could not be kept: %s",
+                          worker.proc.pid, e)
             if self.stopping:
                 continue
             why = f"worker [{worker.proc.pid}] exited ({worker.proc.returncode})"

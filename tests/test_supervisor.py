@@ -250,3 +250,23 @@ def test_wrong_admin_tokens_are_limited(tmp_path):
             assert 0 < int(limited.headers["Retry-After"]) <= 60
     with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
         assert client.post("/v1/admin/reload", headers=AUTH).status_code == 200
+
+
+def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
+    from tests.test_reload import scrape
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        folder, total, dead = runtime_folder(server) / "metrics", 0, []
+        for _ in range(3):
+            for _ in range(15):
+                assert request(server.port, "POST", "/v1/validate", BODY, JSON)[0] == 200
+            total += 15
+            dead.append(replace_worker(server))
+        for _ in range(5):  # whichever worker answers, nothing a dead one counted is lost
+            assert scrape(server.port, "kelime_http_requests_total", method="POST",
+                          route="/v1/validate", status="200") == total
+        files = {p.name for p in folder.iterdir()}
+        assert {"counter_dead.db", "histogram_dead.db"} <= files
+        assert not [name for name in files for pid in dead if f"_{pid}.db" in name], files
