@@ -1,11 +1,11 @@
-"""A worker's side of hot reloads: load the pinned builds, and switch to new ones whole.
+"""Hot reloads: what the next generation of pins is, and how a worker switches to it whole.
 
 Each request reads `app.state.kelime` once, so a reply comes from exactly one set of
 lexicons; a reload loads the new builds beside the old ones (in a thread, while requests go
 on being answered) and then replaces that one reference. Under `kelime serve` the supervisor
-decides what to serve and sends it down the worker's channel (see `pins`); the worker
-answers with the generation it serves. Without a supervisor (an app made in-process, as
-the tests do) `reload_here` reads the data folder.
+makes the pins (`next_pins`) and sends them down each worker's channel (see `pins`); the
+worker answers with the generation it serves. Without a supervisor (an app made
+in-process, as the tests do) `reload_here` makes them itself.
 """
 
 from __future__ import annotations
@@ -55,13 +55,44 @@ def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, 
     return out
 
 
+def verify(settings, pinned: Pins | None = None
+           ) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
+    """(builds, versions, problems): the build folder and version of every lexicon in the
+    data folder, each loaded once to verify it, and {name: why} for those that cannot be
+    served (a link to nothing, half written, corrupt, or the pinned default gone)."""
+    builds, problems = current_builds(settings.data)
+    versions = {}
+    for name, path in builds.items():
+        try:
+            versions[name] = load_builds({name: path}, {})[name].info["version"]
+        except LexiconError as e:
+            problems[name] = str(e)
+    default = settings.default_lexicon
+    if pinned and default in pinned.lexicons and default not in builds:
+        problems.setdefault(default, f"the default lexicon {default!r} is gone from "
+                                     f"{settings.data}")
+    return builds, versions, problems
+
+
+def next_pins(settings, old: Pins) -> Pins:
+    """The generation after `old`: the data folder's current builds when every one of them
+    verifies, else `old`'s builds with the refusal."""
+    builds, versions, problems = verify(settings, old)
+    if problems:
+        pins = replace(old, outcome="refused", refused=problems)
+    else:
+        pins = Pins(old.generation, "unchanged" if builds == old.paths() else "reloaded",
+                    {n: str(p) for n, p in builds.items()}, versions)
+    reloads = {**old.reloads, pins.outcome: old.reloads.get(pins.outcome, 0) + 1}
+    return replace(pins, generation=old.generation + 1, reloads=reloads)
+
+
 class Reloader:
-    """What this worker serves (its generation of the pins) and how it switches."""
+    """What this worker serves (`pins`) and how it switches."""
 
     def __init__(self, app, settings, metrics, channel: Channel | None = None):
         self.app, self.settings, self.metrics, self.channel = app, settings, metrics, channel
-        self.generation = 0
-        self.counts: dict[str, int] = {}
+        self.pins: Pins | None = None
         self.pending: Pins | None = None     # newer pins than ours, not loaded yet
         self.following: asyncio.Task | None = None
         self.asked: dict[int, asyncio.Future] = {}
@@ -72,14 +103,17 @@ class Reloader:
         """The lexicons to start with: the newest pins in the channel (a reload while they
         load is loaded too, before this worker listens), or every lexicon in the data folder."""
         if self.channel is None:
-            return load_all(self.settings.data)
+            lexicons = load_all(self.settings.data)
+            self.pins = Pins(0, "started", {n: str(lex.path) for n, lex in lexicons.items()},
+                             {n: lex.info["version"] for n, lex in lexicons.items()})
+            return lexicons
         pins, lexicons = newest(self._receive(WAIT)), {}
         if pins is None:
             raise RuntimeError("the supervisor sent no pins")
         while pins is not None:
             lexicons = load_builds(pins.paths(), lexicons)
             self._seen(pins)
-            pins = newest(self._receive(), self.generation)
+            pins = newest(self._receive(), pins.generation)
         return lexicons
 
     def _receive(self, wait: float = 0.0) -> list[dict]:
@@ -89,14 +123,14 @@ class Reloader:
         return messages
 
     def _seen(self, pins: Pins) -> None:
-        self.generation = pins.generation
+        self.pins = pins
         self.metrics.reloads_seen(pins.reloads)
 
     def listen(self) -> None:
         """Follow the channel from the event loop, and say what this worker serves."""
         if self.channel is not None:
             asyncio.get_running_loop().add_reader(self.channel.fileno(), self._heard)
-            self.channel.send(serving=self.generation)
+            self.channel.send(serving=self.pins.generation)
 
     def _heard(self) -> None:
         messages = self.channel.receive()
@@ -109,8 +143,7 @@ class Reloader:
             future = self.asked.pop(message.get("answer"), None)
             if future is not None and not future.done():
                 future.set_result(message)
-        pins = newest(messages, max(self.generation, self.pending.generation if self.pending
-                                    else 0))
+        pins = newest(messages, (self.pending or self.pins).generation)
         if pins is not None:
             self.pending = pins
             if self.following is None or self.following.done():
@@ -120,23 +153,24 @@ class Reloader:
         """Switch to the newest pins received, then tell the supervisor."""
         while self.pending is not None:
             pins, self.pending = self.pending, None
-            current = self.app.state.kelime.lexicons
-            try:
-                lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
-            except LexiconError as e:  # verified by the supervisor, then changed on disk
-                log.error("worker %d keeps its lexicons (generation %d): %s", os.getpid(),
-                          self.generation, e)
-                continue
-            if lexicons != current:
-                self._swap(lexicons)
-                log.info("worker %d serves %s", os.getpid(), _versions(lexicons))
-            self._seen(pins)
-            self.channel.send(serving=self.generation)
+            if await self._apply(pins):
+                self.channel.send(serving=pins.generation)
 
-    def _swap(self, lexicons: dict[str, Lexicon]) -> None:
-        kelime = self.app.state.kelime
-        self.app.state.kelime = replace(kelime, lexicons=lexicons)
-        self.metrics.lexicons_loaded(lexicons)
+    async def _apply(self, pins: Pins) -> bool:
+        current = self.app.state.kelime.lexicons
+        try:
+            lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
+        except LexiconError as e:  # verified by the supervisor, then changed on disk
+            log.error("worker %d keeps generation %d: %s", os.getpid(), self.pins.generation, e)
+            return False
+        if lexicons != current:
+            kelime = self.app.state.kelime
+            self.app.state.kelime = replace(kelime, lexicons=lexicons)
+            self.metrics.lexicons_loaded(lexicons)
+            log.info("worker %d serves %s", os.getpid(), ", ".join(
+                f"{n} {v}" for n, v in sorted(pins.versions.items())))
+        self._seen(pins)
+        return True
 
     async def reload(self) -> dict:
         """POST /v1/admin/reload: the supervisor reloads and answers once every worker serves
@@ -159,38 +193,10 @@ class Reloader:
     async def reload_here(self) -> dict:
         """Reload in this process only (an app without a supervisor)."""
         async with self.lock:
-            return await self._reload_here()
-
-    async def _reload_here(self) -> dict:
-        builds, problems = current_builds(self.settings.data)
-        current = self.app.state.kelime.lexicons
-        lexicons = {}
-        if not problems:
-            try:
-                lexicons = await anyio.to_thread.run_sync(load_builds, builds, current)
-            except LexiconError as e:
-                problems["data"] = str(e)
-        default = self.settings.default_lexicon
-        if default in current and default not in builds and not problems:
-            problems[default] = f"the default lexicon {default!r} is gone from " \
-                                f"{self.settings.data}"
-        outcome = ("refused" if problems else "unchanged" if
-                   {n: lex.path for n, lex in lexicons.items()} ==
-                   {n: lex.path for n, lex in current.items()} else "reloaded")
-        self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        self.metrics.reloads_seen(self.counts)
-        self.generation += 1
-        served = lexicons if outcome == "reloaded" else current
-        pins = Pins(self.generation, outcome, {n: str(lex.path) for n, lex in served.items()},
-                    {n: lex.info["version"] for n, lex in served.items()}, problems,
-                    dict(self.counts))
-        if outcome == "reloaded":
-            self._swap(lexicons)
-        return _reply(pins, {})
-
-
-def _versions(lexicons: dict[str, Lexicon]) -> str:
-    return ", ".join(f"{n} {lex.info['version']}" for n, lex in sorted(lexicons.items()))
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.pins)
+            if not await self._apply(pins):
+                raise ReloadRefused("reload_refused", "the builds changed while loading")
+            return _reply(pins, {})
 
 
 def _reply(pins: Pins, lagging: dict[str, int]) -> dict:

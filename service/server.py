@@ -18,7 +18,9 @@ from kelime.lexicon import LexiconError
 from .metrics import MULTIPROCESS
 from .protocol import uvicorn_options
 from .settings import Settings, SettingsError
-from .supervisor import Runtime, Supervisor, verify
+from .pins import Pins
+from .reload import verify
+from .supervisor import Runtime, Supervisor
 
 #: uvicorn's options for the default settings (tests and the benchmarks' baselines serve with
 #: these); `kelime serve` uses `uvicorn_options(settings)` of its own settings.
@@ -63,7 +65,8 @@ def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: 
         try:
             os.environ.update(settings.as_env())
             os.environ[MULTIPROCESS] = str(runtime.metrics)  # any worker's /metrics sums all
-            Supervisor(settings, sock, workers, runtime, builds, versions, hangups).run()
+            pins = Pins(1, "started", {n: str(p) for n, p in builds.items()}, versions)
+            Supervisor(settings, sock, workers, runtime, pins, hangups).run()
         finally:
             runtime.remove()
 
