@@ -24,20 +24,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from validate import (add_http_options, cases, free_port, http_options,  # noqa: E402
-                      kelime_server, measure_cases, print_table, sample_words, served_lexicon,
-                      start)
+from validate import (add_http_options, cases, hello_server, http_options,  # noqa: E402
+                      kelime_server, measure_cases, print_table, sample_words, served_lexicon)
 
 EIGHT = "POST /v1/validate x8"
-
-
-def bare_server(workers: int, logs: Path):
-    port = free_port()
-    code = ("from service import server\n"
-            f"server.serve('hello:create_bare', host='127.0.0.1', port={port}, "
-            f"workers={workers})")
-    return start(f"bare ASGI x{workers}", [sys.executable, "-c", code], port, "/",
-                 logs / f"bare-{workers}.log")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
         for workers in args.workers:
             figures = {}
             for name, make in (("kelime serve", lambda: kelime_server(data, workers, tmp)),
-                               ("bare ASGI", lambda: bare_server(workers, tmp))):
+                               ("bare ASGI", lambda: hello_server(workers, tmp, "create_bare",
+                                                                  "/"))):
                 server = make()
                 try:
                     rates, cpu = measure_cases(server, [case], seconds, rounds, client, tmp)

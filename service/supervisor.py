@@ -180,7 +180,7 @@ class Supervisor:
         fds = (self.sock.fileno(), theirs.fileno())
         try:
             slot.proc = subprocess.Popen([sys.executable, "-m", f"{__package__}.worker",
-                                          *map(str, fds)], pass_fds=fds, start_new_session=True)
+                                          *map(str, fds)], pass_fds=fds)
         except OSError as e:
             ours.close()
             return self.retry(slot, f"cannot start a worker ({e})")
