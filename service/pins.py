@@ -1,17 +1,22 @@
 """What `kelime serve` serves (the pins), and how its processes tell each other (a channel).
 
-The supervisor (`supervisor.py`) resolves the data folder's links to build folders,
-verifies them and pins them; a reload makes the next generation (or a refusal that keeps
-the old builds)::
+The supervisor (`supervisor.py`) verifies the data folder's builds and pins them; a reload
+makes the next generation (or a refusal that keeps the old builds)::
 
     {"generation": 2, "outcome": "reloaded",
      "lexicons": {"tr": "/srv/kelime/data/.builds/tr-3f2a…"}, "versions": {"tr": "3f2a…"},
      "refused": {}, "reloads": {"reloaded": 1, "refused": 0, "unchanged": 0}}
 
-Each worker has a channel to the supervisor: a socket pair carrying one JSON object a line.
-The supervisor writes the pins when it starts the worker and after every reload; the worker
-answers with the generation it serves. Nothing is on disk and no signal is sent, so a
-worker that starts during a reload cannot miss it: the newest pins wait in its channel.
+Each worker has a channel to the supervisor: a socket pair, one JSON object a line.
+
+    supervisor → worker   {"pins": PINS}               when it starts, after every reload
+                          {"answer": ID, "pins": PINS, "lagging": {PID: GENERATION}}
+    worker → supervisor   {"serving": GENERATION}      once it serves (started, switched)
+                          {"reload": ID}               POST /v1/admin/reload
+
+Nothing on disk, no signal: a worker that starts during a reload cannot miss it, the
+newest pins wait in its channel; and a worker whose channel closes knows its supervisor
+has died.
 """
 
 from __future__ import annotations

@@ -68,6 +68,8 @@ def test_runtime_folder_removed_then_sighup(tmp_path):
     with serve(data, tmp_path, 2) as server:
         runtime = runtime_folder(server)
         shutil.rmtree(runtime)
+        for path in ("/v1/lexicons", "/v1/validate?word=ev", "/nowhere"):  # new metric labels
+            assert request(server.port, "GET", path)[0] != 500  # before it is made again too
         v2 = build(data, "silgi")
         os.kill(server.proc.pid, signal.SIGHUP)
         server.settle(v2)
