@@ -97,6 +97,24 @@ def remove_stale() -> None:
             os.close(fd)
 
 
+def retire_apart(folder: Path, pid: int) -> None:
+    """`metrics.retire` in a child process: a write into a memory-mapped file on a full disk
+    is a SIGBUS, which must not kill the supervisor."""
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            retire(str(folder), pid)
+            code = 0
+        finally:
+            os._exit(code)
+    status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+    if status:
+        log.error("the metrics of worker [%s] could not be added to those of the dead (%s; "
+                  "is %s full?)", pid, f"exit {status}" if status > 0 else
+                  signal.Signals(-status).name, folder)
+
+
 @dataclass(eq=False)
 class Slot:
     """One worker's place: the process in it (None between two), what it was started with
@@ -228,10 +246,7 @@ class Supervisor:
                 self.selector.unregister(slot.channel.sock)
             slot.channel.close()
             slot.proc = slot.channel = None
-            try:
-                retire(str(self.runtime.metrics), proc.pid)
-            except OSError as e:
-                log.error("the metrics of worker [%s] could not be kept: %s", proc.pid, e)
+            retire_apart(self.runtime.metrics, proc.pid)
             why = f"worker [{proc.pid}] exited ({proc.returncode})"
             if self.stopping:
                 continue

@@ -10,6 +10,7 @@ import os
 import random
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import time
@@ -272,3 +273,15 @@ def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
         files = {p.name for p in folder.iterdir()}
         assert {"counter_dead.db", "histogram_dead.db"} <= files
         assert not [name for name in files for pid in dead if f"_{pid}.db" in name], files
+
+
+def test_metrics_that_cannot_be_added_up_are_logged_not_fatal(tmp_path, caplog):
+    """`retire_apart` runs in a child process: whatever kills it (a SIGBUS on a full disk,
+    here a damaged file) leaves the supervisor running and says so."""
+    from kelime.service.supervisor import retire_apart
+
+    damaged = struct.pack("i", 64) + bytes(4) + struct.pack("i", 40) + b"\xff" * 52
+    (tmp_path / "counter_4242.db").write_bytes(damaged)  # a 40-byte key past its end
+    retire_apart(tmp_path, 4242)
+    assert "the metrics of worker [4242] could not be added" in caplog.text
+    assert (tmp_path / "counter_4242.db").exists()  # kept: nothing counted twice or lost
