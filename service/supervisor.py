@@ -43,6 +43,7 @@ FIRST_RETRY, LAST_RETRY = 0.5, 30.0  # seconds before restarting a worker that f
 TICK = 0.5                           # seconds between two looks at the workers and the folder
 DEADLINE = 30.0                      # seconds a reload asked by a worker waits for them all
 GRACE = 30.0                         # seconds the workers get to finish on SIGTERM
+BOOT = 120.0                         # seconds a worker may take to start serving
 PREFIX = "kelime-serve-"
 
 
@@ -125,7 +126,7 @@ class Slot:
     first: int = 0
     serving: int = 0
     delay: float = 0.0   # the last retry's delay (0: the last worker started fine)
-    due: float = 0.0
+    due: float = 0.0     # when to start the next worker, or to give up on this one's start
 
 
 class Supervisor:
@@ -185,8 +186,14 @@ class Supervisor:
         self.reap()
         self.runtime.keep()
         for slot in self.slots:
-            if slot.proc is None and time.monotonic() >= slot.due and not self.stopping:
+            if time.monotonic() < slot.due or self.stopping:
+                continue
+            if slot.proc is None:
                 self.start(slot)
+            elif not slot.serving and slot.proc.poll() is None:  # hung while starting
+                log.error("worker [%s] did not start in %.0f s; stopping it", slot.proc.pid,
+                          BOOT)
+                slot.proc.kill()
         if self.hangups and not self.stopping:
             self.hangups = 0
             log.info("Received SIGHUP, reloading the lexicons.")
@@ -205,6 +212,7 @@ class Supervisor:
         finally:
             theirs.close()
         slot.channel, slot.first, slot.serving = Channel(ours), self.pins.generation, 0
+        slot.due = time.monotonic() + BOOT
         self.selector.register(ours, selectors.EVENT_READ, slot)
         self.tell(slot)
 
@@ -246,10 +254,10 @@ class Supervisor:
                 self.selector.unregister(slot.channel.sock)
             slot.channel.close()
             slot.proc = slot.channel = None
+            if self.stopping:
+                continue  # the runtime folder goes with the supervisor
             retire_apart(self.runtime.metrics, proc.pid)
             why = f"worker [{proc.pid}] exited ({proc.returncode})"
-            if self.stopping:
-                continue
             if slot.serving:
                 log.warning("%s; starting another on the pinned lexicons", why)
                 slot.due = time.monotonic()
