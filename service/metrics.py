@@ -4,10 +4,10 @@ Counters and histograms (requests, latency, words by verdict, anagram and split 
 are counted by each worker; under `kelime serve` they go to prometheus_client's
 multiprocess files in the supervisor's runtime folder (`PROMETHEUS_MULTIPROC_DIR`), so any
 worker's `/metrics` sums every worker, those that have died included (counters never go
-down: the supervisor adds a dead worker's files into one, `retire`). What the server *is*
-(the lexicons loaded, their versions, the reloads) is read from the answering worker's
-state when scraped: a replaced lexicon's series goes with it, and after a reload every
-worker tells the same.
+down: the supervisor adds a dead worker's files into one, `runtime.retire`). What the
+server *is* (the lexicons loaded, their versions, the reloads) is read from the answering
+worker's state when scraped: a replaced lexicon's series goes with it, and after a reload
+every worker tells the same.
 
 An app made in-process (tests, one process) counts in its own registry instead.
 
@@ -153,27 +153,6 @@ class _Uncounted:
 
 _UNCOUNTED = _Uncounted()
 log = logging.getLogger("uvicorn.error")
-
-
-def retire(folder: str, pid: int) -> None:
-    """A dead worker's multiprocess files: its live gauges go (`mark_process_dead`), and its
-    counters and histograms are added into one `<kind>_dead.db` and removed, so that the
-    files do not grow with every worker that ever died while the sums stay whole."""
-    from prometheus_client import multiprocess
-    from prometheus_client.mmap_dict import MmapedDict
-
-    multiprocess.mark_process_dead(pid, folder)
-    for kind in ("counter", "histogram"):
-        dead = os.path.join(folder, f"{kind}_{pid}.db")
-        if not os.path.exists(dead):
-            continue
-        into = MmapedDict(os.path.join(folder, f"{kind}_dead.db"))
-        try:
-            for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(dead):
-                into.write_value(key, into.read_value(key)[0] + value, timestamp)
-        finally:
-            into.close()
-        os.remove(dead)
 
 
 def route_template(scope, app) -> str:

@@ -17,103 +17,29 @@ what to serve, on public ground only (subprocess, selectors, signals).
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import selectors
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from kelime.lexicon import hold
 
-from .metrics import retire
 from .pins import Channel, Pins
 from .reload import next_pins
+from .runtime import TICK, Runtime, retire_apart
 from .settings import Settings
 
 log = logging.getLogger("kelime.service")
 FIRST_RETRY, LAST_RETRY = 0.5, 30.0  # seconds before restarting a worker that failed to start
-TICK = 0.5                           # seconds between two looks at the workers and the folder
 DEADLINE = 30.0                      # seconds a reload asked by a worker waits for them all
 GRACE = 30.0                         # seconds the workers get to finish on SIGTERM
 BOOT = 120.0                         # seconds a worker may take to start serving
-PREFIX = "kelime-serve-"
-
-
-class Runtime:
-    """The supervisor's folder in /tmp (Prometheus' multiprocess files), locked while it
-    lives so that the next `kelime serve` removes those of supervisors that were killed."""
-
-    def __init__(self) -> None:
-        remove_stale()
-        self.path = Path(tempfile.mkdtemp(prefix=PREFIX))
-        self.metrics, self.lock, self.problem = self.path / "metrics", None, None
-        self.keep()
-
-    def keep(self) -> None:
-        """Make the folder again if something removed it (a tmp cleaner); log what fails."""
-        try:
-            if not self.metrics.is_dir():
-                self.metrics.mkdir(mode=0o700, parents=True)
-                if self.lock is not None:
-                    os.close(self.lock)
-                    log.warning("%s was removed: made it again (what the workers counted "
-                                "before is no longer summed)", self.path)
-                self.lock = hold(self.path)
-            self.problem = None
-        except OSError as e:
-            if str(e) != self.problem:
-                log.error("cannot keep %s (%s): a worker started now cannot count its "
-                          "metrics; retrying every %.1f s", self.path, e, TICK)
-            self.problem = str(e)
-
-    def remove(self) -> None:
-        if self.lock is not None:
-            os.close(self.lock)
-        shutil.rmtree(self.path, ignore_errors=True)
-
-
-def remove_stale() -> None:
-    """Remove the runtime folders of supervisors that died unseen (kill -9): unlocked."""
-    for path in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            if os.fstat(fd).st_uid == os.getuid():
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                shutil.rmtree(path, ignore_errors=True)
-                log.info("removed %s, left by a kelime serve that was killed", path)
-        except BlockingIOError:
-            pass  # a live server's
-        finally:
-            os.close(fd)
-
-
-def retire_apart(folder: Path, pid: int) -> None:
-    """`metrics.retire` in a child process: a write into a memory-mapped file on a full disk
-    is a SIGBUS, which must not kill the supervisor."""
-    child = os.fork()
-    if child == 0:
-        code = 1
-        try:
-            retire(str(folder), pid)
-            code = 0
-        finally:
-            os._exit(code)
-    status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-    if status:
-        log.error("the metrics of worker [%s] could not be added to those of the dead (%s; "
-                  "is %s full?)", pid, f"exit {status}" if status > 0 else
-                  signal.Signals(-status).name, folder)
 
 
 @dataclass(eq=False)

@@ -295,7 +295,7 @@ def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
 def test_metrics_that_cannot_be_added_up_are_logged_not_fatal(tmp_path, caplog):
     """`retire_apart` runs in a child process: whatever kills it (a SIGBUS on a full disk,
     here a damaged file) leaves the supervisor running and says so."""
-    from kelime.service.supervisor import retire_apart
+    from kelime.service.runtime import retire_apart
 
     damaged = struct.pack("i", 64) + bytes(4) + struct.pack("i", 40) + b"\xff" * 52
     (tmp_path / "counter_4242.db").write_bytes(damaged)  # a 40-byte key past its end
