@@ -20,7 +20,7 @@ from pathlib import Path
 
 import anyio
 
-from kelime.lexicon import Lexicon, LexiconError, current_builds, load_all
+from kelime.lexicon import Lexicon, LexiconError, current_builds
 
 from .errors import ServiceError
 from .pins import Channel, Pins, newest
@@ -102,9 +102,10 @@ class Reloader:
     def initial(self) -> dict[str, Lexicon]:
         """The lexicons to start with: the newest pins in the channel (a reload while they
         load is loaded too, before this worker listens), or every lexicon in the data folder."""
-        if self.channel is None:
-            lexicons = load_all(self.settings.data)
-            self.pins = Pins(0, "started", {n: str(lex.path) for n, lex in lexicons.items()},
+        if self.channel is None:  # what the supervisor would pin, as generation 0
+            builds, _ = current_builds(self.settings.data)
+            lexicons = load_builds(builds, {})
+            self.pins = Pins(0, "started", {n: str(p) for n, p in builds.items()},
                              {n: lex.info["version"] for n, lex in lexicons.items()})
             return lexicons
         pins, lexicons = newest(self._receive(WAIT)), {}

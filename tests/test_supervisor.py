@@ -302,3 +302,27 @@ def test_metrics_that_cannot_be_added_up_are_logged_not_fatal(tmp_path, caplog):
     retire_apart(tmp_path, 4242)
     assert "the metrics of worker [4242] could not be added" in caplog.text
     assert (tmp_path / "counter_4242.db").exists()  # kept: nothing counted twice or lost
+
+
+def test_an_app_without_supervisor_reloads_by_the_same_rule(tmp_path):
+    """create_app alone (uvicorn --factory): unchanged when nothing changed, a half-written
+    lexicon refused with the old one serving, the new build once it is whole."""
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    data = tmp_path / "data"
+    v1 = build(data)
+    with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
+        assert client.post("/v1/admin/reload", headers=AUTH).json()["outcome"] == "unchanged"
+        (data / "ku").mkdir()
+        refused = client.post("/v1/admin/reload", headers=AUTH)
+        assert refused.status_code == 409, refused.text
+        assert "ku" in refused.json()["error"]["details"]["refused"]
+        (data / "ku").rmdir()
+        v2 = build(data, "silgi")
+        reply = client.post("/v1/admin/reload", headers=AUTH).json()
+        assert (reply["outcome"], reply["lexicons"], reply["generation"]) == ("reloaded",
+                                                                            {"tr": v2}, 3)
+        assert client.post("/v1/validate", json={"words": ["silgi"]}).json()["all_valid"]
+    assert v1 != v2
