@@ -53,7 +53,7 @@ class Server:
         self.proc, self.port, self.log = proc, port, log
 
     def workers(self) -> list[int]:
-        """The worker processes (children that are uvicorn servers, not the resource tracker)."""
+        """The worker processes (children running kelime.service.worker)."""
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
                              text=True).stdout.split()
         found = []
@@ -62,7 +62,7 @@ class Server:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
             except (FileNotFoundError, ProcessLookupError):
                 continue
-            if "resource_tracker" not in cmdline:
+            if "kelime.service.worker" in cmdline:
                 found.append(int(pid))
         return found
 
