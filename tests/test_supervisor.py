@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kelime.lexicon import Candidate, compile_words, write_lexicon
+from kelime.lexicon import compile_words, write_lexicon
 from kelime.lexicon.format import MANIFEST_FILE
 from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
