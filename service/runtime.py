@@ -1,7 +1,7 @@
 """`kelime serve`'s runtime folder in /tmp: the workers' Prometheus multiprocess files.
 
-Locked (a shared flock) while its supervisor lives: the next `kelime serve` removes the
-folders nobody holds, those of supervisors that were killed (kill -9). Made again when a
+Locked (a shared flock) and marked while its supervisor lives: the next `kelime serve`
+removes the marked folders nobody holds, those of supervisors that were killed (kill -9). Made again when a
 tmp cleaner removes it. A dead worker's counters and histograms are added into one
 `<kind>_dead.db` (`retire`), so the files do not grow with every worker that ever died
 while the sums stay whole.
@@ -21,6 +21,7 @@ from kelime.lexicon import hold
 
 log = logging.getLogger("kelime.service")
 PREFIX = "kelime-serve-"
+MARK = "supervisor"  # the supervisor's pid: written once the folder is locked
 TICK = 0.5  # seconds between two looks (the supervisor's)
 
 
@@ -36,13 +37,15 @@ class Runtime:
     def keep(self) -> None:
         """Make the folder again if something removed it (a tmp cleaner); log what fails."""
         try:
-            if not self.metrics.is_dir():
-                self.metrics.mkdir(mode=0o700, parents=True)
+            if not (self.metrics.is_dir() and (self.path / MARK).is_file()):
+                self.path.mkdir(mode=0o700, exist_ok=True)
                 if self.lock is not None:
                     os.close(self.lock)
                     log.warning("%s was removed: made it again (what the workers counted "
                                 "before is no longer summed)", self.path)
-                self.lock = hold(self.path)
+                self.lock = hold(self.path)  # locked before it is marked: never stale
+                (self.path / MARK).write_text(f"{os.getpid()}\n")
+                self.metrics.mkdir(exist_ok=True)
             self.problem = None
         except OSError as e:
             if str(e) != self.problem:
@@ -57,8 +60,12 @@ class Runtime:
 
 
 def remove_stale() -> None:
-    """Remove the runtime folders of supervisors that died unseen (kill -9): unlocked."""
+    """Remove the runtime folders of supervisors that died unseen (kill -9): marked, and
+    unlocked. (An unmarked one may be a live server's of an older kelime, which locked
+    nothing.)"""
     for path in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        if not (path / MARK).is_file():
+            continue
         try:
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:

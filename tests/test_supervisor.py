@@ -229,6 +229,8 @@ def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_
     build(data)
     with serve(data, tmp_path, 2) as server:
         stale = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # left by some older crash
+        (stale / "supervisor").write_text("4242\n")
+        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # an older kelime's: live?
         runtime, workers = runtime_folder(server), server.workers()
         server.proc.kill()
         server.proc.wait(timeout=10)
@@ -238,6 +240,8 @@ def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_
     with serve(data, tmp_path, 1) as again:
         assert not runtime.exists() and not stale.exists()
         assert runtime_folder(again).exists()
+    assert unmarked.exists()  # not ours to judge
+    unmarked.rmdir()
 
 
 @pytest.mark.parametrize("token", ["short", "x" * 15])
