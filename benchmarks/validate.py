@@ -292,13 +292,15 @@ def kelime_server(data: Path, workers: int, logs: Path, extra: tuple[str, ...] =
                  logs / f"kelime-{workers}.log")
 
 
-def hello_server(workers: int, logs: Path) -> Server:
+def hello_server(workers: int, logs: Path, factory: str = "create_app",
+                 ready: str = "/hello") -> Server:
+    """A baseline of benchmarks/hello.py (`factory`) served with kelime's uvicorn options."""
     port = free_port()
     code = ("from service import server\n"
-            f"server.serve('hello:create_app', host='127.0.0.1', port={port}, "
+            f"server.serve('hello:{factory}', host='127.0.0.1', port={port}, "
             f"workers={workers})")
-    return start(f"hello x{workers}", [sys.executable, "-c", code], port, "/hello",
-                 logs / f"hello-{workers}.log")
+    return start(f"{factory} x{workers}", [sys.executable, "-c", code], port, ready,
+                 logs / f"{factory}-{workers}.log")
 
 
 # --- the requests ------------------------------------------------------------------------

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import signal
 from contextlib import asynccontextmanager
 
 import anyio
@@ -18,14 +17,16 @@ from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
-from .reload import RELOAD_SIGNAL, Reloader
+from .pins import Channel
+from .reload import Reloader
 from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
 from .state import Kelime
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The app serving every lexicon under `settings.data` (default: Settings())."""
+def create_app(settings: Settings | None = None, channel: Channel | None = None) -> FastAPI:
+    """The app serving every lexicon under `settings.data` (default: Settings()), or under
+    `kelime serve` the builds its supervisor sends down `channel` (see `reload`)."""
     settings = settings or Settings()
     metrics = Metrics()
 
@@ -34,7 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         games = load_games(settings.games)  # a broken profile stops the start, saying which
         if settings.reports:  # a store that cannot be opened stops it too, saying why
             await anyio.to_thread.run_sync(open_report_store, settings)
-        reloader = app.state.reloader = Reloader(app, settings, metrics)
+        reloader = app.state.reloader = Reloader(app, settings, metrics, channel)
         lexicons = await anyio.to_thread.run_sync(reloader.initial)
         metrics.lexicons_loaded(lexicons)
         app.state.kelime = Kelime(settings, lexicons, metrics, games)
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     routers = [module.router for module in (words, catalog, health, page, docs)]
     if settings.admin_token:  # without a token the route does not exist
         routers.append(admin.router)
+        app.state.admin_guard = admin.Guard()
     for router in routers:
         app.include_router(router)
     app.state.allow = allow_table([plain, *(r.routes for r in routers)])
@@ -93,12 +95,5 @@ def allow_table(route_lists) -> dict[str, str]:
 
 
 def create_app_from_env() -> FastAPI:
-    """`create_app` with settings from the environment (what each uvicorn worker calls)."""
-    settings = Settings.from_env()
-    if settings.pins is not None:  # a worker of `kelime serve`
-        from .pins import read_pins
-        from .supervisor import watch_parent
-
-        signal.signal(RELOAD_SIGNAL, signal.SIG_IGN)  # until the lifespan listens for it
-        watch_parent(read_pins(settings.pins).supervisor)
-    return create_app(settings)
+    """`create_app` with settings from the environment (for `uvicorn --factory`)."""
+    return create_app(Settings.from_env())

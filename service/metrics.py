@@ -4,9 +4,10 @@ Counters and histograms (requests, latency, words by verdict, anagram and split 
 are counted by each worker; under `kelime serve` they go to prometheus_client's
 multiprocess files in the supervisor's runtime folder (`PROMETHEUS_MULTIPROC_DIR`), so any
 worker's `/metrics` sums every worker, those that have died included (counters never go
-down). What the server *is* (the lexicons loaded, their versions, the reloads) is read
-from the answering worker's state when scraped: a replaced lexicon's series goes with it,
-and after a reload every worker tells the same.
+down: the supervisor adds a dead worker's files into one, `runtime.retire`). What the
+server *is* (the lexicons loaded, their versions, the reloads) is read from the answering
+worker's state when scraped: a replaced lexicon's series goes with it, and after a reload
+every worker tells the same.
 
 An app made in-process (tests, one process) counts in its own registry instead.
 
@@ -17,6 +18,7 @@ lexicon version. Off by default: it costs a few microseconds a request.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -86,12 +88,19 @@ class Metrics:
         self.live = Live()
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
+        self.lost = False
 
     def _child(self, metric, *labels):
         key = (id(metric), *labels)
         child = self._children.get(key)
         if child is None:
-            child = self._children[key] = metric.labels(*labels)
+            try:  # multiprocess: opens this worker's file in the runtime folder
+                child = self._children[key] = metric.labels(*labels)
+            except OSError as e:  # the folder is gone (a tmp cleaner): the supervisor makes
+                if not self.lost:  # it again; meanwhile the request counts for nothing,
+                    log.error("metrics not counted: %s", e)  # but is answered
+                self.lost = True
+                return _UNCOUNTED
         return child
 
     def lexicons_loaded(self, lexicons: dict) -> None:
@@ -129,9 +138,21 @@ class Metrics:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry, path=self.folder)
+        if os.path.isdir(self.folder):  # else removed, until the supervisor makes it again
+            multiprocess.MultiProcessCollector(registry, path=self.folder)
         registry.register(self.live)
         return generate_latest(registry)
+
+
+class _Uncounted:
+    def inc(self, amount: float = 1) -> None:
+        pass
+
+    observe = inc
+
+
+_UNCOUNTED = _Uncounted()
+log = logging.getLogger("uvicorn.error")
 
 
 def route_template(scope, app) -> str:

@@ -1,15 +1,17 @@
-"""A worker's side of hot reloads: load the pinned builds, and switch to new ones whole.
+"""Hot reloads: what the next generation of pins is, and how a worker switches to it whole.
 
 Each request reads `app.state.kelime` once, so a reply comes from exactly one set of
 lexicons; a reload loads the new builds beside the old ones (in a thread, while requests go
 on being answered) and then replaces that one reference. Under `kelime serve` the supervisor
-decides what to serve (see `pins` and `supervisor`) and signals the workers with SIGUSR1;
-without it (an app made in-process, as the tests do) `reload_here` reads the data folder.
+makes the pins (`next_pins`) and sends them down each worker's channel (see `pins`); the
+worker answers with the generation it serves. Without a supervisor (an app made
+in-process, as the tests do) `reload_here` makes them itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import signal
@@ -18,14 +20,13 @@ from pathlib import Path
 
 import anyio
 
-from kelime.lexicon import Lexicon, LexiconError, current_builds, load_all
+from kelime.lexicon import Lexicon, LexiconError, current_builds
 
 from .errors import ServiceError
-from .pins import Pins, read_pins
+from .pins import Channel, Pins, newest
 
 log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
-RELOAD_SIGNAL = signal.SIGUSR1  # supervisor → worker: "the pin file has a new generation"
-WAIT = 60.0                     # seconds the admin route waits for a reload to be applied
+WAIT = 60.0  # seconds a worker waits for its first pins, or for the answer to a reload
 
 
 class ReloadRefused(ServiceError):
@@ -54,111 +55,161 @@ def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, 
     return out
 
 
-class Reloader:
-    """What this worker serves (its generation of the pins) and how it switches."""
+def verify(settings, pinned: Pins | None = None
+           ) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
+    """(builds, versions, problems): the build folder and version of every lexicon in the
+    data folder, each loaded once to verify it, and {name: why} for those that cannot be
+    served (a link to nothing, half written, corrupt, or the pinned default gone)."""
+    builds, problems = current_builds(settings.data)
+    versions = {}
+    for name, path in builds.items():
+        try:
+            versions[name] = load_builds({name: path}, {})[name].info["version"]
+        except LexiconError as e:
+            problems[name] = str(e)
+    default = settings.default_lexicon
+    if pinned and default in pinned.lexicons and default not in builds:
+        problems.setdefault(default, f"the default lexicon {default!r} is gone from "
+                                     f"{settings.data}")
+    return builds, versions, problems
 
-    def __init__(self, app, settings, metrics):
-        self.app, self.settings, self.metrics = app, settings, metrics
-        self.generation = 0
-        self.lock = asyncio.Lock()
-        self.counts: dict[str, int] = {}
+
+def next_pins(settings, old: Pins) -> Pins:
+    """The generation after `old`: the data folder's current builds when every one of them
+    verifies, else `old`'s builds with the refusal."""
+    builds, versions, problems = verify(settings, old)
+    if problems:
+        pins = replace(old, outcome="refused", refused=problems)
+    else:
+        pins = Pins(old.generation, "unchanged" if builds == old.paths() else "reloaded",
+                    {n: str(p) for n, p in builds.items()}, versions)
+    reloads = {**old.reloads, pins.outcome: old.reloads.get(pins.outcome, 0) + 1}
+    return replace(pins, generation=old.generation + 1, reloads=reloads)
+
+
+class Reloader:
+    """What this worker serves (`pins`) and how it switches."""
+
+    def __init__(self, app, settings, metrics, channel: Channel | None = None):
+        self.app, self.settings, self.metrics, self.channel = app, settings, metrics, channel
+        self.pins: Pins | None = None
+        self.pending: Pins | None = None     # newer pins than ours, not loaded yet
+        self.following: asyncio.Task | None = None
+        self.asked: dict[int, asyncio.Future] = {}
+        self.ids = itertools.count(1)
+        self.lock = asyncio.Lock()  # one in-process reload at a time
 
     def initial(self) -> dict[str, Lexicon]:
-        """The lexicons to start with: the pinned builds, or every lexicon in the data folder."""
-        if self.settings.pins is None:
-            return load_all(self.settings.data)
-        pins = read_pins(self.settings.pins)
-        self.generation = pins.generation
-        self.metrics.reloads_seen(pins.reloads)
-        return load_builds(pins.paths(), {})
+        """The lexicons to start with: the newest pins in the channel (a reload while they
+        load is loaded too, before this worker listens), or every lexicon in the data folder."""
+        if self.channel is None:  # what the supervisor would pin, as generation 0
+            builds, _ = current_builds(self.settings.data)
+            lexicons = load_builds(builds, {})
+            self.pins = Pins(0, "started", {n: str(p) for n, p in builds.items()},
+                             {n: lex.info["version"] for n, lex in lexicons.items()})
+            return lexicons
+        pins, lexicons = newest(self._receive(WAIT)), {}
+        if pins is None:
+            raise RuntimeError("the supervisor sent no pins")
+        while pins is not None:
+            lexicons = load_builds(pins.paths(), lexicons)
+            self._seen(pins)
+            pins = newest(self._receive(), pins.generation)
+        return lexicons
 
-    def _swap(self, lexicons: dict[str, Lexicon]) -> None:
-        kelime = self.app.state.kelime
-        self.app.state.kelime = replace(kelime, lexicons=lexicons)
-        self.metrics.lexicons_loaded(lexicons)
+    def _receive(self, wait: float = 0.0) -> list[dict]:
+        messages = self.channel.receive(wait)
+        if messages is None:
+            raise RuntimeError("the supervisor has gone")
+        return messages
+
+    def _seen(self, pins: Pins) -> None:
+        self.pins = pins
+        self.metrics.reloads_seen(pins.reloads)
 
     def listen(self) -> None:
-        """Follow the supervisor's SIGUSR1 (only under `kelime serve`, in the main thread)."""
-        if self.settings.pins is None:
-            return
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(RELOAD_SIGNAL, lambda: loop.create_task(self.follow_pins()))
+        """Follow the channel from the event loop, and say what this worker serves."""
+        if self.channel is not None:
+            asyncio.get_running_loop().add_reader(self.channel.fileno(), self._heard)
+            self.channel.send(serving=self.pins.generation)
 
-    async def follow_pins(self) -> Pins:
-        """Apply the pin file's generation if it is newer than ours."""
-        async with self.lock:
-            pins = read_pins(self.settings.pins)
-            if pins.generation <= self.generation:
-                return pins
-            self.metrics.reloads_seen(pins.reloads)
-            current = self.app.state.kelime.lexicons
-            if pins.outcome != "refused" and pins.paths() != {n: l.path for n, l in
-                                                             current.items()}:
-                try:
-                    lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
-                except LexiconError as e:  # verified by the supervisor, then changed on disk
-                    log.error("worker %d keeps its lexicons: %s", os.getpid(), e)
-                    return pins
-                self._swap(lexicons)
-                log.info("worker %d serves %s", os.getpid(), _versions(lexicons))
-            self.generation = pins.generation
-            return pins
+    def _heard(self) -> None:
+        messages = self.channel.receive()
+        if messages is None:  # the supervisor died (kill -9): never serve on unsupervised
+            log.error("worker %d: the supervisor has gone; stopping", os.getpid())
+            asyncio.get_running_loop().remove_reader(self.channel.fileno())
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        for message in messages:
+            future = self.asked.pop(message.get("answer"), None)
+            if future is not None and not future.done():
+                future.set_result(message)
+        pins = newest(messages, (self.pending or self.pins).generation)
+        if pins is not None:
+            self.pending = pins
+            if self.following is None or self.following.done():
+                self.following = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _follow(self) -> None:
+        """Switch to the newest pins received, then tell the supervisor."""
+        while self.pending is not None:
+            pins, self.pending = self.pending, None
+            if await self._apply(pins):
+                self.channel.send(serving=pins.generation)
+
+    async def _apply(self, pins: Pins) -> bool:
+        current = self.app.state.kelime.lexicons
+        try:
+            lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
+        except LexiconError as e:  # verified by the supervisor, then changed on disk
+            log.error("worker %d keeps generation %d: %s", os.getpid(), self.pins.generation, e)
+            return False
+        if lexicons != current:
+            kelime = self.app.state.kelime
+            self.app.state.kelime = replace(kelime, lexicons=lexicons)
+            self.metrics.lexicons_loaded(lexicons)
+            log.info("worker %d serves %s", os.getpid(), ", ".join(
+                f"{n} {v}" for n, v in sorted(pins.versions.items())))
+        self._seen(pins)
+        return True
 
     async def reload(self) -> dict:
-        """POST /v1/admin/reload: every worker to the data folder's current builds, or 409."""
-        if self.settings.pins is None:
+        """POST /v1/admin/reload: the supervisor reloads and answers once every worker serves
+        the new generation (or names those that did not); 409 when it was refused."""
+        if self.channel is None:
             return await self.reload_here()
-        before = read_pins(self.settings.pins)
-        os.kill(before.supervisor, signal.SIGHUP)
-        with anyio.move_on_after(WAIT):
-            while True:
-                pins = read_pins(self.settings.pins)
-                if pins.generation > before.generation:
-                    break
-                await anyio.sleep(0.02)
-        if pins.generation <= before.generation:
+        ask, future = next(self.ids), asyncio.get_running_loop().create_future()
+        self.asked[ask] = future
+        try:
+            self.channel.send(reload=ask)
+            with anyio.fail_after(WAIT):
+                answer = await future
+        except TimeoutError:
             raise ReloadTimeout("reload_timeout", f"the server did not answer the reload in "
-                                f"{WAIT:.0f} s; its log says why")
-        await self.follow_pins()
-        return _reply(pins)
+                                f"{WAIT:.0f} s; its log says why") from None
+        finally:
+            self.asked.pop(ask, None)
+        return _reply(Pins(**answer["pins"]), answer["lagging"])
 
     async def reload_here(self) -> dict:
         """Reload in this process only (an app without a supervisor)."""
         async with self.lock:
-            builds, problems = current_builds(self.settings.data)
-            current = self.app.state.kelime.lexicons
-            lexicons = {}
-            if not problems:
-                try:
-                    lexicons = await anyio.to_thread.run_sync(load_builds, builds, current)
-                except LexiconError as e:
-                    problems["data"] = str(e)
-            default = self.settings.default_lexicon
-            if default in current and default not in builds and not problems:
-                problems[default] = f"the default lexicon {default!r} is gone from " \
-                                    f"{self.settings.data}"
-            outcome = ("refused" if problems else "unchanged" if
-                       {n: l.path for n, l in lexicons.items()} ==
-                       {n: l.path for n, l in current.items()} else "reloaded")
-            self.counts[outcome] = self.counts.get(outcome, 0) + 1
-            self.metrics.reloads_seen(self.counts)
-            self.generation += 1
-            versions = {n: lex.info["version"] for n, lex in (lexicons or current).items()}
-            pins = Pins(self.generation, os.getpid(), outcome,
-                        {n: str(lex.path) for n, lex in (lexicons or current).items()},
-                        versions, problems, dict(self.counts))
-            if outcome == "reloaded":
-                self._swap(lexicons)
-            return _reply(pins)
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.pins)
+            if not await self._apply(pins):
+                raise ReloadRefused("reload_refused", "the builds changed while loading")
+            return _reply(pins, {})
 
 
-def _versions(lexicons: dict[str, Lexicon]) -> str:
-    return ", ".join(f"{n} {lex.info['version']}" for n, lex in sorted(lexicons.items()))
-
-
-def _reply(pins: Pins) -> dict:
+def _reply(pins: Pins, lagging: dict[str, int]) -> dict:
     if pins.outcome == "refused":
         raise ReloadRefused("reload_refused", "the current builds cannot be served, so the "
                             "old ones still are: " + "; ".join(pins.refused.values()),
                             {"refused": pins.refused, "serving": pins.versions})
+    if lagging:
+        raise ReloadTimeout("reload_incomplete", f"generation {pins.generation} was verified "
+                            f"and sent to every worker, but worker(s) {', '.join(lagging)} did "
+                            f"not switch in time and may still answer from the old builds; "
+                            f"the server's log says why",
+                            {"lagging": lagging, "generation": pins.generation,
+                             "lexicons": pins.versions})
     return {"outcome": pins.outcome, "generation": pins.generation, "lexicons": pins.versions}

@@ -1,98 +1,93 @@
-"""`kelime serve`: check the data folder, pin its builds, then run uvicorn's workers
-(uvloop + httptools) under kelime's supervisor (`supervisor.py`), one worker or many.
+"""`kelime serve`: check the data folder, bind the port, then run uvicorn workers (uvloop +
+httptools) under kelime's supervisor (`supervisor.py`), one worker or many.
 
-Workers are separate processes, so uvicorn gets an import string and a factory; the
-settings reach every worker through the environment (`Settings.as_env`), the pinned builds
-through the pin file it names.
+The settings reach every worker through the environment (`Settings.as_env`), the pinned
+builds through its channel to the supervisor.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 import socket
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from kelime.games import load_games
-from kelime.lexicon import LexiconError, current_builds
+from kelime.lexicon import LexiconError
 
 from .metrics import MULTIPROCESS
 from .protocol import uvicorn_options
-from .reload import load_builds
 from .settings import Settings, SettingsError
+from .pins import Pins
+from .reload import verify
+from .supervisor import Runtime, Supervisor
 
-APP_FACTORY = f"{__package__}.app:create_app_from_env"
 #: uvicorn's options for the default settings (tests and the benchmarks' baselines serve with
 #: these); `kelime serve` uses `uvicorn_options(settings)` of its own settings.
 UVICORN_OPTIONS = uvicorn_options(Settings())
+BACKLOG = 2048  # uvicorn's default
 
 log = logging.getLogger("kelime.service")
 
 
 def check_data(settings: Settings) -> tuple[dict[str, Path], dict[str, str]]:
     """The build folder of each lexicon under settings.data, each verified, and its version;
-    LexiconError says what to run."""
+    LexiconError says what to run. A build that fails verification stops the start; a link
+    to nothing or a folder without a manifest is only not served (a warning)."""
     data = settings.data
-    builds, problems = current_builds(data)
-    for why in problems.values():
+    builds, versions, problems = verify(settings)
+    for name, why in problems.items():
+        if name in builds:
+            raise LexiconError(why)
         log.warning("%s", why)
     if not builds:
         raise LexiconError(f"no lexicon in {data}: build one with `kelime build --bootstrap "
                            f"--out {data}` (or `kelime build --wordlist FILE --out {data}`)")
-    lexicons = load_builds(builds, {})  # verifies every file before any worker starts
     if settings.default_lexicon not in builds:
         log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name one of "
                     "%s", settings.default_lexicon, data, ", ".join(builds))
-    return builds, {name: lex.info["version"] for name, lex in lexicons.items()}
+    return builds, versions
 
 
-def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Serve every lexicon in `settings.data` until interrupted."""
+def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+        hangups: list | None = None) -> None:
+    """Serve every lexicon in `settings.data` until SIGTERM or SIGINT; `hangups` holds the
+    SIGHUPs received before the supervisor listens (each a reload once the workers run)."""
+    if not log.handlers:  # the supervisor's lines, in the workers' (uvicorn's) style
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:  %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     builds, versions = check_data(settings)
     load_games(settings.games)  # a broken deployment profile: one error line, before uvicorn
-    check_port(host, port)
-    runtime = Path(tempfile.mkdtemp(prefix="kelime-serve-"))
-    try:
-        settings = replace(settings, pins=runtime / "pins.json")
-        os.environ.update(settings.as_env())
-        (runtime / "metrics").mkdir()  # every worker counts here; any worker's /metrics sums
-        os.environ[MULTIPROCESS] = str(runtime / "metrics")
-        supervise(settings, builds, versions, host=host, port=port, workers=workers)
-    finally:
-        shutil.rmtree(runtime, ignore_errors=True)
+    with listen(host, port) as sock:
+        runtime = Runtime()
+        try:
+            os.environ.update(settings.as_env())
+            os.environ[MULTIPROCESS] = str(runtime.metrics)  # any worker's /metrics sums all
+            pins = Pins(1, "started", {n: str(p) for n, p in builds.items()}, versions)
+            Supervisor(settings, sock, workers, runtime, pins, hangups).run()
+        finally:
+            runtime.remove()
 
 
-def check_port(host: str, port: int) -> None:
-    """Refuse a port that is taken before uvicorn starts (it would only log a raw OSError)."""
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket every worker shares; SettingsError when the port is taken."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as e:
         raise SettingsError(f"--host {host!r} is not an address of this machine ({e})") from None
     family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as e:
-            raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
-                                f"server holds it; stop it or pass --port N") from None
-
-
-def supervise(settings: Settings, builds: dict[str, Path], versions: dict[str, str], *,
-              host: str, port: int, workers: int) -> None:
-    """uvicorn's workers on the pinned builds, under kelime's supervisor."""
-    import uvicorn
-
-    from .supervisor import Supervisor
-
-    config = uvicorn.Config(APP_FACTORY, factory=True, host=host, port=port, workers=workers,
-                            **uvicorn_options(settings))
-    supervisor = Supervisor(config, [config.bind_socket()], settings)
-    supervisor.pin_initial(builds, versions)
-    supervisor.run()
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(BACKLOG)
+    except OSError as e:
+        sock.close()
+        raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
+                            f"server holds it; stop it or pass --port N") from None
+    return sock
 
 
 def serve(factory: str, *, host: str, port: int, workers: int = 1) -> None:

@@ -53,7 +53,6 @@ ENV = {
     "KELIME_ACCESS_LOG": "access_log",
     "KELIME_GZIP_MIN_BYTES": "gzip_min_bytes",
     "KELIME_CORS_ORIGINS": "cors_origins",
-    "KELIME_PINS": "pins",
     "KELIME_REPORTS": "reports",
     "KELIME_REPORTS_PER_HOUR": "reports_per_hour",
     "KELIME_REPORTS_MAX_BYTES": "reports_max_bytes",
@@ -91,6 +90,8 @@ SEARCH_BODY_BASE = 16 * 1024
 #: Settings.held_bytes' room for the one body being parsed (a 395 KiB exclude list of 80,000
 #: two-letter words is ~5 MiB of Python objects until it is refused) and allocator slack.
 PARSE_BYTES = 32 * 1024 * 1024
+#: The shortest KELIME_ADMIN_TOKEN accepted (wrong tokens are also limited: routes/admin.py).
+MIN_ADMIN_TOKEN = 16
 
 
 class SettingsError(KelimeError, ValueError):
@@ -145,7 +146,6 @@ class Settings:
     access_log: str = "off"              # "json": one JSON line per request on stderr
     gzip_min_bytes: int = 1400           # replies this big or bigger are gzipped when asked
     cors_origins: str = ""               # comma-separated origins browsers may call from
-    pins: Path | None = None             # set by `kelime serve` for its workers (see pins.py)
     reports: Path | None = None          # players' word reports (SQLite); POST /v1/reports
     reports_per_hour: int = ReportLimits.per_client_hour   # a client address's reports an hour
     reports_max_bytes: int = ReportLimits.store_bytes      # the report store's size (413 beyond)
@@ -172,6 +172,11 @@ class Settings:
         if settings.access_log not in ("off", "json"):
             raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
         settings = settings.trusting(settings.forwarded_allow_ips)  # each one checked
+        token = settings.admin_token
+        if token is not None and len(token) < MIN_ADMIN_TOKEN:
+            raise SettingsError(f"KELIME_ADMIN_TOKEN has {len(token)} characters: use "
+                                f"{MIN_ADMIN_TOKEN} or more (e.g. `openssl rand -hex 32`), so "
+                                f"that it cannot be guessed")
         room = settings.max_query_bytes + 4096
         if settings.max_header_bytes < room:
             raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "

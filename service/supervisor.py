@@ -1,186 +1,235 @@
-"""`kelime serve`'s parent process: uvicorn's worker supervisor, taught three things.
+"""`kelime serve`'s parent process: it starts the workers, keeps them alive and tells them
+what to serve, on public ground only (subprocess, selectors, signals).
 
-- **Pins.** It resolves the data folder's links to build folders once, verifies them and
-  writes them to the pin file (`pins`); workers load exactly those, so a respawned worker
-  serves the version the others serve.
-- **Reload on SIGHUP** (and on POST /v1/admin/reload, which signals it): it verifies the
-  folder's current builds, writes the next generation of pins (or a refusal, keeping the
-  old ones) and tells each worker (SIGUSR1), which switches in place; no worker restarts.
-  The pinned builds are held (`kelime.lexicon.hold`), so `kelime build` does not prune them.
-- **A worker that cannot start does not take the others down**: it is retried with a
-  growing delay, where uvicorn would stop every worker.
-
-One worker or many, `kelime serve` always runs under this supervisor.
+- Each worker is `python -m kelime.service.worker`, a `uvicorn.Server` on the socket this
+  process bound, with a channel to it (`pins.Channel`) that carries the pins when it starts
+  and after every reload: a respawned worker serves what the others serve, and one that
+  starts during a reload cannot miss it. Pinned builds are held (`kelime.lexicon.hold`),
+  so `kelime build` does not prune them.
+- A reload (SIGHUP, or a worker's POST /v1/admin/reload) verifies every lexicon before any
+  worker is told (`reload.next_pins`); a worker's request is answered once every worker
+  serves the new generation, or after DEADLINE s naming those that do not.
+- A worker that exits before it serves is retried after a delay that doubles up to
+  LAST_RETRY s while the others serve on; one that dies later is replaced at once.
+- A step of the loop that fails is logged and the loop goes on; the runtime folder is made
+  again when removed; a SIGHUP at any moment is a reload, done once the workers run.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import selectors
 import signal
+import socket
+import subprocess
+import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from uvicorn.config import STARTUP_FAILURE
-from uvicorn.supervisors.multiprocess import Multiprocess, Process
+from kelime.lexicon import hold
 
-from kelime.lexicon import LexiconError, current_builds, hold
-
-from .pins import Pins, write_pins
-from .reload import RELOAD_SIGNAL, load_builds
+from .pins import Channel, Pins
+from .reload import next_pins
+from .runtime import TICK, Runtime, retire_apart
 from .settings import Settings
 
-log = logging.getLogger("uvicorn.error")
+log = logging.getLogger("kelime.service")
 FIRST_RETRY, LAST_RETRY = 0.5, 30.0  # seconds before restarting a worker that failed to start
+DEADLINE = 30.0                      # seconds a reload asked by a worker waits for them all
+GRACE = 30.0                         # seconds the workers get to finish on SIGTERM
+BOOT = 120.0                         # seconds a worker may take to start serving
 
 
-class Supervisor(Multiprocess):
-    def __init__(self, config, sockets, settings: Settings):
-        super().__init__(config, sockets)
-        self.settings, self.path = settings, Path(settings.pins)
-        self.pins: Pins | None = None
-        self.holds: dict[str, int] = {}           # build folder → descriptor holding it
-        self.retry: dict[int, tuple[float, float]] = {}  # worker slot → (when, next delay)
+@dataclass(eq=False)
+class Slot:
+    """One worker's place: the process in it (None between two), what it was started with
+    and says it serves (0: still starting), and when to start the next one."""
 
-    # --- pins -------------------------------------------------------------------------------
+    proc: subprocess.Popen | None = None
+    channel: Channel | None = None
+    first: int = 0
+    serving: int = 0
+    delay: float = 0.0   # the last retry's delay (0: the last worker started fine)
+    due: float = 0.0     # when to start the next worker, or to give up on this one's start
 
-    def _hold(self, builds: dict[str, Path]) -> None:
-        wanted = {str(p) for p in builds.values()}
+
+class Supervisor:
+    def __init__(self, settings: Settings, sock: socket.socket, workers: int,
+                 runtime: Runtime, pins: Pins, hangups: list | None = None):
+        self.settings, self.sock, self.runtime, self.pins = settings, sock, runtime, pins
+        self.slots = [Slot() for _ in range(workers)]
+        self.holds: dict[str, int] = {}        # build folder → descriptor holding it
+        self._hold()
+        self.asks: list[tuple[Slot, int, Pins, float]] = []  # (asker, id, pins, deadline)
+        self.early = hangups if hangups is not None else []  # SIGHUPs before we listened
+        self.hangups, self.stopping = 0, False
+        self.selector = selectors.DefaultSelector()
+
+    def _hold(self) -> None:
+        wanted = set(self.pins.lexicons.values())
         for path in wanted - set(self.holds):
             self.holds[path] = hold(Path(path))
         for path in set(self.holds) - wanted:
             os.close(self.holds.pop(path))
 
-    def _check(self, builds: dict[str, Path], problems: dict[str, str]
-               ) -> tuple[dict[str, str], dict[str, str]]:
-        """(problems with serving `builds`, the version of each): each new build is loaded
-        once here to verify it; a pinned one keeps its pinned version."""
-        problems, versions = dict(problems), {}
-        default = self.settings.default_lexicon
-        pinned = self.pins.paths() if self.pins else {}
-        if default in pinned and default not in builds and default not in problems:
-            problems[default] = (f"the default lexicon {default!r} is gone from "
-                                 f"{self.settings.data}")
-        for name, path in builds.items():
-            if pinned.get(name) == path:
-                versions[name] = self.pins.versions[name]
-                continue
-            try:
-                versions[name] = load_builds({name: path}, {})[name].info["version"]
-            except LexiconError as e:
-                problems[name] = str(e)
-        return problems, versions
-
-    def pin_initial(self, builds: dict[str, Path], versions: dict[str, str]) -> None:
-        """Pin the builds `kelime serve` verified before starting."""
-        self._hold(builds)
-        self.pins = Pins(1, os.getpid(), "started", {n: str(p) for n, p in builds.items()},
-                         versions)
-        write_pins(self.path, self.pins)
-
-    def reload(self) -> Pins:
-        """The next generation: the folder's current builds, or a refusal keeping the old."""
-        builds, problems = current_builds(self.settings.data)
-        problems, versions = self._check(builds, problems)
-        old = self.pins
-        reloads = dict(old.reloads)
-        if problems:
-            outcome = "refused"
-            for name, why in problems.items():
-                log.error("reload refused (%s): %s; still serving %s", name or "data", why,
-                          _versions(old.versions))
-            pins = replace(old, generation=old.generation + 1, outcome=outcome,
-                           refused=problems)
-        else:
-            outcome = "unchanged" if builds == old.paths() else "reloaded"
-            self._hold(builds)
-            pins = Pins(old.generation + 1, os.getpid(), outcome,
-                        {n: str(p) for n, p in builds.items()}, versions)
-            log.info("reload %s: serving %s", outcome, _versions(versions))
-        reloads[outcome] = reloads.get(outcome, 0) + 1
-        self.pins = replace(pins, reloads=reloads)
-        write_pins(self.path, self.pins)
-        self.notify()
-        return self.pins
-
-    def notify(self) -> None:
-        for process in self.processes:
-            if process.process.is_alive() and process.pid:
-                try:
-                    os.kill(process.pid, RELOAD_SIGNAL)
-                except ProcessLookupError:
-                    pass
-
-    def handle_hup(self) -> None:  # uvicorn would restart every worker
-        log.info("Received SIGHUP, reloading the lexicons.")
-        self.reload()
-
-    # --- workers ----------------------------------------------------------------------------
-
-    def keep_subprocess_alive(self) -> None:
-        if self.should_exit.is_set():
-            return
-        now = time.monotonic()
-        for idx, process in enumerate(self.processes):
-            if idx in self.retry:
-                when, delay = self.retry[idx]
-                if now < when:
-                    continue
-                self._respawn(idx, delay)
-                continue
-            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
-                continue
-            process.kill()
-            process.join()
-            if self.should_exit.is_set():
-                return
-            if process.exitcode == STARTUP_FAILURE:
-                log.error("worker [%s] failed to start (its error is above); retrying in "
-                          "%.1f s while the other workers keep serving", process.pid,
-                          FIRST_RETRY)
-                self.retry[idx] = (now + FIRST_RETRY, FIRST_RETRY)
-                continue
-            log.info("worker [%s] died (exit %s); starting another on the pinned lexicons",
-                     process.pid, process.exitcode)
-            self._respawn(idx, 0.0)
-
-    def _respawn(self, idx: int, delay: float) -> None:
-        process = Process(self.config, self.sockets)
-        process.start()
-        self.processes[idx] = process
-        if delay:  # it failed before: see whether it starts this time before trusting it
-            if process.wait_until_ready(self.config.timeout_worker_healthcheck,
-                                        self.should_exit):
-                self.retry.pop(idx, None)
-                return
-            process.kill()
-            process.join()
-            delay = min(delay * 2, LAST_RETRY)
-            log.error("worker failed to start again; retrying in %.1f s", delay)
-            self.retry[idx] = (time.monotonic() + delay, delay)
-
     def run(self) -> None:
+        wake, waker = socket.socketpair()
+        waker.setblocking(False)
+        self.selector.register(wake, selectors.EVENT_READ, None)
+        signal.set_wakeup_fd(waker.fileno())  # a signal wakes the select up
+        for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._signal)
+        self.hangups += len(self.early)
         try:
-            super().run()
+            while not self.stopping:
+                try:
+                    self.step(wake)
+                except Exception:  # never stop supervising: say what failed, go on
+                    log.exception("kelime serve's supervisor: one step failed; going on")
+                    time.sleep(TICK)
         finally:
+            self.stop_workers()
+            signal.set_wakeup_fd(-1)
             for fd in self.holds.values():
                 os.close(fd)
-            self.holds.clear()
+            wake.close()
+            waker.close()
 
+    def _signal(self, signum, frame) -> None:
+        if signum == signal.SIGHUP:
+            self.hangups += 1
+        else:
+            self.stopping = True
 
-def _versions(versions: dict[str, str]) -> str:
-    return ", ".join(f"{n} {v}" for n, v in sorted(versions.items())) or "no lexicon"
+    def step(self, wake: socket.socket) -> None:
+        for key, _ in self.selector.select(TICK):
+            if key.data is None:
+                wake.recv(4096)  # the signals' wake-up bytes
+            else:
+                self.heard(key.data)
+        self.reap()
+        self.runtime.keep()
+        for slot in self.slots:
+            if time.monotonic() < slot.due or self.stopping:
+                continue
+            if slot.proc is None:
+                self.start(slot)
+            elif not slot.serving and slot.proc.poll() is None:  # hung while starting
+                log.error("worker [%s] did not start in %.0f s; stopping it", slot.proc.pid,
+                          BOOT)
+                slot.proc.kill()
+        if self.hangups and not self.stopping:
+            self.hangups = 0
+            log.info("Received SIGHUP, reloading the lexicons.")
+            self.reload()
+        self.answer()
 
+    def start(self, slot: Slot) -> None:
+        ours, theirs = socket.socketpair()
+        fds = (self.sock.fileno(), theirs.fileno())
+        try:
+            slot.proc = subprocess.Popen([sys.executable, "-m", f"{__package__}.worker",
+                                          *map(str, fds)], pass_fds=fds)
+        except OSError as e:
+            ours.close()
+            return self.retry(slot, f"cannot start a worker ({e})")
+        finally:
+            theirs.close()
+        slot.channel, slot.first, slot.serving = Channel(ours), self.pins.generation, 0
+        slot.due = time.monotonic() + BOOT
+        self.selector.register(ours, selectors.EVENT_READ, slot)
+        self.tell(slot)
 
-def watch_parent(supervisor: int) -> None:
-    """In a worker: exit when the supervisor dies (so orphans never keep the port)."""
-    try:
-        import ctypes
+    def retry(self, slot: Slot, why: str) -> None:
+        slot.delay = min(max(FIRST_RETRY, slot.delay * 2), LAST_RETRY)
+        slot.due = time.monotonic() + slot.delay
+        log.error("%s; retrying in %.1f s while the other workers keep serving", why,
+                  slot.delay)
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != supervisor:  # it died before prctl took effect
-        os.kill(os.getpid(), signal.SIGTERM)
+    def tell(self, slot: Slot) -> None:
+        try:
+            slot.channel.send(pins=self.pins.as_dict())
+        except OSError as e:  # it stopped reading: a worker that cannot follow must go
+            log.error("worker [%s] cannot be told the pins (%s); stopping it", slot.proc.pid, e)
+            slot.proc.kill()
+
+    def heard(self, slot: Slot) -> None:
+        try:
+            messages = slot.channel.receive()
+        except OSError:
+            messages = None
+        if messages is None:  # it is exiting: `reap` sees it go
+            self.selector.unregister(slot.channel.sock)
+            return
+        for message in messages:
+            if "serving" in message:
+                slot.delay, slot.serving = 0.0, message["serving"]  # it started fine
+            elif "reload" in message:
+                self.reload()
+                self.asks.append((slot, message["reload"], self.pins,
+                                  time.monotonic() + DEADLINE))
+
+    def reap(self) -> None:
+        for slot in self.slots:
+            proc = slot.proc
+            if proc is None or proc.poll() is None:
+                continue
+            if slot.channel.sock.fileno() in self.selector.get_map():
+                self.selector.unregister(slot.channel.sock)
+            slot.channel.close()
+            slot.proc = slot.channel = None
+            if self.stopping:
+                continue  # the runtime folder goes with the supervisor
+            retire_apart(self.runtime.metrics, proc.pid)
+            why = f"worker [{proc.pid}] exited ({proc.returncode})"
+            if slot.serving:
+                log.warning("%s; starting another on the pinned lexicons", why)
+                slot.due = time.monotonic()
+            else:
+                self.retry(slot, f"{why} before it served: it failed to start (its error is "
+                                 f"above)")
+
+    def stop_workers(self) -> None:
+        self.stopping = True
+        procs = [slot.proc for slot in self.slots if slot.proc is not None]
+        for proc in procs:
+            proc.terminate()
+        deadline = time.monotonic() + GRACE
+        for proc in procs:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.reap()
+
+    def reload(self) -> None:
+        """The next generation, sent to every worker: the data folder's current builds, or a
+        refusal keeping the old ones."""
+        self.pins = pins = next_pins(self.settings, self.pins)
+        served = ", ".join(f"{n} {v}" for n, v in sorted(pins.versions.items()))
+        for name, why in pins.refused.items():
+            log.error("reload refused (%s): %s; still serving %s", name, why, served)
+        if pins.outcome != "refused":
+            self._hold()
+            log.info("reload %s: serving %s", pins.outcome, served)
+        for slot in self.slots:
+            if slot.proc is not None:
+                self.tell(slot)
+
+    def answer(self) -> None:
+        """Answer the reloads workers asked for once every worker serves their generation
+        (a worker started since serves nothing older), or at their deadline."""
+        for ask in list(self.asks):
+            asker, ask_id, pins, deadline = ask
+            lagging = {str(s.proc.pid): s.serving for s in self.slots if s.proc is not None
+                       and max(s.serving, s.first) < pins.generation}
+            if lagging and time.monotonic() < deadline and asker.channel is not None:
+                continue
+            self.asks.remove(ask)
+            try:
+                asker.channel.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
+            except (OSError, AttributeError):
+                pass  # it died meanwhile: nobody waits for the answer

@@ -356,3 +356,38 @@ def test_files_rewritten_in_place_under_a_loaded_lexicon_change_nothing(lexicon)
     assert lex.check("kitap").valid and lex.check("İstanbul").reason == "proper_name"
     assert [w["word"] for w in lex.anagram("pakit")["words"]] == ["kitap"]
     assert "does not match its manifest" in refused(lexicon)
+
+
+# --- what the version covers ----------------------------------------------------------------
+
+def test_an_edited_alphabet_is_refused(lexicon):
+    """The alphabet judges words; anagram.idx (versioned) records the one it was built with,
+    so a manifest edited to another alphabet, same version, is refused."""
+    raw = json.loads((lexicon / MANIFEST_FILE).read_text())
+    raw["alphabet"] += "q"
+    (lexicon / MANIFEST_FILE).write_text(json.dumps(raw))
+    message = refused(lexicon)
+    assert "says the alphabet is" in message and "was edited" in message
+    assert "kelime build" in message
+
+
+def test_a_folder_without_index_must_be_turkish(lexicon):
+    """Built before anagram.idx existed, so before any other alphabet: only Turkish."""
+    without_index(lexicon)
+    assert Lexicon.load(lexicon).alphabet.letters == "abcçdefgğhıijklmnoöprsştuüvyz"
+    raw = json.loads((lexicon / MANIFEST_FILE).read_text())
+    raw["alphabet"] += "q"
+    (lexicon / MANIFEST_FILE).write_text(json.dumps(raw))
+    assert "says the alphabet is" in refused(lexicon)
+
+
+def test_a_folder_without_manifest_is_a_problem_not_nothing(tmp_path):
+    from kelime.lexicon import current_builds
+
+    data = build(tmp_path / "data").path.parent
+    (data / "ku").mkdir()
+    (data / "ku" / WORDS_FILE).write_bytes(b"")
+    (data / "notes.txt").write_text("not a lexicon, not a problem")
+    builds, problems = current_builds(data)
+    assert list(builds) == ["tr"] and list(problems) == ["ku"]
+    assert "has no manifest.json" in problems["ku"]

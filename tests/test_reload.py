@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -23,7 +24,7 @@ from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS
 from tests.service_helpers import free_port, stop
 from tests.test_service_server import kelime_command
 
-TOKEN = "test-token-123"
+TOKEN = "test-token-0123456789"
 SOURCE = {"kind": "test", "name": "tests/test_reload.py", "licence": "n/a"}
 BASE = ["kitap", "kalem", "ev"]
 BODY = json.dumps({"words": ["kitap", "silgi", "defter"]}).encode()
@@ -52,7 +53,7 @@ class Server:
         self.proc, self.port, self.log = proc, port, log
 
     def workers(self) -> list[int]:
-        """The worker processes (children that are uvicorn servers, not the resource tracker)."""
+        """The worker processes (children running kelime.service.worker)."""
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
                              text=True).stdout.split()
         found = []
@@ -61,7 +62,7 @@ class Server:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
             except (FileNotFoundError, ProcessLookupError):
                 continue
-            if "resource_tracker" not in cmdline:
+            if "kelime.service.worker" in cmdline:
                 found.append(int(pid))
         return found
 
@@ -235,7 +236,8 @@ def test_without_a_token_there_is_no_admin_route_and_a_wrong_token_is_refused(tm
 
 def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
     """A pinned build damaged on disk after the start: the respawned worker fails to start,
-    is retried, and the healthy worker goes on serving (uvicorn used to stop them all)."""
+    is retried later and later (no crash loop), and the healthy worker goes on serving
+    (uvicorn used to stop them all)."""
     data = tmp_path / "data"
     v1 = build(data)
     with serve(data, tmp_path, 2) as server:
@@ -244,10 +246,12 @@ def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
         victim = server.workers()[0]
         os.kill(victim, signal.SIGKILL)
         deadline = time.monotonic() + 45
-        while "failed to start again" not in server.log_text():  # tried twice by now
+        while "retrying in 2.0 s" not in server.log_text():  # failed three times by now
             assert time.monotonic() < deadline, server.log_text()
             assert server.proc.poll() is None, server.log_text()
             assert server.version() == v1
+        delays = re.findall(r"failed to start .*retrying in (\S+) s", server.log_text())
+        assert delays[:3] == ["0.5", "1.0", "2.0"], server.log_text()
 
 
 def scrape(port: int, name: str, **labels) -> float:

@@ -6,10 +6,19 @@ service."""
 
 from __future__ import annotations
 
-import click
+import signal
+import sys
 
-from . import anagram, build, check, crawl, reports, serve
-from .common import CONTEXT, Group
+#: `kelime serve` takes SIGHUP for a reload from its first line on: one that comes while it
+#: starts is kept here and done once the workers run (the default action would kill it).
+HANGUPS: list[int] = []
+if sys.argv[1:2] == ["serve"]:
+    signal.signal(signal.SIGHUP, lambda signum, frame: HANGUPS.append(signum))
+
+import click  # noqa: E402
+
+from . import anagram, build, check, crawl, reports, serve  # noqa: E402
+from .common import CONTEXT, Group  # noqa: E402
 
 
 @click.group(cls=Group, context_settings=CONTEXT)

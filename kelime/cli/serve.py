@@ -50,4 +50,6 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
         settings = settings.trusting(proxies)
     if settings.reports:  # a store that cannot be used stops the start here, saying why
         open_report_store(settings)
-    run(settings, host=host, port=port, workers=workers)
+    from . import HANGUPS
+
+    run(settings, host=host, port=port, workers=workers, hangups=HANGUPS)

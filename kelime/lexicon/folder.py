@@ -48,7 +48,9 @@ def load_all(folder: Path) -> dict[str, Lexicon]:
 
 def current_builds(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
     """({name: the build folder `folder/name` resolves to}, {name: why it cannot be served}):
-    what a server pins, so that every worker, respawned or not, serves the same builds."""
+    what a server pins, so that every worker, respawned or not, serves the same builds. A
+    folder (or link) without a manifest is a problem, not silently no lexicon: a reload must
+    not drop a lexicon whose new build is half written."""
     builds, problems = {}, {}
     if not folder.is_dir():
         return builds, {"": f"{folder} is not a folder"}
@@ -60,6 +62,10 @@ def current_builds(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
                                     f"exist: rebuild it with `kelime build`")
         elif (entry / MANIFEST_FILE).is_file():
             builds[entry.name] = entry.resolve()
+        elif entry.is_dir():
+            problems[entry.name] = (f"{entry} has no {MANIFEST_FILE} (a build still being "
+                                    f"written, or not a lexicon): finish it with `kelime "
+                                    f"build`, or move it out of {folder}")
     return builds, problems
 
 

@@ -19,8 +19,8 @@ from ..anagram import AnagramIndex, Limits, Query, anagram, split
 from ..anagram.rack import Rack
 from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
-from ..normalize import Alphabet, letters_problem, normalize
-from .format import INDEX_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
+from ..normalize import TURKISH, Alphabet, letters_problem, normalize
+from .format import INDEX_FILE, MANIFEST_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
 
 if TYPE_CHECKING:
     from .verdicts import Verdicts
@@ -43,6 +43,19 @@ def _trie(kind, data: bytes, path: Path):
         return kind().frombytes(data)
     except Exception as e:  # marisa raises bare RuntimeError/ValueError on bad files
         raise LexiconError(f"{path} is not a readable trie ({e}): {REBUILD}") from None
+
+
+def _check_alphabet(manifest: Manifest, index: AnagramIndex | None, folder: Path) -> None:
+    """The alphabet judges words, so the version must cover it: the manifest's must be the
+    one anagram.idx (a versioned file) was built with. A folder built before the index
+    existed predates every alphabet but Turkish."""
+    built = index.alphabet.letters if index is not None else TURKISH.letters
+    if manifest.alphabet != built:
+        raise LexiconError(f"{folder}/{MANIFEST_FILE} says the alphabet is "
+                           f"{manifest.alphabet!r}, but its files were built for {built!r}: "
+                           f"the manifest was edited, and its version ({manifest.version}) "
+                           f"does not cover the change, so its verdicts cannot be trusted; "
+                           f"{REBUILD} (with --alphabet for another alphabet)")
 
 
 class Lexicon:
@@ -75,6 +88,7 @@ class Lexicon:
             if len(index) != manifest.words:
                 raise LexiconError(f"{folder / INDEX_FILE} indexes {len(index):,} words but the "
                                    f"manifest says {manifest.words:,}: {REBUILD}")
+        _check_alphabet(manifest, index, folder)
         rejected = _trie(marisa_trie.BytesTrie, data[REJECTED_FILE], folder / REJECTED_FILE)
         return cls(words, rejected, manifest, folder, index)
 

@@ -1,12 +1,19 @@
 """POST /v1/admin/reload: every worker switches to the data folder's current builds.
 
-Exists only when KELIME_ADMIN_TOKEN is set; the request must carry
-``Authorization: Bearer <token>`` (401 without it, 403 with another token).
+Exists only when KELIME_ADMIN_TOKEN is set (MIN_ADMIN_TOKEN characters or more); the
+request must carry ``Authorization: Bearer <token>`` (401 without it, 403 with another
+token). A client that sends TRIES wrong tokens within WINDOW seconds gets 429 with
+Retry-After until the oldest of them is WINDOW s old, whatever it sends meanwhile (each
+worker counts its own).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import logging
+import math
+import time
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
@@ -17,6 +24,9 @@ from ..schemas import Reloaded
 from ..state import KelimeDep, NoQuery
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"], dependencies=[NoQuery])
+log = logging.getLogger("uvicorn.error")
+TRIES, WINDOW = 5, 60.0
+CLIENTS = 10_000  # clients remembered (the oldest are forgotten first): bounded memory
 
 
 class Unauthorized(ServiceError):
@@ -27,24 +37,62 @@ class Forbidden(ServiceError):
     status = 403
 
 
+class TooManyTries(ServiceError):
+    status = 429
+
+
+class Guard:
+    """Wrong tokens by client address: when each was sent, the last TRIES at most."""
+
+    def __init__(self) -> None:
+        self.wrong: dict[str, list[float]] = {}
+
+    def check(self, client: str, now: float) -> None:
+        recent = [t for t in self.wrong.get(client, ()) if t > now - WINDOW]
+        if len(recent) >= TRIES:
+            wait = math.ceil(recent[0] + WINDOW - now)
+            raise TooManyTries("too_many_tries", f"{TRIES} wrong admin tokens within "
+                               f"{WINDOW:.0f} s from {client}: try again in {wait} s",
+                               {"retry_after": wait}, headers={"Retry-After": str(wait)})
+
+    def failed(self, client: str, now: float) -> None:
+        times = self.wrong.pop(client, [])[-(TRIES - 1):] + [now]
+        self.wrong[client] = times  # re-inserted: the dict's order is the last wrong try
+        if len(self.wrong) > CLIENTS:
+            del self.wrong[next(iter(self.wrong))]
+        log.warning("wrong admin token from %s (%d within %.0f s)", client,
+                    sum(t > now - WINDOW for t in times), WINDOW)
+
+
 def check_token(request: Request, token: str) -> None:
+    guard: Guard = request.app.state.admin_guard
+    client, now = request.client.host if request.client else "?", time.monotonic()
+    guard.check(client, now)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given:
         raise Unauthorized("unauthorized", "send `Authorization: Bearer $KELIME_ADMIN_TOKEN`",
                            headers={"WWW-Authenticate": "Bearer"})
-    if not hmac.compare_digest(given.strip().encode(), token.encode()):
+    if not hmac.compare_digest(_digest(given.strip()), _digest(token)):  # no length leaked
+        guard.failed(client, now)
         raise Forbidden("forbidden", "the admin token is wrong")
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
 
 
 @router.post("/reload", response_model=Reloaded, responses={
     401: {"description": "No `Authorization: Bearer` token."},
     403: {"description": "The token is wrong."},
-    409: {"description": "The current builds were refused; the old ones still serve."}})
+    409: {"description": "The current builds were refused; the old ones still serve."},
+    429: {"description": "Too many wrong tokens from this client; see Retry-After."},
+    504: {"description": "Not every worker switched in time; `details.lagging` names them."}})
 async def reload(request: Request, kelime: KelimeDep) -> Response:
     """Switch every worker to the data folder's current builds (as SIGHUP does).
 
     200 `{"outcome": "reloaded" | "unchanged", "generation": N, "lexicons": {name: version}}`
-    once this worker serves them; 409 when a build cannot be served (the old ones still are).
+    once every worker serves them; 409 when a build cannot be served (the old ones still
+    are); 504 naming the workers that did not switch in time.
     """
     check_token(request, kelime.settings.admin_token)
     return json_response(await request.app.state.reloader.reload())

@@ -1,0 +1,332 @@
+"""`kelime serve`'s supervisor on its worst day, with real processes and real signals: its
+runtime folder removed, workers killed while reloads land, SIGHUP while it starts, a
+half-written or edited build, the admin reload answering only once every worker switched,
+and its own death (kill -9) cleaned up by the next start."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from kelime.lexicon import compile_words, write_lexicon
+from kelime.lexicon.format import MANIFEST_FILE
+from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
+from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
+from tests.test_service_server import kelime_command
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+JSON = {"Content-Type": "application/json"}
+
+
+def admin_reload(server: Server) -> tuple[int, dict]:
+    return request(server.port, "POST", "/v1/admin/reload", b"", AUTH)
+
+
+def wait_for(what, timeout: float, log) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        assert time.monotonic() < deadline, log()
+        time.sleep(0.05)
+
+
+def runtime_folder(server: Server) -> Path:
+    """The supervisor's runtime folder, as its workers were told it."""
+    environ = Path(f"/proc/{server.workers()[0]}/environ").read_bytes().split(b"\0")
+    found = next(v for v in environ if v.startswith(b"PROMETHEUS_MULTIPROC_DIR="))
+    return Path(found.split(b"=", 1)[1].decode()).parent
+
+
+def replace_worker(server: Server, workers: int = 2) -> int:
+    """kill -9 one worker; wait until another took its place. The victim's pid."""
+    victim = server.workers()[0]
+    os.kill(victim, signal.SIGKILL)
+    wait_for(lambda: victim not in server.workers() and len(server.workers()) == workers, 30,
+             server.log_text)
+    return victim
+
+
+def validate_ku(server: Server) -> tuple[int, dict]:
+    return request(server.port, "POST", "/v1/validate",
+                   json.dumps({"words": ["av"], "lexicon": "ku"}).encode(), JSON)
+
+
+def test_runtime_folder_removed_then_sighup(tmp_path):
+    """A tmp cleaner removes the runtime folder: the supervisor makes it again, a SIGHUP
+    still reloads, a killed worker is replaced and answers (no 500), SIGTERM still stops it
+    all and removes the folder."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        runtime = runtime_folder(server)
+        shutil.rmtree(runtime)
+        for path in ("/v1/lexicons", "/v1/validate?word=ev", "/nowhere"):  # new metric labels
+            assert request(server.port, "GET", path)[0] != 500  # before it is made again too
+        v2 = build(data, "silgi")
+        os.kill(server.proc.pid, signal.SIGHUP)
+        server.settle(v2)
+        replace_worker(server)
+        for _ in range(20):  # new connections: both workers, the respawned one too
+            assert server.version() == v2
+            status, _ = request(server.port, "GET", "/v1/validate?word=kitap")
+            assert status == 200
+        assert (runtime / "metrics").is_dir()
+        assert "was removed: made it again" in server.log_text()
+        metrics = request(server.port, "GET", "/healthz")
+        assert metrics[0] == 200
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=60) == 0, server.log_text()
+        assert not server.workers()
+    assert not runtime.exists()
+
+
+def test_kill_and_reload_races_leave_one_version(tmp_path):
+    """30 trials of a worker killed around a reload (before it, after it, while its
+    replacement boots): afterwards every worker serves the newest build, and the admin
+    reload (which answers once every worker serves the pinned generation) says so."""
+    data = tmp_path / "data"
+    build(data)
+    rng = random.Random(18)
+    with serve(data, tmp_path, 2) as server:
+        for trial in range(30):
+            newest = build(data, f"kelime{trial}")
+            order = rng.choice(["kill-hup", "hup-kill", "kill-wait-hup"])
+            victim = server.workers()[0]
+            if order == "hup-kill":
+                os.kill(server.proc.pid, signal.SIGHUP)
+                time.sleep(rng.uniform(0, 0.3))
+            os.kill(victim, signal.SIGKILL)
+            if order == "kill-wait-hup":  # the replacement is booting when the reload lands
+                time.sleep(rng.uniform(0.2, 1.0))
+            if order != "hup-kill":
+                os.kill(server.proc.pid, signal.SIGHUP)
+            wait_for(lambda: victim not in server.workers() and len(server.workers()) == 2,
+                     30, server.log_text)
+            status, body = admin_reload(server)
+            assert status == 200 and body["lexicons"] == {"tr": newest}, (trial, order, body)
+            for _ in range(6):
+                assert server.version() == newest, (trial, order, server.log_text())
+        assert server.proc.poll() is None
+        assert "failed to start" not in server.log_text()
+
+
+def test_sighup_at_every_moment_of_start_up(tmp_path):
+    """SIGHUPs from the moment `kelime serve` takes them (its first lines) until its workers
+    run: each is a reload, none kills the server or a booting worker."""
+    data = tmp_path / "data"
+    v1 = build(data)
+    port, log = free_port(), tmp_path / "serve.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
+                                 str(port), "--workers", "2"], stdout=out, stderr=out,
+                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
+    server = Server(proc, port, log)
+    try:
+        wait_for(lambda: catches_sighup(proc.pid), 30, server.log_text)
+        start = time.monotonic()
+        for moment in (0.0, 0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.6, 2.2, 3.0):
+            time.sleep(max(0.0, start + moment - time.monotonic()))
+            assert proc.poll() is None, (moment, server.log_text())
+            proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: server.log_text().count("Application startup complete.") >= 2, 60,
+                 server.log_text)
+        server.settle(v1)
+        assert proc.poll() is None and len(server.workers()) == 2
+        text = server.log_text()
+        assert "reload unchanged" in text, text
+        assert text.count("Started server process") == 2, text  # no worker killed, replaced
+    finally:
+        stop(proc)
+
+
+def catches_sighup(pid: int) -> bool:
+    """Whether the process has a handler for SIGHUP (/proc/PID/status, SigCgt bit 0)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGHUP - 1)))
+
+
+def test_admin_reload_answers_once_every_worker_switched(tmp_path):
+    """Keep-alive connections opened before the reload (so held by both workers) each ask
+    at once after the 200: none may answer from the old build."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        held = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+                for _ in range(12)]
+        try:
+            for n in range(10):
+                for conn in held:  # (re)connected now, before the reload
+                    ask(conn)
+                newest = build(data, f"yeni{n}")
+                status, body = admin_reload(server)
+                assert status == 200 and body["lexicons"] == {"tr": newest}, body
+                assert [ask(conn)["lexicon"]["version"] for conn in held] == [newest] * 12, n
+        finally:
+            for conn in held:
+                conn.close()
+
+
+def ask(conn: http.client.HTTPConnection) -> dict:
+    conn.request("POST", "/v1/validate", body=BODY, headers=JSON)
+    reply = conn.getresponse()
+    return json.loads(reply.read())
+
+
+def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
+    data = tmp_path / "data"
+    tr = build(data)
+    ku = write_lexicon(compile_words(KU_WORDS, KURDISH), data, "ku", SOURCE,
+                       created="2026-01-01T00:00:00Z", alphabet=KURDISH).manifest.version
+    with serve(data, tmp_path, 2) as server:
+        half = data / ".builds" / "ku-half"
+        half.mkdir()
+        (half / "words.marisa").write_bytes(b"")  # the rest, manifest.json last, never came
+        (data / "ku").unlink()
+        (data / "ku").symlink_to(half)
+        build(data, "silgi")
+        status, body = admin_reload(server)
+        assert status == 409 and body["error"]["code"] == "reload_refused", body
+        assert "ku" in body["error"]["details"]["refused"]
+        assert "has no manifest.json" in body["error"]["message"]
+        assert body["error"]["details"]["serving"] == {"tr": tr, "ku": ku}
+        for _ in range(10):
+            assert server.version() == tr  # nothing switched, tr neither
+            status, reply = validate_ku(server)
+            assert status == 200 and reply["lexicon"]["version"] == ku, reply
+
+
+def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
+    """The alphabet judges words but is not hashed itself: a manifest whose alphabet does
+    not match its (versioned) anagram index is refused, and the old build serves on."""
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        v2 = build(data, "silgi")
+        manifest = data / "tr" / MANIFEST_FILE
+        raw = json.loads(manifest.read_text())
+        raw["alphabet"] = raw["alphabet"].replace("q", "") + "q"  # add a letter, same version
+        manifest.write_text(json.dumps(raw))
+        status, body = admin_reload(server)
+        assert status == 409, body
+        assert "says the alphabet is" in body["error"]["message"]
+        assert f"its version ({v2})" in body["error"]["message"]
+        assert server.version() == v1
+
+
+def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_path):
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        stale = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # left by some older crash
+        (stale / "supervisor").write_text("4242\n")
+        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # an older kelime's: live?
+        runtime, workers = runtime_folder(server), server.workers()
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
+                 server.log_text)  # they saw their channel close
+        assert runtime.exists() and stale.exists()
+    with serve(data, tmp_path, 1) as again:
+        assert not runtime.exists() and not stale.exists()
+        assert runtime_folder(again).exists()
+    assert unmarked.exists()  # not ours to judge
+    unmarked.rmdir()
+
+
+@pytest.mark.parametrize("token", ["short", "x" * 15])
+def test_a_short_admin_token_stops_the_start(tmp_path, token):
+    data = tmp_path / "data"
+    build(data)
+    done = subprocess.run([*kelime_command(), "serve", "--data", str(data), "--port",
+                           str(free_port())], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "KELIME_ADMIN_TOKEN": token})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"KELIME_ADMIN_TOKEN has {len(token)} characters: use 16 or more" in done.stderr
+
+
+def test_wrong_admin_tokens_are_limited(tmp_path):
+    from kelime.service.app import create_app
+    from kelime.service.routes.admin import TRIES
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    data = tmp_path / "data"
+    build(data)
+    with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
+        for _ in range(TRIES):
+            wrong = client.post("/v1/admin/reload", headers={"Authorization": "Bearer guess"})
+            assert wrong.status_code == 403
+        for headers in ({"Authorization": "Bearer guess"}, AUTH):  # the right one too now
+            limited = client.post("/v1/admin/reload", headers=headers)
+            assert limited.status_code == 429, limited.text
+            assert limited.json()["error"]["code"] == "too_many_tries"
+            assert 0 < int(limited.headers["Retry-After"]) <= 60
+    with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
+        assert client.post("/v1/admin/reload", headers=AUTH).status_code == 200
+
+
+def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
+    from tests.test_reload import scrape
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        folder, total, dead = runtime_folder(server) / "metrics", 0, []
+        for _ in range(3):
+            for _ in range(15):
+                assert request(server.port, "POST", "/v1/validate", BODY, JSON)[0] == 200
+            total += 15
+            dead.append(replace_worker(server))
+        for _ in range(5):  # whichever worker answers, nothing a dead one counted is lost
+            assert scrape(server.port, "kelime_http_requests_total", method="POST",
+                          route="/v1/validate", status="200") == total
+        files = {p.name for p in folder.iterdir()}
+        assert {"counter_dead.db", "histogram_dead.db"} <= files
+        assert not [name for name in files for pid in dead if f"_{pid}.db" in name], files
+
+
+def test_metrics_that_cannot_be_added_up_are_logged_not_fatal(tmp_path, caplog):
+    """`retire_apart` runs in a child process: whatever kills it (a SIGBUS on a full disk,
+    here a damaged file) leaves the supervisor running and says so."""
+    from kelime.service.runtime import retire_apart
+
+    damaged = struct.pack("i", 64) + bytes(4) + struct.pack("i", 40) + b"\xff" * 52
+    (tmp_path / "counter_4242.db").write_bytes(damaged)  # a 40-byte key past its end
+    retire_apart(tmp_path, 4242)
+    assert "the metrics of worker [4242] could not be added" in caplog.text
+    assert (tmp_path / "counter_4242.db").exists()  # kept: nothing counted twice or lost
+
+
+def test_an_app_without_supervisor_reloads_by_the_same_rule(tmp_path):
+    """create_app alone (uvicorn --factory): unchanged when nothing changed, a half-written
+    lexicon refused with the old one serving, the new build once it is whole."""
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    data = tmp_path / "data"
+    v1 = build(data)
+    with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
+        assert client.post("/v1/admin/reload", headers=AUTH).json()["outcome"] == "unchanged"
+        (data / "ku").mkdir()
+        refused = client.post("/v1/admin/reload", headers=AUTH)
+        assert refused.status_code == 409, refused.text
+        assert "ku" in refused.json()["error"]["details"]["refused"]
+        (data / "ku").rmdir()
+        v2 = build(data, "silgi")
+        reply = client.post("/v1/admin/reload", headers=AUTH).json()
+        assert (reply["outcome"], reply["lexicons"], reply["generation"]) == ("reloaded",
+                                                                            {"tr": v2}, 3)
+        assert client.post("/v1/validate", json={"words": ["silgi"]}).json()["all_valid"]
+    assert v1 != v2
