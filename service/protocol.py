@@ -299,7 +299,7 @@ class Guard(asyncio.BufferedProtocol):
         self.held = b""
         self.framed = 0
         self.ends: deque[int] = deque()  # where framed whole requests end, within `held`
-        self.tail = b""           # the last 3 bytes framed (a blank line may span reads)
+        self.tail = b""           # the last 3 bytes handed on (a blank line may span reads)
         self.in_body = False
         self.head_left = limits.max_header_bytes
         self.url = 0              # bytes of the URL of the head being read
@@ -438,6 +438,7 @@ class Guard(asyncio.BufferedProtocol):
             self.framed -= end
             for k in range(len(self.ends)):
                 self.ends[k] -= end
+            self.tail = data[-3:] if len(data) >= 3 else (self.tail + data)[-3:]
             self.inner.data_received(data)
 
     def frame_piece(self) -> None:
@@ -453,7 +454,7 @@ class Guard(asyncio.BufferedProtocol):
         else:  # a chunked body ends with a blank line too
             end = self.blank_line_end(start, len(held))
             stop = len(held) if end < 0 else end
-        piece = memoryview(held)[start:stop]
+        piece = held if start == 0 and stop == len(held) else memoryview(held)[start:stop]
         self.head_done = self.message_done = False
         try:
             self.parser.feed_data(piece)
@@ -464,18 +465,18 @@ class Guard(asyncio.BufferedProtocol):
             return
         self.framed = stop
         self.got += stop - start
-        self.tail = (self.tail + bytes(piece[-3:]))[-3:]
         self.framed_piece(stop - start)
 
     def blank_line_end(self, start: int, stop: int) -> int:
-        """Where the first CRLF CRLF of held[start:stop] (or begun in the 3 bytes framed
-        before it) ends, or -1."""
-        if self.tail and self.tail[-1] in b"\r\n":
-            probe = self.tail + self.held[start:start + 3]
-            at = probe.find(BLANK_LINE)
-            if at >= 0 and start + at + 4 - len(self.tail) <= stop:
-                return start + at + 4 - len(self.tail)
-        at = self.held.find(BLANK_LINE, start, stop)
+        """Where the first CRLF CRLF ending within held[start:stop] ends, or -1 (it may
+        have begun in the 3 bytes before `start`, which may be gone from `held`)."""
+        held = self.held
+        if start < 3 and held[start] in b"\r\n" and self.tail:
+            before = (self.tail + held[:start])[-3:]
+            at = (before + held[start:start + 3]).find(BLANK_LINE)
+            if at >= 0 and start < start + at + 4 - len(before) <= stop:
+                return start + at + 4 - len(before)
+        at = held.find(BLANK_LINE, max(start - 3, 0), stop)
         return -1 if at < 0 else at + 4
 
     def framed_piece(self, size: int) -> None:

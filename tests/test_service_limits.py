@@ -343,6 +343,22 @@ def test_pipelined_requests_are_all_answered_in_order(server):
         assert expected is None or got == expected
 
 
+def test_requests_sent_a_byte_at_a_time_are_framed_alike(server):
+    """A blank line ending a head or a chunked body may span reads: every cut is the same."""
+    body = orjson.dumps({"words": ["ev", "kitap"]})
+    blob = (get("/healthz") + b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body) + body
+            + chunked([body[:5], body[5:]], b"X-Trailer: t\r\n"))
+    with connect(server.port) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for k in range(len(blob)):
+            sock.sendall(blob[k:k + 1])
+        data = read_all(sock)
+    answered = replies(data, [False] * 3)
+    assert [status for status, _ in answered] == [200, 200, 200]
+    assert answered[1][1] == answered[2][1]
+
+
 def test_a_bad_request_behind_good_ones_is_answered_after_them(server):
     blob = get("/healthz") * 3 + b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"
     with connect(server.port) as sock:
