@@ -530,6 +530,8 @@ class Guard(asyncio.BufferedProtocol):
         if self.body_timer is not None:
             self.body_timer.cancel()
             self.body_timer = None
+        if self.answered == self.heads and self.admitted and not self.closing:
+            self.pool.idle[self] = None  # answered before its body ended
 
     # --- httptools' callbacks (the request parser) ----------------------------------
 
@@ -641,7 +643,8 @@ class Guard(asyncio.BufferedProtocol):
     def abort_request(self, status: int, code: str, message: str, details) -> None:
         """Stop reading the request whose body is coming: answer `status` unless its reply
         has begun (then just close)."""
-        if self.heads == self.answered + 1 and self.replies.started:
+        if self.answered == self.heads or (self.answered == self.heads - 1
+                                           and self.replies.started):  # its reply has begun
             self.closing = True
             self.close()
             return

@@ -359,6 +359,18 @@ def test_requests_sent_a_byte_at_a_time_are_framed_alike(server):
     assert answered[1][1] == answered[2][1]
 
 
+def test_a_reply_before_the_body_ends_leaves_the_connection_usable(server):
+    """An unknown route answers 404 without reading its body: the rest of the body is read
+    and dropped, and the connection serves the next request."""
+    body = b" " * (200 * 1024)
+    with connect(server.port) as sock:
+        sock.sendall(b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                     b"\r\n" % len(body) + body[:1000])
+        assert read_reply(sock).startswith(b"HTTP/1.1 404")
+        sock.sendall(body[1000:] + get("/healthz"))
+        assert read_reply(sock).endswith(b'{"status":"ok"}')
+
+
 def test_a_bad_request_behind_good_ones_is_answered_after_them(server):
     blob = get("/healthz") * 3 + b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"
     with connect(server.port) as sock:
