@@ -295,9 +295,9 @@ class Guard(asyncio.BufferedProtocol):
         self.inner_paused = False
         self.reading = True       # the socket is read (not paused for HOLD)
         self.scheduled = False
-        # the requests: bytes held (not yet given to uvicorn), how many of them are framed
+        # the requests: held[start:] is not yet given to uvicorn, held[:framed] is framed
         self.held = b""
-        self.framed = 0
+        self.start = self.framed = 0
         self.ends: deque[int] = deque()  # where framed whole requests end, within `held`
         self.tail = b""           # the last 3 bytes handed on (a blank line may span reads)
         self.in_body = False
@@ -306,7 +306,7 @@ class Guard(asyncio.BufferedProtocol):
         self.length: int | None = None  # Content-Length of the request being read
         self.body_left = 0        # of its body, bytes still to come (with a Content-Length)
         self.body_fed = self.body_seen = 0  # a chunked body: bytes read, and its data
-        self.began = 0.0          # when the request being read began, and its bytes so far
+        self.began = 0.0          # when a body began to come in pieces, and its bytes
         self.got = 0
         self.heads = self.wholes = self.answered = 0  # requests: heads, whole, answered
         self.head_done = self.message_done = False
@@ -386,25 +386,33 @@ class Guard(asyncio.BufferedProtocol):
         if self.closing:
             self.last_read = self.loop.time()  # dropped; keeps a lingering connection open
             return
-        self.held = self.held + data if self.held else data
+        start = self.start
+        if start == len(self.held):
+            self.held, self.start, self.framed = data, 0, 0
+        else:  # one copy a read, not one a request
+            self.held = self.held[start:] + data
+            self.start, self.framed = 0, self.framed - start
+            for k in range(len(self.ends)):
+                self.ends[k] -= start
         self.advance()
         if self.closing:
             return
         if self.in_body:  # a body that did not come whole
             if self.body_timer is None:
+                self.began = self.loop.time()
                 self.body_timer = self.loop.call_later(self.limits.body_timeout,
                                                        self.body_timed_out)
         elif self.head_left < self.limits.max_header_bytes and self.head_timer is None:
             self.head_timer = self.loop.call_later(self.limits.header_timeout,
                                                    self.head_timed_out)
-        if len(self.held) > HOLD and self.reading:
+        if len(self.held) - self.start > HOLD and self.reading:
             self.reading = False
             self.transport.pause_reading()
 
     def soon(self) -> None:
         """Frame and hand on what is held, in a later turn of the loop (never from inside
         one of uvicorn's own calls)."""
-        if self.held and not self.scheduled:
+        if len(self.held) > self.start and not self.scheduled:
             self.scheduled = True
             self.loop.call_soon(self.advance_later)
 
@@ -413,7 +421,7 @@ class Guard(asyncio.BufferedProtocol):
         if self.inside.cut:
             return
         self.advance()
-        if not self.reading and len(self.held) <= HOLD and not self.closing:
+        if not self.reading and len(self.held) - self.start <= HOLD and not self.closing:
             self.reading = True
             self.transport.resume_reading()
 
@@ -429,15 +437,12 @@ class Guard(asyncio.BufferedProtocol):
         """Give uvicorn the framed bytes it may have: never while it paused reading, one
         request per call (it drops what follows a request it cannot upgrade), and never
         the start of what would be its third unanswered request (framing stops before)."""
-        while self.framed and not self.inner_paused and self.admitted and not self.inside.cut:
+        while self.framed > self.start and not self.inner_paused and self.admitted \
+                and not self.inside.cut:
             end = self.ends.popleft() if self.ends else self.framed
-            if end == len(self.held):
-                data, self.held = self.held, b""
-            else:
-                data, self.held = self.held[:end], self.held[end:]
-            self.framed -= end
-            for k in range(len(self.ends)):
-                self.ends[k] -= end
+            held = self.held
+            data = held if self.start == 0 and end == len(held) else held[self.start:end]
+            self.start = end
             self.tail = data[-3:] if len(data) >= 3 else (self.tail + data)[-3:]
             self.inner.data_received(data)
 
@@ -509,7 +514,7 @@ class Guard(asyncio.BufferedProtocol):
         self.pool.idle.pop(self, None)
         self.replies.heads.append(self.parser.get_method() == b"HEAD")
         self.body_left = self.length or 0
-        self.body_fed = self.body_seen = 0
+        self.body_fed = self.body_seen = self.got = 0
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
@@ -534,11 +539,6 @@ class Guard(asyncio.BufferedProtocol):
             self.pool.idle[self] = None  # answered before its body ended
 
     # --- httptools' callbacks (the request parser) ----------------------------------
-
-    def on_message_begin(self) -> None:
-        self.length = None
-        self.url = 0
-        self.began, self.got = self.loop.time(), 0
 
     def on_url(self, url: bytes) -> None:
         self.url += len(url)
@@ -641,24 +641,31 @@ class Guard(asyncio.BufferedProtocol):
                            {"timeout": timeout})
 
     def abort_request(self, status: int, code: str, message: str, details) -> None:
-        """Stop reading the request whose body is coming: answer `status` unless its reply
-        has begun (then just close)."""
-        if self.answered == self.heads or (self.answered == self.heads - 1
-                                           and self.replies.started):  # its reply has begun
+        """Stop reading the request whose body is coming: answer `status` unless it was
+        answered already (then close after reading what comes, as after a refusal), or
+        its reply is being written (then just close)."""
+        if self.answered == self.heads - 1 and self.replies.started:
             self.closing = True
             self.close()
-            return
-        self.refuse(status, code, message, details, self.heads - 1)
+        elif self.answered == self.heads:
+            self.refuse(None, "", "", None, self.heads)
+        else:
+            self.refuse(status, code, message, details, self.heads - 1)
 
-    def refuse(self, status: int, code: str, message: str, details, after: int,
+    def refuse(self, status: int | None, code: str, message: str, details, after: int,
                retry_after: bool = False) -> None:
-        """Answer this connection ourselves once `after` requests are answered, then close:
-        nothing more is read, framed or given to uvicorn."""
+        """Answer this connection ourselves once `after` requests are answered (no answer
+        when `status` is None), then close: nothing more is framed or given to uvicorn."""
         self.closing = True
         self.leave_pool()
         self.pool.add_extra(self)
-        keep = self.ends[-1] if self.ends else 0  # whole requests before this one go on
+        keep = self.ends[-1] if self.ends else self.start  # whole requests before go on
         self.held, self.framed = self.held[:keep], keep
+        self.refuse_after = after
+        if status is None:
+            self.refusal = b""
+            self.send_refusal()
+            return
         body = orjson.dumps(error_body(code, message, details))
         self.refusal = b"".join([
             b"HTTP/1.1 %d %s\r\n" % (status, http.HTTPStatus(status).phrase.encode()),
@@ -666,7 +673,6 @@ class Guard(asyncio.BufferedProtocol):
             b"retry-after: 1\r\n" if retry_after else b"",
             b"content-type: application/json\r\ncontent-length: %d\r\n" % len(body),
             b"connection: close\r\n\r\n", body])
-        self.refuse_after = after
         if self.answered >= after:
             self.send_refusal()
 
@@ -676,7 +682,8 @@ class Guard(asyncio.BufferedProtocol):
         if self.admitted and not self.inside.cut:
             self.inside.cut = True
             self.inner.connection_lost(None)  # the app reads http.disconnect
-        self.out.write(self.refusal)
+        if self.refusal:
+            self.out.write(self.refusal)
         self.linger()
 
     def linger(self) -> None:
@@ -684,7 +691,7 @@ class Guard(asyncio.BufferedProtocol):
         (until it pauses for LINGER s, LINGER_MOST s at most): closing with unread data
         sends a reset, which can destroy the reply before the client reads it."""
         self.cancel_timers()
-        self.held = b""
+        self.held, self.start, self.framed = b"", 0, 0
         transport = self.transport
         if not transport.can_write_eof():
             self.out.close()
