@@ -343,6 +343,23 @@ def test_pipelined_requests_are_all_answered_in_order(server):
         assert expected is None or got == expected
 
 
+def test_pipelined_big_bodies_pass_through_the_held_bytes(server):
+    """Bodies bigger than what the guard holds (and than what uvicorn reads ahead), with a
+    Content-Length and chunked, pipelined: reading pauses and resumes, every reply comes."""
+    body = b'{"words": ["ev"]' + b" " * MIB + b"}"
+    post = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n"
+            % len(body) + body)
+    pieces = [body[k:k + 70_000] for k in range(0, len(body), 70_000)]
+    blob = (post + chunked(pieces).replace(b"Connection: close\r\n", b"")
+            + get("/healthz")) * 3 + get("/healthz", b"Connection: close\r\n")
+    with connect(server.port) as sock:
+        sender = threading.Thread(target=sock.sendall, args=(blob,))
+        sender.start()
+        data = read_all(sock)
+        sender.join()
+    assert [status for status, _ in replies(data, [False] * 10)] == [200] * 10
+
+
 def test_requests_sent_a_byte_at_a_time_are_framed_alike(server):
     """A blank line ending a head or a chunked body may span reads: every cut is the same."""
     body = orjson.dumps({"words": ["ev", "kitap"]})
