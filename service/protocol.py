@@ -398,7 +398,14 @@ class Guard(asyncio.BufferedProtocol):
         self.advance()
         if self.closing:
             return
-        if self.in_body:  # a body that did not come whole
+        self.arm_timers()
+        if len(self.held) - self.start > HOLD and self.reading:
+            self.reading = False
+            self.transport.pause_reading()
+
+    def arm_timers(self) -> None:
+        """A head or a body that did not come whole in what was framed has its clock."""
+        if self.in_body:
             if self.body_timer is None:
                 self.began = self.loop.time()
                 self.body_timer = self.loop.call_later(self.limits.body_timeout,
@@ -406,9 +413,6 @@ class Guard(asyncio.BufferedProtocol):
         elif self.head_left < self.limits.max_header_bytes and self.head_timer is None:
             self.head_timer = self.loop.call_later(self.limits.header_timeout,
                                                    self.head_timed_out)
-        if len(self.held) - self.start > HOLD and self.reading:
-            self.reading = False
-            self.transport.pause_reading()
 
     def soon(self) -> None:
         """Frame and hand on what is held, in a later turn of the loop (never from inside
@@ -422,6 +426,8 @@ class Guard(asyncio.BufferedProtocol):
         if self.inside.cut:
             return
         self.advance()
+        if not self.closing:
+            self.arm_timers()
         if not self.reading and len(self.held) - self.start <= HOLD and not self.closing:
             self.reading = True
             self.transport.resume_reading()
