@@ -15,6 +15,8 @@ import select
 import socket
 import subprocess
 import sys
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,6 +263,141 @@ def test_stalled_uploads_are_dropped_and_memory_stays_bounded(server):
     assert server.status("VmHWM") < before + 64 + 150
 
 
+# --- pipelining ---------------------------------------------------------------------------
+
+WORDS = get("/v1/lexicons/tr/words")
+
+
+def test_pipelined_requests_that_are_never_read_keep_memory_bounded(server):
+    """100 connections pipelining 256 KiB of `GET /v1/lexicons/tr/words` each and never
+    reading took a worker from 66 to 1,383 MiB: uvicorn parsed every request at once. Now a
+    connection holds at most HOLD + READ bytes of requests (128 KiB) besides the two
+    uvicorn has, and the worker answers others meanwhile and afterwards."""
+    from kelime.service.protocol import HOLD, READ
+
+    before = server.status("VmRSS")
+    blob = WORDS * (256 * 1024 // len(WORDS))
+    socks, sent = [], 0
+    try:
+        for _ in range(40):
+            sock = connect(server.port)
+            sock.setblocking(False)
+            try:
+                sent += sock.send(blob)
+            except BlockingIOError:
+                pass
+            socks.append(sock)
+        assert sent > 40 * 128 * 1024  # the sockets took more than the guard holds
+        peaks = []
+        for _ in range(12):  # until the worker stops growing (it took ~3 s before)
+            time.sleep(0.25)
+            peaks.append(server.status("VmHWM"))
+            if len(peaks) > 4 and peaks[-1] == peaks[-5]:
+                break
+        assert server.healthy()
+        ceiling = 40 * (HOLD + READ) // MIB + 40  # was ~11 MiB a connection
+        assert peaks[-1] < before + ceiling, (before, peaks)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert server.healthy()
+    assert server.status("VmHWM") < before + ceiling
+
+
+def replies(data: bytes, heads: list[bool]) -> list[tuple[int, bytes]]:
+    """(status, body) of each reply in `data`, one per request (True: a HEAD, no body)."""
+    out = []
+    for is_head in heads:
+        head, _, data = data.partition(b"\r\n\r\n")
+        length = 0 if is_head else int(head.lower().split(b"content-length: ")[1]
+                                       .split(b"\r\n")[0])
+        out.append((int(head[9:12]), data[:length]))
+        data = data[length:]
+    assert data == b"", data[:100]
+    return out
+
+
+def test_pipelined_requests_are_all_answered_in_order(server):
+    body = orjson.dumps({"words": ["ev", "kitap", "xq"]})
+    post = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    kinds = [(get("/healthz"), False, b'{"status":"ok"}'), (post, False, None),
+             (chunked([body[:7], body[7:]]).replace(b"Connection: close\r\n", b""), False,
+              None),
+             (b"HEAD /v1/lexicons/tr/words HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", True, b""),
+             (WORDS, False, None)]
+    sequence = [kinds[k % len(kinds)] for k in range(1000)]
+    blob = b"".join(request for request, _, _ in sequence) + get("/healthz", b"Connection: "
+                                                                 b"close\r\n")
+    with connect(server.port) as sock:
+        sender = threading.Thread(target=sock.sendall, args=(blob,))
+        sender.start()
+        data = read_all(sock)
+        sender.join()
+    answered = replies(data, [is_head for _, is_head, _ in sequence] + [False])
+    assert all(status == 200 for status, _ in answered)
+    verdicts = {orjson.dumps(orjson.loads(body_)["results"]) for (request, _, _), (_, body_)
+                in zip(sequence, answered) if request.startswith(b"POST")}
+    assert len(verdicts) == 1  # the same three verdicts, chunked or not
+    for (_, _, expected), (_, got) in zip(sequence, answered):
+        assert expected is None or got == expected
+
+
+def test_pipelined_big_bodies_pass_through_the_held_bytes(server):
+    """Bodies bigger than what the guard holds (and than what uvicorn reads ahead), with a
+    Content-Length and chunked, pipelined: reading pauses and resumes, every reply comes."""
+    body = b'{"words": ["ev"]' + b" " * MIB + b"}"
+    post = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n"
+            % len(body) + body)
+    pieces = [body[k:k + 70_000] for k in range(0, len(body), 70_000)]
+    blob = (post + chunked(pieces).replace(b"Connection: close\r\n", b"")
+            + get("/healthz")) * 3 + get("/healthz", b"Connection: close\r\n")
+    with connect(server.port) as sock:
+        sender = threading.Thread(target=sock.sendall, args=(blob,))
+        sender.start()
+        data = read_all(sock)
+        sender.join()
+    assert [status for status, _ in replies(data, [False] * 10)] == [200] * 10
+
+
+def test_requests_sent_a_byte_at_a_time_are_framed_alike(server):
+    """A blank line ending a head or a chunked body may span reads: every cut is the same."""
+    body = orjson.dumps({"words": ["ev", "kitap"]})
+    blob = (get("/healthz") + b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body) + body
+            + chunked([body[:5], body[5:]], b"X-Trailer: t\r\n"))
+    with connect(server.port) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for k in range(len(blob)):
+            sock.sendall(blob[k:k + 1])
+        data = read_all(sock)
+    answered = replies(data, [False] * 3)
+    assert [status for status, _ in answered] == [200, 200, 200]
+    assert answered[1][1] == answered[2][1]
+
+
+def test_a_reply_before_the_body_ends_leaves_the_connection_usable(server):
+    """An unknown route answers 404 without reading its body: the rest of the body is read
+    and dropped, and the connection serves the next request."""
+    body = b" " * (200 * 1024)
+    with connect(server.port) as sock:
+        sock.sendall(b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                     b"\r\n" % len(body) + body[:1000])
+        assert read_reply(sock).startswith(b"HTTP/1.1 404")
+        sock.sendall(body[1000:] + get("/healthz"))
+        assert read_reply(sock).endswith(b'{"status":"ok"}')
+
+
+def test_a_bad_request_behind_good_ones_is_answered_after_them(server):
+    blob = get("/healthz") * 3 + b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"
+    with connect(server.port) as sock:
+        sock.sendall(blob)
+        data = read_all(sock)
+    *good, bad = replies(data, [False] * 4)
+    assert [status for status, _ in good] == [200, 200, 200]
+    assert bad[0] == 400 and orjson.loads(bad[1])["error"]["code"] == "invalid_http"
+
+
 # --- the connections ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -272,13 +409,27 @@ def small_server(data_dir, tmp_path_factory):
         yield served
 
 
+#: A body of BUSY_BODY bytes whose first half is sent at once: an upload in progress at a
+#: good rate (not one to refuse as slow when room is needed), until its end is sent.
+BUSY_BODY = b'{"words": ["ev"]' + b" " * (128 * 1024) + b"}"
+
+
 def busy_post(port: int) -> tuple[socket.socket, bytes]:
-    """A POST that waits for `100 Continue` before its body: the server's first answer is
-    100 once the app reads the body, or a final status if it refused the request."""
+    """A POST that sends half its body at once and asks for `100 Continue`: the server's
+    first answer is 100 once the app reads the body, or a final status if it refused it."""
     sock = connect(port)
+    half = len(BUSY_BODY) // 2
     sock.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                 b"application/json\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n")
+                 b"application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n"
+                 % len(BUSY_BODY) + BUSY_BODY[:half])
     return sock, sock.recv(65536)
+
+
+def json_error(reply: bytes) -> tuple[int, str]:
+    """(status, error code) of a whole reply in kelime's error shape (else AssertionError)."""
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert b"\r\ncontent-type: application/json" in head.lower(), reply[:200]
+    return int(head[9:12]), orjson.loads(body)["error"]["code"]
 
 
 def test_connections_over_the_limit_are_answered_503(small_server):
@@ -289,16 +440,74 @@ def test_connections_over_the_limit_are_answered_503(small_server):
             if first.startswith(b"HTTP/1.1 100"):
                 assert not refused, "a request was served after one had been refused"
                 held.append(sock)
-            else:
-                assert first.startswith(b"HTTP/1.1 503"), first[:40]
+            else:  # kelime's JSON, not uvicorn's plain-text 503
+                assert json_error(first) == (503, "busy") and b"retry-after: 1" in first
                 refused.append(sock)
         assert 15 <= len(held) <= 20 and len(refused) >= 6
-        assert httpx.get(f"{small_server.url}/healthz", timeout=30).status_code == 503
+        reply = httpx.get(f"{small_server.url}/healthz", timeout=30)
+        assert reply.status_code == 503 and reply.json()["error"]["code"] == "busy"
         for sock in held:  # the held requests finish, and then there is room again
-            sock.sendall(b'{"words": ["ev"]}')
-            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            sock.sendall(BUSY_BODY[len(BUSY_BODY) // 2:])
+            assert read_reply(sock).startswith(b"HTTP/1.1 200")
     finally:
         for sock in held + refused:
+            sock.close()
+    assert small_server.healthy()
+
+
+def read_reply(sock: socket.socket) -> bytes:
+    """The next reply with a Content-Length on `sock`, whole (after any 100 Continue)."""
+    data = b""
+    while True:
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        if sep and not head.startswith(b"HTTP/1.1 100"):
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            if len(rest) >= length:
+                return head + sep + rest[:length]
+        elif sep:
+            data = rest
+            continue
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before a whole reply: {data[:100]!r}"
+        data += chunk
+
+
+def test_slow_bodies_over_the_limit_do_not_lock_new_clients_out(small_server):
+    """1,100 connections trickling bodies at 1 byte/s (over a limit of 1,000) locked every
+    new client out with uvicorn's plain-text 503 for ~28 s a round. Now a slow upload makes
+    room for a new client (408), and whoever is refused is refused in JSON."""
+    head = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: 1000\r\n\r\n{")
+    slow = []
+    for _ in range(30):  # the limit is 20
+        sock = connect(small_server.port)
+        sock.sendall(head)
+        slow.append(sock)
+    answers = []
+    try:
+        for _ in range(5):  # 1 byte a second on each
+            time.sleep(1)
+            for sock in slow:
+                try:
+                    sock.send(b" ")
+                except OSError:
+                    pass  # refused and closed
+            reply = httpx.get(f"{small_server.url}/healthz", timeout=30)
+            assert reply.headers["content-type"] == "application/json", reply.text
+            answers.append(reply.status_code)
+        assert answers[-1] == 200, answers  # a slow upload made room
+        assert set(answers) <= {200, 503}
+        refused = {}
+        for sock in slow:
+            if select.select([sock], [], [], 0)[0]:
+                reply = read_all(sock)
+                if reply:  # else cut (made room before its head came)
+                    status, code = json_error(reply)
+                    refused[status] = code
+        assert refused.get(408) == "request_timeout", refused
+        assert set(refused) <= {408, 503} and refused.get(503, "busy") == "busy"
+    finally:
+        for sock in slow:
             sock.close()
     assert small_server.healthy()
 
@@ -340,8 +549,9 @@ def test_uvicorn_options_carry_the_settings():
     settings = Settings(max_header_bytes=1000, header_timeout=3, body_timeout=4,
                         keepalive_timeout=6, max_connections=50)
     options = uvicorn_options(settings)
-    assert options["http"].keywords["limits"] == ConnectionLimits(1000, 3, 4)
-    assert options["limit_concurrency"] == 50 and options["timeout_keep_alive"] == 6
+    assert options["http"].keywords["limits"] == ConnectionLimits(1000, 3, 4, 50)
+    # the guard counts connections: uvicorn's own limit would answer 503 in plain text
+    assert "limit_concurrency" not in options and options["timeout_keep_alive"] == 6
     assert options["loop"] == "uvloop" and options["access_log"] is False
     assert options["server_header"] is False
     import pickle  # `--workers N` sends the config to spawned processes
@@ -351,7 +561,7 @@ def test_uvicorn_options_carry_the_settings():
 def test_the_connection_limit_leaves_descriptors_free():
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     many = Settings(max_connections=10 * soft)
-    assert connection_limit(many) == soft - 64
+    assert connection_limit(many) == soft - 64 - 32
     assert connection_limit(Settings(max_connections=5)) == 5
 
 
@@ -364,8 +574,8 @@ def test_a_replys_head_and_body_leave_in_one_write():
         def __init__(self):
             self.writes, self.events = [], []
 
-        def write(self, data):
-            self.writes.append(data)
+        def writelines(self, chunks):  # one writev on uvloop: one syscall, no copy
+            self.writes.append(b"".join(chunks))
 
         def write_eof(self):
             self.events.append(("eof", len(self.writes)))
