@@ -23,6 +23,8 @@ Rules (beyond the question's, see `query`):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
+from operator import mul, sub
 from typing import NamedTuple
 
 from ..games import DEFAULT_GAME, Game, get_game
@@ -99,16 +101,19 @@ def _hit(index: AnagramIndex, game: Game, query: Query, planned, i: int) -> Hit:
     return best
 
 
-_SORT_KEYS = {
-    "score": lambda pair: (-pair[0].score, pair[1]),
-    "length": lambda pair: (-len(pair[0].word), pair[1]),
-    "alpha": lambda pair: pair[1],
-}
+def rank(sort: str, size: int, scores: list[int], lengths: list[int],
+         ids: list[int]) -> list[int]:
+    """The answer's order as one int a word, smallest first: by `sort` (the words'
+    `scores`, or their `lengths` in letters), then Turkish order (their `ids`, below `size`)."""
+    by = scores if sort == "score" else lengths if sort == "length" else repeat(0)
+    return list(map(sub, ids, map(mul, by, repeat(size))))
 
 
-def _order(hits: list[tuple[Hit, int]], sort: str) -> list[Hit]:
+def _order(hits: list[tuple[Hit, int]], sort: str, size: int) -> list[Hit]:
     """Hits (with their ids: Turkish order) in the query's order."""
-    return [hit for hit, _ in sorted(hits, key=_SORT_KEYS[sort])]
+    keys = rank(sort, size, [h.score for h, _ in hits], [len(h.word) for h, _ in hits],
+                [i for _, i in hits])
+    return [hits[j][0] for j in sorted(range(len(hits)), key=keys.__getitem__)]
 
 
 def planned(index: AnagramIndex, query: Query, game: Game) -> list[tuple[Plan, int]]:
@@ -132,8 +137,8 @@ def scores(index: AnagramIndex, query: Query, game: Game, found, everyone: int) 
                         for p, m in found], everyone)
 
 
-def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
-    """The answer to `query` from `index`, scored by `game`."""
+def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[list, int, list[int]]:
+    """(each plan with its words, every word of the answer, the ids of those listed)."""
     found = planned(index, query, game)
     everyone = 0
     for _, members in found:
@@ -142,19 +147,35 @@ def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
     if query.sort == "score" and query.limit and everyone:
         ranked = scores(index, query, game, found, everyone)
     low, high = bounds(query, game)
-    chosen = pick(index, everyone, query.sort, query.limit, low, high, ranked)
+    return found, everyone, pick(index, everyone, query.sort, query.limit, low, high, ranked)
+
+
+def answer(index: AnagramIndex, query: Query, game: Game, found, everyone: int,
+           chosen: list[int]) -> Answer:
+    """The Answer `choose` chose, each listed word laid its best way."""
     hits = [(_hit(index, game, query, found, i), i) for i in chosen]
     count = everyone.bit_count()
-    return Answer(count, count > len(hits), tuple(_order(hits, query.sort)))
+    return Answer(count, count > len(hits), tuple(_order(hits, query.sort, len(index))))
+
+
+def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
+    """The answer to `query` from `index`, scored by `game`."""
+    return answer(index, query, game, *choose(index, query, game))
+
+
+def question(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | None = None,
+             limits: Limits = Limits(), **options) -> tuple[Query, Game]:
+    """The checked Query and the Game of `anagram`'s arguments."""
+    game = get_game(game or DEFAULT_GAME) if not isinstance(game, Game) else game
+    if isinstance(rack, Query):
+        if options:
+            raise TypeError(f"a Query carries its options; got {', '.join(options)} too")
+        return rack, game
+    return make_query(rack, game, index.alphabet, limits, **options), game
 
 
 def anagram(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | None = None,
             limits: Limits = Limits(), **options) -> Answer:
     """Parse, check and answer in one call: ``anagram(index, "kale?[lm]", "kelimatik")``;
     or answer a Query already made (and checked) with `make_query`, with no options."""
-    game = get_game(game or DEFAULT_GAME) if not isinstance(game, Game) else game
-    if isinstance(rack, Query):
-        if options:
-            raise TypeError(f"a Query carries its options; got {', '.join(options)} too")
-        return search(index, rack, game)
-    return search(index, make_query(rack, game, index.alphabet, limits, **options), game)
+    return search(index, *question(index, rack, game, limits, **options))
