@@ -104,13 +104,13 @@ class Replies:
                 and all(0 <= game.tile_value(letter) < CODES for letter in self._first)
                 and 0 <= game.blank_value < CODES)
 
-    def _tables(self, rack: Rack, game: Game) -> tuple[dict[int, str], bytes]:
+    def _tables(self, rack: Rack, game: Game) -> tuple[list[str], bytes]:
         """code → the tile's JSON text, and code → its value (a `bytes.translate` table),
         under this rack; code 0, the words' separator, stays itself."""
-        tiles, worth = {0: SEP}, bytearray(CODES)
+        tiles, worth = [SEP], bytearray(CODES)
         for code, (letter, k) in enumerate(self.copies, 1):
             real = k <= rack.letters.get(letter, 0)
-            tiles[code] = f'"{letter}",' if real else f'"?{letter}",'
+            tiles.append(f'"{letter}",' if real else f'"?{letter}",')
             worth[code] = game.tile_value(letter) if real else game.blank_value
         return tiles, bytes(worth)
 
