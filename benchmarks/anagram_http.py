@@ -39,7 +39,8 @@ sys.path.insert(0, str(HERE))
 import orjson  # noqa: E402
 
 from anagram import p99, plain_racks  # noqa: E402  (benchmarks/anagram.py)
-from validate import cpu_seconds, kelime_server, process_tree, served_lexicon  # noqa: E402
+from validate import (cpu_seconds, kelime_server, print_table, process_tree,  # noqa: E402
+                      served_lexicon)
 
 LIMITS = (0, 100, 1000)  # 0: the search alone, no word listed
 GOAL_P99_MS = 5.0
@@ -136,25 +137,25 @@ def report(served: dict, local: dict[int, list[float]], racks: int) -> dict:
         rows.append(row)
     big = rows[-1]
     goals = {"p99_ms": big["p99_ms"], "p99_met": big["p99_ms"] <= GOAL_P99_MS,
+             "healthz_p99_ms": rows[0]["p99_ms"],
              "x_healthz": big["x_healthz"], "x_healthz_met": big["x_healthz"] <= GOAL_HEALTHZ}
     return {"racks": racks, "rows": rows, "goals": goals, "errors": served["errors"]}
 
 
 def print_report(out: dict) -> None:
-    print(f"\n{out['racks']} racks of 5 letters + ?? (kelimelik), one keep-alive connection, "
-          f"kelime serve --workers 1")
-    header = (f"{'request':30} {'p50 ms':>8} {'p99 ms':>8} {'×healthz':>9} {'srv CPU ms':>10} "
-              f"{'in-proc p50':>11} {'in-proc p99':>11} {'HTTP/in-proc':>12}")
-    print(header)
-    print("-" * len(header))
-    for r in out["rows"]:
-        extra = (f" {r['in_process_ms']:11.3f} {r['in_process_p99_ms']:11.3f} "
-                 f"{r['x_in_process']:12.1f}" if "in_process_ms" in r else "")
-        print(f"{r['request']:30} {r['median_ms']:8.3f} {r['p99_ms']:8.3f} "
-              f"{r['x_healthz']:9.2f} {r['server_cpu_ms']:10.3f}{extra}")
+    rows = [[r["request"], f"{r['median_ms']:.3f}", f"{r['p99_ms']:.3f}",
+             f"{r['x_healthz']:.2f}", f"{r['server_cpu_ms']:.3f}",
+             *([f"{r['in_process_ms']:.3f}", f"{r['in_process_p99_ms']:.3f}",
+                f"{r['x_in_process']:.1f}"] if "in_process_ms" in r else ["", "", ""])]
+            for r in out["rows"]]
+    print_table(f"{out['racks']} racks of 5 letters + ?? (kelimelik), one keep-alive "
+                f"connection, kelime serve --workers 1",
+                ["request", "p50 ms", "p99 ms", "×healthz", "srv CPU ms", "in-proc p50",
+                 "in-proc p99", "HTTP/in-proc"], rows)
     g = out["goals"]
     print(f"goals at limit 1,000: p99 {g['p99_ms']:.2f} ms ≤ {GOAL_P99_MS:g} ms: "
-          f"{'met' if g['p99_met'] else 'MISSED'}; median {g['x_healthz']:.2f}× /healthz ≤ "
+          f"{'met' if g['p99_met'] else 'MISSED'} (/healthz's own p99: "
+          f"{g['healthz_p99_ms']:.2f} ms); median {g['x_healthz']:.2f}× /healthz ≤ "
           f"{GOAL_HEALTHZ:g}×: {'met' if g['x_healthz_met'] else 'MISSED'}")
     for error in out["errors"][:5]:
         print(f"WARNING: {error}")
