@@ -14,6 +14,10 @@ Three promises, whatever clients send:
   flood never makes a replica look dead.
 * **Bounded memory.** At most `most_waiting` requests wait, each holding only what was
   checked before it came in (a parsed question, never a raw body).
+
+Work its caller knows to be quick (a plain anagram question: a few ms at most) skips the
+hop to a thread when nothing else runs or waits, and runs on the event loop in its turn
+(`Gate.run`, ``quick=True``); otherwise it waits like the rest.
 """
 
 from __future__ import annotations
