@@ -93,8 +93,8 @@ class Replies:
 
     def quick(self, query: Query, game: Game) -> bool:
         """Whether `reply` takes a few milliseconds at most: a plain question (a search of
-        ~0.2 ms and ~0.5 µs a word listed) of at most QUICK_WORDS words and QUICK_EXCLUDE
-        words to exclude (~50 µs each to find in the index)."""
+        ~0.2-0.6 ms and 1-2 µs a word listed) of at most QUICK_WORDS words and QUICK_EXCLUDE
+        words to exclude (up to ~130 µs each to find in the index)."""
         return (self.plain(query, game) and query.limit <= QUICK_WORDS
                 and len(query.exclude) <= QUICK_EXCLUDE)
 
