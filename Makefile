@@ -69,6 +69,7 @@ bench: install
 	$(BIN)/python benchmarks/crawl.py
 	$(BIN)/python benchmarks/normalize.py
 	$(BIN)/python benchmarks/anagram.py
+	$(BIN)/python benchmarks/anagram_http.py
 	$(BIN)/python benchmarks/options.py
 	$(BIN)/python benchmarks/reports.py
 	$(BIN)/python benchmarks/load.py

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import marisa_trie
 
 from ..anagram import AnagramIndex, Limits, Query, anagram, split
+from ..anagram.reply import Replies
+from ..anagram.search import question
 from ..anagram.rack import Rack
 from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
@@ -107,6 +109,22 @@ class Lexicon:
         """The reply of POST /v1/anagram (and `kelime anagram --json`); see `kelime.anagram`."""
         return {"lexicon": self.info,
                 **anagram(self.anagrams, rack, game, limits, **options).as_dict()}
+
+    def anagram_json(self, rack: str | Rack | Query, game: Game | str | None = None,
+                     limits: Limits = Limits(), **options) -> bytes:
+        """``orjson.dumps(self.anagram(…))``, made without a dict a word (what the service
+        sends; see `kelime.anagram.reply`)."""
+        return self._replies.reply(*question(self.anagrams, rack, game, limits, **options))
+
+    def anagram_quick(self, query: Query, game: Game) -> bool:
+        """Whether `anagram_json` answers `query` in a few milliseconds at most, whatever its
+        limit (`kelime.anagram.reply.Replies.quick`)."""
+        return self.index is not None and self._replies.quick(query, game)
+
+    @cached_property
+    def _replies(self) -> Replies:
+        """The anagram index's words as codes (`kelime.anagram.reply`), kept from first use."""
+        return Replies(self.anagrams, self.info)
 
     def split(self, rack: str | Rack, game: Game | str | None = None,
               limits: Limits = Limits(), **clock) -> dict:

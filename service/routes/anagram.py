@@ -49,23 +49,26 @@ def searches(request: Request) -> Gate:
     return state.searches
 
 
-async def run_search(request: Request, work):
+async def run_search(request: Request, work, quick: bool = False):
     """`work` on the worker's one search thread, in its turn (or 503 `busy`), unless the
-    client has gone by then."""
+    client has gone by then; `quick` work on the event loop when no search runs or waits
+    (`Gate.run`)."""
     async def still_there() -> None:
         if await request.is_disconnected():
             raise ClientDisconnect()
-    return await searches(request).run(work, ready=still_there)
+    return await searches(request).run(work, ready=still_there, quick=quick)
 
 
-def timed(request: Request, kind: str, work):
-    """`work`, counted in the metrics (kind, time searching) and noted for the access log."""
-    def run() -> dict:
+def timed(request: Request, kind: str, lex, work):
+    """`work`, counted in the metrics (kind, time searching, whether a split completed) and
+    its lexicon noted for the access log. `work` answers a dict, or the bytes of one that is
+    complete."""
+    def run() -> dict | bytes:
         start = perf_counter()
         reply = work()
-        request.app.state.kelime.metrics.count_search(kind, perf_counter() - start,
-                                                      reply.get("complete", True))
-        request.scope[LOG_KEY] = {"lexicon": reply["lexicon"]["version"]}
+        complete = reply.get("complete", True) if isinstance(reply, dict) else True
+        request.app.state.kelime.metrics.count_search(kind, perf_counter() - start, complete)
+        request.scope[LOG_KEY] = {"lexicon": lex.info["version"]}
         return reply
     return run
 
@@ -80,8 +83,9 @@ async def anagram_post(request: Request) -> Response:
     lex, profile = kelime.played(ask.lexicon, ask.game)
     query = make_query(ask.rack, profile, lex.anagrams.alphabet, settings.limits, **ask.options)
     reply = await run_search(request, timed(
-        request, "anagram", lambda: lex.anagram(query, profile)))
-    return json_response(reply)  # no ETag: no cache stores a POST, nor revalidates one
+        request, "anagram", lex, lambda: lex.anagram_json(query, profile)),
+        quick=lex.anagram_quick(query, profile))
+    return Response(reply, media_type=JSON)  # no ETag: no cache stores a POST, nor revalidates one
 
 
 async def split_post(request: Request) -> Response:
@@ -94,7 +98,7 @@ async def split_post(request: Request) -> Response:
     lex, profile = kelime.played(ask.lexicon, ask.game, "harfbank")
     rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
     reply = await run_search(request, timed(
-        request, "split", lambda: lex.split(rack, profile, settings.limits)))
+        request, "split", lex, lambda: lex.split(rack, profile, settings.limits)))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 
