@@ -37,10 +37,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import orjson  # noqa: E402
-
 from anagram import p99, plain_racks  # noqa: E402  (benchmarks/anagram.py)
-from validate import (cpu_seconds, kelime_server, print_table, process_tree,  # noqa: E402
-                      served_lexicon)
+from validate import cpu_seconds, kelime_server, print_table, process_tree, served_lexicon  # noqa: E402
 
 LIMITS = (0, 100, 1000)  # 0: the search alone, no word listed
 GOAL_P99_MS = 5.0

@@ -95,7 +95,7 @@ async def slow_bodies(port: int, connections: int = 1100, seconds: float = 12) -
             try:
                 reply = await asyncio.wait_for(reader.read(400), 1.0)
                 break
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 writer.write(b" ")
             except OSError:
                 break
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, help="data folder with the lexicon to serve")
     parser.add_argument("--only", default="old,guard", help="old, guard or both")
     args = parser.parse_args(argv)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))  # 1,100 sockets
     with tempfile.TemporaryDirectory(prefix="kelime-connections-") as tmp:
         tmp = Path(tmp)

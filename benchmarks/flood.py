@@ -110,7 +110,7 @@ async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: floa
             if re.search(rb"(?i)\r\nconnection:\s*close", head):
                 writer.close()
                 writer = None
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
+        except (TimeoutError, OSError, asyncio.IncompleteReadError) as e:
             tally.count(type(e).__name__, b"", b"", time.perf_counter() - began)
             if len(tally.failures) < 5:
                 tally.failures.append(f"{type(e).__name__}: {e}")
@@ -205,7 +205,9 @@ def main(argv: list[str] | None = None) -> None:
             proc = standalone.start(nginx, tmp / "nginx", port, [r.port for r in replicas])
             stack.callback(standalone.stop, proc)
             fronts.append(("nginx 2x1", port))
-        print(f"{args.splits} {'polite ' if args.polite else ''}clients looping POST /v1/split {{\"rack\": \"{SLOW_RACK}\"}} "
+        polite = "polite " if args.polite else ""
+        print(f"{args.splits} {polite}clients looping POST /v1/split "
+              f"{{\"rack\": \"{SLOW_RACK}\"}} "
               f"for {args.seconds:g} s, {args.validators} clients looping the 8-word POST "
               f"/v1/validate; baseline: the validate clients alone for {args.seconds / 3:g} s")
         rows, report = [], []

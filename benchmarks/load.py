@@ -54,8 +54,16 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "deploy" / "nginx
 import standalone  # noqa: E402  (deploy/nginx/standalone.py)
 import validate  # noqa: E402
 from anagram import plain_racks  # noqa: E402
-from validate import (Case, Server, free_port, kelime_server, lexicon_folder,  # noqa: E402
-                      print_table, raw_request, sample_words)
+from validate import (  # noqa: E402
+    Case,
+    Server,
+    free_port,
+    kelime_server,
+    lexicon_folder,
+    print_table,
+    raw_request,
+    sample_words,
+)
 
 VARIANTS = 50
 
@@ -96,8 +104,8 @@ def run_wrk(port: int, case: Case, seconds: float, connections: int, threads: in
     """validate.wrk with --latency: requests/s, non-2xx and wrk's p50/p99."""
     out, rate, bad = validate.wrk(port, validate.lua_script(case, folder), seconds,
                                   connections, threads, "--latency")
-    p50 = re.search(r"^\s+50%\s+([\d.]+)(us|ms|s)\b", out, re.M)
-    p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", out, re.M)
+    p50 = re.search(r"^\s+50%\s+([\d.]+)(us|ms|s)\b", out, re.MULTILINE)
+    p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", out, re.MULTILINE)
     if not (p50 and p99):
         raise SystemExit(f"could not read wrk's latencies:\n{out}")
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
@@ -333,7 +341,8 @@ def main(argv: list[str] | None = None) -> None:
                              f"{r.rps / base:.2f}" if base else "", str(r.bad)])
                 setup["rows"].append({"request": case.name, "rps": r.rps,
                                       "words_per_s": r.rps * case.words, "p50_ms": r.p50_ms,
-                                      "p99_ms": r.p99_ms, "vs_hello": r.rps / base if base else None,
+                                      "p99_ms": r.p99_ms,
+                                      "vs_hello": r.rps / base if base else None,
                                       "non_2xx": r.bad})
             print_table(f"{how}: {connections} connections", ["request", "req/s", "words/s",
                                                               "p50 ms", "p99 ms",

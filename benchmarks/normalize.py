@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import orjson  # noqa: E402
+import orjson
 
-from kelime.normalize import ALPHABET, normalize  # noqa: E402
+from kelime.normalize import ALPHABET, normalize
 
 WORDS = 10_000
 LENGTH = 64

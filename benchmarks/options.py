@@ -26,8 +26,15 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from validate import (Case, kelime_server, measure_cases, print_table,  # noqa: E402
-                      sample_words, served_lexicon, worker_options)
+from validate import (
+    Case,
+    kelime_server,
+    measure_cases,
+    print_table,
+    sample_words,
+    served_lexicon,
+    worker_options,
+)
 
 GZIP = (("Accept-Encoding", "gzip"),)
 

@@ -27,8 +27,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from validate import (Case, kelime_server, measure_cases, print_table,  # noqa: E402
-                      served_lexicon, worker_options)
+from validate import Case, kelime_server, measure_cases, print_table, served_lexicon, worker_options
 
 
 def the_cases(words: list[str]) -> list[Case]:

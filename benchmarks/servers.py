@@ -38,9 +38,21 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from validate import (Case, Server, add_http_options, cases, free_port,  # noqa: E402
-                      http_options, lexicon_folder, print_table, raw_request, run_python,
-                      sample_words, start, wrk)
+from validate import (  # noqa: E402
+    Case,
+    Server,
+    add_http_options,
+    cases,
+    free_port,
+    http_options,
+    lexicon_folder,
+    print_table,
+    raw_request,
+    run_python,
+    sample_words,
+    start,
+    wrk,
+)
 
 VARIANTS = ("httptools", "old", "guard", "h11", "hypercorn", "granian")
 APPS = ("hello", "bare", "kelime")

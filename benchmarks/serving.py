@@ -24,8 +24,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from validate import (add_http_options, cases, hello_server, http_options,  # noqa: E402
-                      kelime_server, measure_cases, print_table, sample_words, served_lexicon)
+from validate import (  # noqa: E402
+    add_http_options,
+    cases,
+    hello_server,
+    http_options,
+    kelime_server,
+    measure_cases,
+    print_table,
+    sample_words,
+    served_lexicon,
+)
 
 EIGHT = "POST /v1/validate x8"
 
@@ -45,9 +54,10 @@ def main(argv: list[str] | None = None) -> None:
         rows = []
         for workers in args.workers:
             figures = {}
-            for name, make in (("kelime serve", lambda: kelime_server(data, workers, tmp)),
-                               ("bare ASGI", lambda: hello_server(workers, tmp, "create_bare",
-                                                                  "/"))):
+            for name, make in (("kelime serve",
+                                lambda n=workers: kelime_server(data, n, tmp)),
+                               ("bare ASGI", lambda n=workers: hello_server(n, tmp, "create_bare",
+                                                                            "/"))):
                 server = make()
                 try:
                     rates, cpu = measure_cases(server, [case], seconds, rounds, client, tmp)

@@ -227,7 +227,7 @@ def rss_of_workers(pid: int) -> list[int]:
             status = Path(f"/proc/{p}/status").read_text()
         except OSError:
             continue
-        found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+        found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
         if found:
             sizes.append(int(found.group(1)) * 1024)
     return sorted(sizes)
@@ -488,7 +488,8 @@ def run_python(port: int, case: Case, seconds: float, connections: int,
 def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
     print(f"\n{title}")
-    line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
+    line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w)
+                     for i, (h, w) in enumerate(zip(header, widths)))
     print(line)
     print("-" * len(line))
     for row in rows:

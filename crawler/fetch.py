@@ -23,11 +23,11 @@ import sqlite3
 import ssl
 import time
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import httpx

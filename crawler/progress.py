@@ -60,8 +60,8 @@ class Progress:
     def _opened(self, spider):
         self.started = time.monotonic()
         if self.tty:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar
-            from rich.progress import TextColumn, TimeRemainingColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as Bar
 
             self.bar = Bar(TextColumn("crawl"), BarColumn(), MofNCompleteColumn(),
                            TextColumn("{task.fields[rate]:.2f}/s"), TimeRemainingColumn(),

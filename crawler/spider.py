@@ -22,8 +22,8 @@ from scrapy.utils.sitemap import Sitemap
 from kelime.tdk.replies import classify, gts_url, query_for
 
 from .failures import describe, failure_kind
-from .middlewares import CLASSIFIED, too_big
 from .items import Reply, WordsFound
+from .middlewares import CLASSIFIED, too_big
 from .settings import DOWNLOAD_MAX_BYTES
 
 logger = logging.getLogger(__name__)

@@ -46,12 +46,13 @@ import sqlite3
 import sys
 import time
 import unicodedata
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Self
 
 import sqlite_utils
 
@@ -156,7 +157,7 @@ def refused_ranges() -> tuple[tuple[int, int], ...]:
 
 
 def iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
 
 
 def _migrate_v1(db: sqlite_utils.Database) -> None:
@@ -360,7 +361,7 @@ class ReportStore:
         except OSError:
             return True
 
-    def __enter__(self) -> "ReportStore":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -466,9 +467,9 @@ class ReportStore:
                 f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
             groups: dict[tuple[str, str], dict] = {}
             try:  # a row of another type than kelime writes: the file was edited
-                for lex, word, rid, kind, count, players, first, last in rows:
-                    group = groups.setdefault((lex, word), {
-                        "lexicon": lex, "word": word, "count": 0, "players": 0, "kinds": {},
+                for lex, said, rid, kind, count, players, first, last in rows:
+                    group = groups.setdefault((lex, said), {
+                        "lexicon": lex, "word": said, "count": 0, "players": 0, "kinds": {},
                         "ids": [], "games": [], "sent": [], "first_at": first,
                         "last_at": last, "notes": [], "history": []})
                     group["count"] += count

@@ -32,7 +32,8 @@ def twins(alphabet: Alphabet) -> dict[str, str]:
     same letter without it, where both are letters of the alphabet (Turkish: c ç, g ğ, o ö,
     s ş, u ü, and i ı; Kurmanji: c ç, e ê, i î, s ş, u û).
 
-    >>> twins(TURKISH)["c"], twins(TURKISH)["ı"], twins(Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz"))["u"]
+    >>> kurmanji = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
+    >>> twins(TURKISH)["c"], twins(TURKISH)["ı"], twins(kurmanji)["u"]
     ('ç', 'i', 'û')
     """
     letters = alphabet.letter_set

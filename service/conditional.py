@@ -30,8 +30,10 @@ LEVEL = 1
 def wants_gzip(headers: list) -> bool:
     """Whether the request's Accept-Encoding names gzip, without `q=0` (RFC 9110 §12.5.3).
 
-    >>> wants_gzip([(b"accept-encoding", b"br, gzip;q=0.5")]), wants_gzip([(b"accept-encoding", b"gzip;q=0")])
-    (True, False)
+    >>> wants_gzip([(b"accept-encoding", b"br, gzip;q=0.5")])
+    True
+    >>> wants_gzip([(b"accept-encoding", b"gzip;q=0")])
+    False
     """
     for name, value in headers:
         if name == b"accept-encoding" and b"gzip" in (value := value.lower()):

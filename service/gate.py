@@ -23,8 +23,8 @@ hop to a thread when nothing else runs or waits, and runs on the event loop in i
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from time import perf_counter
-from typing import Awaitable, Callable
 
 import anyio
 

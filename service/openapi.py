@@ -288,8 +288,8 @@ def word_limits(schema: dict, settings: Settings) -> None:
 
 
 def name_enums(node, names: dict[str, tuple[str, ...]]) -> None:
-    """Every `lexicon` and `game` field (body) and parameter (query) becomes an enum of the names this server knows; in a body `null` means the
-    default, as the parsers take it."""
+    """Every `lexicon` and `game` field (body) and parameter (query) becomes an enum of the
+    names this server knows; in a body `null` means the default, as the parsers take it."""
     if isinstance(node, list):
         for item in node:
             name_enums(item, names)

@@ -96,7 +96,8 @@ def load_json(body: bytes, example: str = EXAMPLE):
     if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark: RFC 8259 lets us skip it
         body = body[3:]
     if not body.strip():
-        raise Invalid("invalid_json", f"the request body is empty: send a JSON object like {example}")
+        raise Invalid("invalid_json",
+                      f"the request body is empty: send a JSON object like {example}")
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as e:
@@ -139,7 +140,8 @@ def check_words(words: list, limits: Settings, most: int | None = None,
     """`words` itself when it is 1..most (default max_words) strings of at most
     max_word_chars each."""
     if not words:
-        raise Invalid("invalid_request", f"'words' is empty: send at least one word, like {EXAMPLE}")
+        raise Invalid("invalid_request",
+                      f"'words' is empty: send at least one word, like {EXAMPLE}")
     most = limits.max_words if most is None else most
     if len(words) > most:
         raise TooLarge("too_many_words", f"{len(words):,} words in one request; the limit is "
@@ -166,7 +168,8 @@ def check_word(word: str, limits: Settings) -> str:
     """One word (GET /v1/words/{word}) within the length limit."""
     if len(word) > limits.max_word_chars:
         raise TooLarge("word_too_long", f"the word has {len(word)} characters; the limit is "
-                       f"{limits.max_word_chars}", {"length": len(word), "limit": limits.max_word_chars})
+                       f"{limits.max_word_chars}",
+                       {"length": len(word), "limit": limits.max_word_chars})
     return word
 
 

@@ -96,7 +96,7 @@ class ConnectionLimits:
     max_connections: int = 1000
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "ConnectionLimits":
+    def from_settings(cls, settings: Settings) -> ConnectionLimits:
         return cls(settings.max_header_bytes, settings.header_timeout, settings.body_timeout,
                    connection_limit(settings))
 
@@ -123,14 +123,14 @@ class Pool:
             return True
         return False
 
-    def add_extra(self, guard: "Guard") -> None:
+    def add_extra(self, guard: Guard) -> None:
         self.extra[guard] = None
         if len(self.extra) > EXTRA_MOST:
             oldest, _ = self.extra.popitem(last=False)
             oldest.close()
 
 
-_POOLS: "weakref.WeakKeyDictionary[object, Pool]" = weakref.WeakKeyDictionary()
+_POOLS: weakref.WeakKeyDictionary[object, Pool] = weakref.WeakKeyDictionary()
 
 
 def pool_of(server_state) -> Pool:
@@ -180,7 +180,7 @@ class Inside(asyncio.Transport):
     """The transport uvicorn's protocol is given: its writes go out corked (and are counted
     into replies), its pauses hold the guard's bytes back instead of the socket."""
 
-    def __init__(self, guard: "Guard"):
+    def __init__(self, guard: Guard):
         super().__init__()
         self.guard = guard
         self.cut = False  # the guard answered the connection itself: drop what comes

@@ -1,8 +1,8 @@
 """`kelime serve`'s runtime folder in /tmp: the workers' Prometheus multiprocess files.
 
 Locked (a shared flock) and marked while its supervisor lives: the next `kelime serve`
-removes the marked folders nobody holds, those of supervisors that were killed (kill -9). Made again when a
-tmp cleaner removes it. A dead worker's counters and histograms are added into one
+removes the marked folders nobody holds, those of supervisors that were killed (kill -9).
+Made again when a tmp cleaner removes it. A dead worker's counters and histograms are added into one
 `<kind>_dead.db` (`retire`), so the files do not grow with every worker that ever died
 while the sums stay whole.
 """

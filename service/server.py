@@ -16,10 +16,10 @@ from kelime.games import load_games
 from kelime.lexicon import LexiconError
 
 from .metrics import MULTIPROCESS
-from .protocol import uvicorn_options
-from .settings import Settings, SettingsError
 from .pins import Pins
+from .protocol import uvicorn_options
 from .reload import verify
+from .settings import Settings, SettingsError
 from .supervisor import Runtime, Supervisor
 
 #: uvicorn's options for the default settings (tests and the benchmarks' baselines serve with

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Mapping
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
@@ -159,7 +159,7 @@ class Settings:
                             store_bytes=self.reports_max_bytes)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from `environ` (default os.environ); unset or empty variables keep defaults."""
         environ = os.environ if environ is None else environ
         types = {f.name: f.type for f in fields(cls)}
@@ -221,17 +221,17 @@ class Settings:
                       two_letter_tiles=self.max_two_letter_tiles,
                       time_budget=self.split_budget_ms / 1000)
 
-    def trusting(self, proxies: str) -> "Settings":
+    def trusting(self, proxies: str) -> Settings:
         """These settings believing the X-Forwarded-For of `proxies` (comma-separated)."""
         trusted = replace(self, forwarded_allow_ips=proxies)
         for proxy in trusted.trusted_proxies:
             _check_proxy(proxy)
         return trusted
 
-    def with_data(self, data: str | Path) -> "Settings":
+    def with_data(self, data: str | Path) -> Settings:
         return replace(self, data=Path(data))
 
-    def with_cache(self, cache: str | Path) -> "Settings":
+    def with_cache(self, cache: str | Path) -> Settings:
         return replace(self, cache=Path(cache))
 
     def as_env(self) -> dict[str, str]:

@@ -60,7 +60,8 @@ class Kelime:
         return lex.info if lex else None
 
     def validate(self, lex: Lexicon, words: list[str], min_length: int) -> dict:
-        """Exactly `Lexicon.validate` (what `kelime check --json` prints), counted in the metrics."""
+        """Exactly `Lexicon.validate` (what `kelime check --json` prints), counted in the
+        metrics."""
         report = lex.validate(words, min_length)
         self.metrics.count_verdicts(lex.name, report["results"])
         return report

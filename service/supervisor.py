@@ -134,7 +134,8 @@ class Supervisor:
                                           *map(str, fds)], pass_fds=fds)
         except OSError as e:
             ours.close()
-            return self.retry(slot, f"cannot start a worker ({e})")
+            self.retry(slot, f"cannot start a worker ({e})")
+            return
         finally:
             theirs.close()
         slot.channel, slot.first, slot.serving = Channel(ours), self.pins.generation, 0

@@ -10,7 +10,6 @@ from kelime.service.app import create_app
 from kelime.service.settings import Settings
 from tests.service_helpers import TestClient, build_data
 
-
 #: The variables a developer may have exported for a server of theirs (README): no test may
 #: read them, or it would use (and change) that server's store, cache or data.
 USER_SETTINGS = ("KELIME_DATA", "KELIME_CACHE", "KELIME_REPORTS", "KELIME_TDK_BASE_URL",

@@ -8,20 +8,19 @@ import socket
 import subprocess
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
-
-import warnings
 
 import uvicorn
 
 with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works the same here
     warnings.filterwarnings("ignore", message=".*httpx2")
-    from fastapi.testclient import TestClient
+    from fastapi.testclient import TestClient  # noqa: F401 - for the tests, through here
 
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.normalize import Alphabet
-from kelime.service.app import create_app
+from kelime.service.app import create_app  # noqa: F401 - for the tests, through here
 from kelime.service.protocol import uvicorn_options
 from kelime.service.server import UVICORN_OPTIONS
 from kelime.service.settings import Settings

@@ -9,8 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kelime.anagram import (AnagramIndex, Limits, OptionError, OverLimit, RackError, anagram,
-                            build_index, make_query, search)
+from kelime.anagram import (
+    AnagramIndex,
+    Limits,
+    OptionError,
+    OverLimit,
+    RackError,
+    anagram,
+    build_index,
+    make_query,
+    search,
+)
 from kelime.anagram.bits import ids, values
 from kelime.anagram.brute import best_laying, brute_search
 from kelime.anagram.search import planned, scores

@@ -6,8 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kelime.anagram import (Limits, OptionError, OverLimit, PatternError, RackError,
-                            parse_exclude, parse_pattern, parse_rack)
+from kelime.anagram import (
+    Limits,
+    OptionError,
+    OverLimit,
+    PatternError,
+    RackError,
+    parse_exclude,
+    parse_pattern,
+    parse_rack,
+)
 from kelime.normalize import Alphabet
 
 

@@ -3,23 +3,21 @@ hand made of words always splits."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kelime.anagram import AnagramIndex, OverLimit, RackError, build_index, parse_rack, split
-from kelime.anagram.split import SCALE
 from kelime.anagram.limits import Limits
+from kelime.anagram.split import SCALE
 from kelime.anagram.usages import hand_usages
+from kelime.games import get_game
 from kelime.lexicon import compile_words
 from kelime.sources import bootstrap_candidates
-from kelime.games import get_game
-from tests.test_anagram_support import (LETTERS, best_split, check_layout, plain_best,
-                                        rack_text)
+from tests.test_anagram_support import LETTERS, best_split, check_layout, plain_best, rack_text
 
 HARFBANK = get_game("harfbank")
 WORDS = ["kale", "kalem", "elma", "olmaz", "masa", "kitap", "ilmek", "arı", "kar", "sıra"]

@@ -18,13 +18,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kelime.lexicon import (MANIFEST_FILE, REASONS, BuildError, Candidate, Lexicon, LexiconError,
-                            Manifest, compile_words, created_stamp, load_all,
-                            write_lexicon)
+from kelime.lexicon import (
+    MANIFEST_FILE,
+    REASONS,
+    BuildError,
+    Candidate,
+    Lexicon,
+    LexiconError,
+    Manifest,
+    compile_words,
+    created_stamp,
+    load_all,
+    write_lexicon,
+)
 from kelime.lexicon.format import CHANGES_FILE, INDEX_FILE, REJECTED_FILE, WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS, LOCK_FILE
-from kelime.policy import Policy, apply_policy
 from kelime.normalize import ALPHABET, TURKISH, Alphabet, letters_problem, normalize
+from kelime.policy import Policy, apply_policy
 from kelime.sources import offline_lexicon
 
 SOURCE = {"kind": "wordlist", "name": "test", "licence": "test"}
@@ -92,7 +102,7 @@ def test_overrides_beat_the_sources():
 
 
 def test_created_is_the_epoch_else_the_source_date_else_now():
-    now = dt.datetime(2030, 5, 1, 12, 0, 0, 999, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2030, 5, 1, 12, 0, 0, 999, tzinfo=dt.UTC)
     dated = {**SOURCE, "date": "2022-12-29T12:16:24+03:00"}
     assert created_stamp(dated, EPOCH_2026, now) == CREATED
     assert created_stamp(dated, None, now) == "2022-12-29T09:16:24Z"
@@ -104,10 +114,10 @@ def test_created_is_the_epoch_else_the_source_date_else_now():
 @pytest.mark.parametrize("epoch", ["soon", "1.5e9", "99999999999999999999"])
 def test_a_bad_source_date_epoch_is_a_build_error(epoch):
     with pytest.raises(BuildError, match="SOURCE_DATE_EPOCH") as err:
-        created_stamp(SOURCE, epoch, dt.datetime.now(dt.timezone.utc))
+        created_stamp(SOURCE, epoch, dt.datetime.now(dt.UTC))
     assert repr(epoch) in str(err.value)
     with pytest.raises(BuildError, match="not an ISO 8601 time"):
-        created_stamp({**SOURCE, "date": "last Tuesday"}, None, dt.datetime.now(dt.timezone.utc))
+        created_stamp({**SOURCE, "date": "last Tuesday"}, None, dt.datetime.now(dt.UTC))
 
 
 def test_kelime_build_with_a_bad_source_date_epoch_says_so(tmp_path):

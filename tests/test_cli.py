@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from kelime.cli import cli
-from kelime.policy import default_policy_path
 from kelime.games import GAMES
 from kelime.lexicon import Lexicon
+from kelime.policy import default_policy_path
 
 ROOT = Path(__file__).resolve().parents[1]
 KELIME = Path(sys.executable).parent / "kelime"

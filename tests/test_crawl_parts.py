@@ -7,12 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kelime.crawler.failures import RETRY, RetryPolicy, describe, failure_kind, retry_after
 from kelime.crawler.settings import POLITE, USER_AGENT, check_user_agent, crawl_settings
-from kelime.crawler.spider import (NOT_A_SITEMAP, what_came_back, words_from_autocomplete,
-                                   words_from_sitemap)
+from kelime.crawler.spider import (
+    NOT_A_SITEMAP,
+    what_came_back,
+    words_from_autocomplete,
+    words_from_sitemap,
+)
 from kelime.tdk.replies import classify, gts_url, query_for
 
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
@@ -70,8 +75,8 @@ def test_fake_entries_have_the_real_shape():
         pytest.skip("../shared/tdk-samples is not beside the repo")
     real = [e for p in SAMPLES.glob("gts-*.json") if "notfound" not in p.name
             for e in json.loads(p.read_bytes())]
-    keys = lambda rows: {k for r in rows for k in r}  # noqa: E731
-    senses = lambda rows: [s for r in rows for s in r.get("anlamlarListe", [])]  # noqa: E731
+    keys = lambda rows: {k for r in rows for k in r}
+    senses = lambda rows: [s for r in rows for s in r.get("anlamlarListe", [])]
     fake = builtin_entries()
     assert keys(fake) <= keys(real)
     assert keys(senses(fake)) <= keys(senses(real))

@@ -6,8 +6,15 @@ import json
 
 import pytest
 
-from kelime.games import (DEFAULT_GAME, GAMES, Game, GameProfileError, UnknownGame, get_game,
-                          load_games)
+from kelime.games import (
+    DEFAULT_GAME,
+    GAMES,
+    Game,
+    GameProfileError,
+    UnknownGame,
+    get_game,
+    load_games,
+)
 
 KELIMELIK = {  # the rules' table: letter → (value, count)
     "a": (1, 12), "b": (3, 2), "c": (4, 2), "ç": (4, 2), "d": (3, 2), "e": (1, 8), "f": (8, 1),

@@ -14,7 +14,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 import sqlite_utils
 
 import kelime

@@ -18,11 +18,27 @@ import pytest
 
 from kelime.anagram import anagram, build_index
 from kelime.errors import NoAnagramIndex
-from kelime.lexicon import (MANIFEST_FILE, Candidate, Lexicon, LexiconError, Manifest,
-                            compile_words, load_all, load_lexicon, write_lexicon)
+from kelime.lexicon import (
+    MANIFEST_FILE,
+    Candidate,
+    Lexicon,
+    LexiconError,
+    Manifest,
+    compile_words,
+    load_all,
+    load_lexicon,
+    write_lexicon,
+)
 from kelime.lexicon import format as fmt
-from kelime.lexicon.format import (CHANGES_FILE, FORMAT_VERSION, INDEX_FILE, REJECTED_FILE,
-                                   WORDS_FILE, DataFile, digest)
+from kelime.lexicon.format import (
+    CHANGES_FILE,
+    FORMAT_VERSION,
+    INDEX_FILE,
+    REJECTED_FILE,
+    WORDS_FILE,
+    DataFile,
+    digest,
+)
 from kelime.normalize import NORMALIZATION_VERSION
 
 SOURCE = {"kind": "test", "name": "test_lexicon_format", "licence": "n/a"}

@@ -101,7 +101,7 @@ def stop_process(proc: subprocess.Popen) -> None:
     proc.wait(timeout=10)
 
 
-def crash(replica: "Replica", timeout: float = 10) -> None:
+def crash(replica: Replica, timeout: float = 10) -> None:
     """kill -9 a whole replica, as a crashed machine or container loses it: the `kelime
     serve` supervisor and its worker processes at once (the session it was started in).
     (A worker whose supervisor alone is killed exits too, but gracefully, on SIGTERM: that
@@ -276,12 +276,12 @@ def test_the_shipped_site_is_what_runs(tmp_path):
 
     def normal(text: str) -> str:
         text = re.sub(r"listen [^;]+;", "listen X;", text)
-        text = re.sub(r"^\s*server 127\.0\.0\.1:\d+[^;]*;\n", "", text, flags=re.M)
+        text = re.sub(r"^\s*server 127\.0\.0\.1:\d+[^;]*;\n", "", text, flags=re.MULTILINE)
         return text.replace(f"{tmp_path.resolve()}/logs/", "/var/log/nginx/")
 
     assert normal(site) == normal(shipped)
     for group in ("kelime", "kelime_search"):  # every replica in both groups
-        block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", site, re.M)
+        block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", site, re.MULTILINE)
         assert block, f"kelime.conf lost `upstream {group}`"
         assert re.findall(r"server\s+(\S+)", block.group(1)) == [
             f"127.0.0.1:{port}" for port in (18001, 18002, 18003)]
@@ -294,7 +294,7 @@ def test_the_shipped_site_is_what_runs(tmp_path):
         assert re.search(pattern, shipped), f"kelime.conf lost `{directive}`"
 
     # Reports: one writer, the first replica, never a retry; the client's address only.
-    writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.M)
+    writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.MULTILINE)
     assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == ["127.0.0.1:18001;"]
     code = re.sub(r"#.*", "", shipped)  # the directives, not the comments
     location = re.search(r"location = /v1/reports \{([^}]*)\}", code)
@@ -480,7 +480,7 @@ class Load:
                                                {"X-Request-ID": rid}, conn=conn)
                     ok = status == 200 and json.loads(reply) == self.expected[method, path, body]
                     detail = "" if ok else f"{status} {reply[:200]!r}"
-                except Exception as e:  # noqa: BLE001: every failure is counted and shown
+                except Exception as e:  # noqa: BLE001 - every failure is counted and shown
                     ok, detail = False, f"{type(e).__name__}: {e}"
                     conn.close()
                     conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
@@ -646,7 +646,7 @@ def test_a_forged_x_forwarded_for_does_not_escape_the_rate_limit(report_stack):
     _, front, writer_store, _ = report_stack
     for source, word in (("127.0.0.1", "yalancı"), ("127.0.2.1", "sahtekar")):
         for i in range(PER_HOUR):
-            forged = {"X-Forwarded-For": ["198.51.100.%d" % i, "127.0.0.1",
+            forged = {"X-Forwarded-For": [f"198.51.100.{i}", "127.0.0.1",
                                           "203.0.113.9, 127.0.0.1"][i % 3]}
             status, _, reply = report(front.port, word, source=source, headers=forged)
             assert status == 202, (source, i, reply)

@@ -9,9 +9,21 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kelime.normalize import (_MARKS_END, ALPHABET, NORMALIZATION_VERSION, TURKISH, WHITESPACE,
-                              Alphabet, invalid_chars, is_game_word, letters_problem, normalize,
-                              sort_key, turkish_lower, turkish_sorted)
+from kelime.normalize import (
+    _MARKS_END,
+    ALPHABET,
+    NORMALIZATION_VERSION,
+    TURKISH,
+    WHITESPACE,
+    Alphabet,
+    invalid_chars,
+    is_game_word,
+    letters_problem,
+    normalize,
+    sort_key,
+    turkish_lower,
+    turkish_sorted,
+)
 
 KURDISH = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
 
@@ -81,7 +93,7 @@ def test_version_names_the_stack_change():
 
 
 def test_plain_words_take_the_fast_path_unchanged():
-    word = "".join(["kit", "ap"])
+    word = "".join(["kit", "ap"])  # noqa: FLY002 - a string made at run time, not interned
     assert normalize(word) is word
     assert TURKISH.settled == set(ALPHABET)
     assert KURDISH.settled == set(KURDISH.letters) - {"î", "û"}  # the slow path keeps them

@@ -213,10 +213,9 @@ def test_a_respawned_worker_serves_the_pinned_version_and_pins_are_never_pruned(
 
 
 def test_without_a_token_there_is_no_admin_route_and_a_wrong_token_is_refused(tmp_path):
-    from tests.service_helpers import TestClient
-
     from kelime.service.app import create_app
     from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
 
     data = tmp_path / "data"
     build(data)

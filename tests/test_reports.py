@@ -22,8 +22,16 @@ from kelime.errors import PolicyError
 from kelime.lexicon import Lexicon
 from kelime.policy import default_policy_path, load_policy
 from kelime.policy.review import record_review
-from kelime.reports import (SLACK_PAGES, NoOpenReport, RateLimited, ReportError, ReportLimits,
-                            ReportStore, StoreFull, note_problem)
+from kelime.reports import (
+    SLACK_PAGES,
+    NoOpenReport,
+    RateLimited,
+    ReportError,
+    ReportLimits,
+    ReportStore,
+    StoreFull,
+    note_problem,
+)
 from kelime.service.app import create_app
 from kelime.service.protocol import uvicorn_options
 from kelime.service.settings import Settings

@@ -19,10 +19,10 @@ from pathlib import Path
 import jsonschema_rs
 import pytest
 
+from kelime.normalize import TURKISH, normalize
 from kelime.service.app import create_app
 from kelime.service.openapi import rack_pattern, typed_letters
 from kelime.service.settings import Settings
-from kelime.normalize import TURKISH, normalize
 from kelime.tdk import store as cache
 from tests.fake_tdk import builtin_entries
 from tests.service_helpers import KURDISH, TestClient, serve_in_thread

@@ -12,7 +12,6 @@ import orjson
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
 
-
 MIB = 1024 * 1024
 
 

@@ -13,7 +13,7 @@ def sample(metrics: str, name: str, **labels) -> float:
     """The value of one Prometheus sample (0 when absent)."""
     want = ",".join(f'{k}="{v}"' for k, v in labels.items())
     pattern = rf"^{re.escape(name)}{{{re.escape(want)}}} (\S+)$" if labels else rf"^{name} (\S+)$"
-    found = re.search(pattern, metrics, re.M)
+    found = re.search(pattern, metrics, re.MULTILINE)
     return float(found.group(1)) if found else 0.0
 
 

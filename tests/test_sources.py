@@ -180,7 +180,7 @@ def test_the_vendored_list_round_trips_and_refuses_a_wrong_header(tmp_path):
     assert read_list(path) == ({"name": "hunspell-tr", "version": "1:7.5.0-1",
                                 "licence": "MPL-2.0", "url": "https://x"},
                                frozenset({"ağaç", "kitap"}))
-    path.write_bytes(lzma.compress("kitap\nkalem\n".encode()))
+    path.write_bytes(lzma.compress(b"kitap\nkalem\n"))
     with pytest.raises(SourceError, match="not a kelime word list of format 1"):
         read_list(path)
     path.write_bytes(b"not xz")

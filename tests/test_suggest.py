@@ -23,7 +23,7 @@ def spellings(word: str):
 
 def reference(word: str, words: set[str]) -> list[str]:
     found = [w for w in spellings(word) if w in words and w != word]
-    changed = lambda w: sum(a != b for a, b in zip(w, word))  # noqa: E731
+    changed = lambda w: sum(a != b for a, b in zip(w, word))
     return sorted(found, key=lambda w: (changed(w), sort_key(w)))[:MAX_SUGGESTIONS]
 
 

@@ -110,7 +110,7 @@ def test_kill_and_reload_races_leave_one_version(tmp_path):
                 time.sleep(rng.uniform(0.2, 1.0))
             if order != "hup-kill":
                 os.kill(server.proc.pid, signal.SIGHUP)
-            wait_for(lambda: victim not in server.workers() and len(server.workers()) == 2,
+            wait_for(lambda v=victim: v not in server.workers() and len(server.workers()) == 2,
                      30, server.log_text)
             status, body = admin_reload(server)
             assert status == 200 and body["lexicons"] == {"tr": newest}, (trial, order, body)

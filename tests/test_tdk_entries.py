@@ -13,14 +13,25 @@ from hypothesis import strategies as st
 from kelime.cli import cli
 from kelime.errors import CacheError, PolicyError
 from kelime.lexicon import Lexicon, compile_words
+from kelime.normalize import normalize
 from kelime.policy import Policy, apply_policy, default_policy_path, load_policy
 from kelime.sources import cache_candidates, cache_source
 from kelime.tdk.entries import classify_entries
-from .fake_tdk import builtin_entries
-from kelime.normalize import normalize
 
-from .tdk_entries import (ARGO, HAKARET, ISIM, KABA, MECAZ, SIFAT, entry, ordinary, sense, tag,
-                          vulgar)
+from .fake_tdk import builtin_entries
+from .tdk_entries import (
+    ARGO,
+    HAKARET,
+    ISIM,
+    KABA,
+    MECAZ,
+    SIFAT,
+    entry,
+    ordinary,
+    sense,
+    tag,
+    vulgar,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
 POLICY = default_policy_path()

@@ -9,12 +9,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlite_utils
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kelime.errors import CacheError
 from kelime.normalize import normalize
@@ -225,7 +226,7 @@ def test_a_good_reply_after_failures_starts_the_count_again(db):
 
 def test_max_age_decides_what_is_fresh(db):
     cache.save_words(db, ["eski", "yeni", "massa"], "test")
-    old = (datetime.now(timezone.utc) - timedelta(days=40)).isoformat(timespec="seconds")
+    old = (datetime.now(UTC) - timedelta(days=40)).isoformat(timespec="seconds")
     cache.save_reply(db, reply("eski", fetched_at=old), [])
     cache.save_reply(db, reply("yeni"), [])
     cache.save_reply(db, reply("massa", "not_found", body='{"error":"Sonuç bulunamadı"}'))

@@ -33,10 +33,10 @@ from pathlib import Path
 
 SITE = Path(__file__).resolve().parent / "kelime.conf"
 
-_LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.M)
+_LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.MULTILINE)
 _UPSTREAMS = ("kelime", "kelime_search")   # every replica, each group
-_REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.M | re.S)
-_SERVER = re.compile(r"^([ \t]*)server\s+127\.0\.0\.1:\d+([^;]*);\n", re.M)
+_REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)
+_SERVER = re.compile(r"^([ \t]*)server\s+127\.0\.0\.1:\d+([^;]*);\n", re.MULTILINE)
 
 
 def find_nginx() -> str | None:
@@ -71,7 +71,7 @@ def render_site(site: str, listen: int, upstreams: list[int], logs: Path) -> str
 def _render_replicas(site: str, name: str, upstreams: list[int]) -> str:
     """`upstream <name>` with one server line per replica, each with the parameters of the
     block's first server line."""
-    block = re.search(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.M | re.S)
+    block = re.search(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.MULTILINE | re.DOTALL)
     if not block:
         raise ValueError(f"kelime.conf: no `upstream {name} {{ ... }}` block")
     body = block.group(1)
@@ -93,7 +93,7 @@ def _render_writer(site: str, port: int) -> str:
         raise ValueError(f"kelime.conf: expected one `upstream kelime_reports {{ ... }}` "
                          f"block, found {len(blocks)}")
     block = blocks[0]
-    servers = len(re.findall(r"^\s*server\s", block.group(1), re.M))
+    servers = len(re.findall(r"^\s*server\s", block.group(1), re.MULTILINE))
     body, n = _SERVER.subn(lambda m: f"{m.group(1)}server 127.0.0.1:{port}{m.group(2)};\n",
                            block.group(1))
     if servers != 1 or n != 1:
@@ -155,7 +155,7 @@ def command(nginx: str, prefix: Path, conf: Path) -> list[str]:
 def check(nginx: str, prefix: Path, conf: Path) -> None:
     """`nginx -t` on the rendered config; raises with nginx's words when it is refused."""
     out = subprocess.run([*command(nginx, prefix, conf)[:-2], "-t"], capture_output=True,
-                         text=True, timeout=30)
+                         text=True, timeout=30, check=False)
     if out.returncode:
         raise RuntimeError(f"nginx -t refused {conf}:\n{out.stderr}")
 
@@ -165,9 +165,9 @@ def start(nginx: str, prefix: Path, listen: int, upstreams: list[int],
     """Render, check and start nginx; return once it accepts connections on `listen`."""
     conf = render(prefix, listen, upstreams, worker_processes=worker_processes)
     check(nginx, prefix, conf)
-    log = open(Path(prefix) / "logs" / "stderr.log", "wb")
-    proc = subprocess.Popen(command(nginx, prefix, conf), stdout=log, stderr=subprocess.STDOUT)
-    log.close()
+    with open(Path(prefix) / "logs" / "stderr.log", "wb") as log:
+        proc = subprocess.Popen(command(nginx, prefix, conf), stdout=log,
+                                stderr=subprocess.STDOUT)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

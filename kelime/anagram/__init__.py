@@ -16,8 +16,7 @@ Modules, one idea each: `rack` (reading racks and patterns), `index` (the file f
 (Harfbank layouts), `brute` (the reference it is all tested against), `limits`, `errors`.
 """
 
-from .errors import (AnagramError, IndexFormatError, OptionError, OverLimit, PatternError,
-                     RackError)
+from .errors import AnagramError, IndexFormatError, OptionError, OverLimit, PatternError, RackError
 from .index import INDEX_FILE, AnagramIndex, build_index
 from .limits import Limits
 from .query import Query, make_query
@@ -25,7 +24,29 @@ from .rack import Pattern, Rack, parse_exclude, parse_pattern, parse_rack
 from .search import Answer, Hit, anagram, search
 from .split import Laid, Split, split
 
-__all__ = ["AnagramError", "AnagramIndex", "Answer", "Hit", "INDEX_FILE", "IndexFormatError",
-           "Laid", "Limits", "OptionError", "OverLimit", "Pattern", "PatternError", "Query",
-           "Rack", "RackError", "Split", "anagram", "build_index", "make_query",
-           "parse_exclude", "parse_pattern", "parse_rack", "search", "split"]
+__all__ = [
+                     "INDEX_FILE",
+                     "AnagramError",
+                     "AnagramIndex",
+                     "Answer",
+                     "Hit",
+                     "IndexFormatError",
+                     "Laid",
+                     "Limits",
+                     "OptionError",
+                     "OverLimit",
+                     "Pattern",
+                     "PatternError",
+                     "Query",
+                     "Rack",
+                     "RackError",
+                     "Split",
+                     "anagram",
+                     "build_index",
+                     "make_query",
+                     "parse_exclude",
+                     "parse_pattern",
+                     "parse_rack",
+                     "search",
+                     "split",
+]

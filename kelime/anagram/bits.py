@@ -14,7 +14,7 @@ int and costs 10×): subtract with ``x ^ (x & y)``.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 _ONE = re.compile("1")
 

@@ -7,7 +7,7 @@ Every word of the list is tried by laying it square by square with every tile th
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ..games import Game
 from ..normalize import sort_key

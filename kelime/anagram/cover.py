@@ -16,7 +16,7 @@ OutOfTime; the caller answers its best layout so far.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..normalize import sort_key
 from .bits import ids

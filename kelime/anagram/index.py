@@ -56,8 +56,8 @@ import sys
 import zlib
 from array import array
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..normalize import TURKISH, Alphabet, sort_key, turkish_sorted
 from .errors import IndexFormatError
@@ -182,7 +182,7 @@ class AnagramIndex:
         self._lengths = [self.all, *planes]
 
     @classmethod
-    def from_buffer(cls, buf, keep=None) -> "AnagramIndex":
+    def from_buffer(cls, buf, keep=None) -> AnagramIndex:
         """Read an index from bytes, a memoryview or an mmap; checks size and checksum."""
         header, body = read_header(buf)
         _, _, _, size = _layout(header)
@@ -197,7 +197,7 @@ class AnagramIndex:
         return index
 
     @classmethod
-    def load(cls, path: str | Path) -> "AnagramIndex":
+    def load(cls, path: str | Path) -> AnagramIndex:
         """Map an index file into memory (read-only) and read it."""
         try:
             with open(path, "rb") as f:

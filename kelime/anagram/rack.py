@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable
 
 from ..normalize import TURKISH, WHITESPACE, Alphabet, normalize
 from .errors import OptionError, OverLimit, PatternError, RackError

@@ -89,7 +89,7 @@ class Replies:
         count = everyone.bit_count()
         truncated = "true" if count > len(chosen) else "false"
         return (f'{self._start},"count":{count},"truncated":{truncated},'
-                f'"words":[{self._words(query, game, chosen)}]}}').encode("utf-8")
+                f'"words":[{self._words(query, game, chosen)}]}}').encode()
 
     def quick(self, query: Query, game: Game) -> bool:
         """Whether `reply` takes a few milliseconds at most: a plain question (a search of

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..games import Game, get_game
 from ..normalize import sort_key

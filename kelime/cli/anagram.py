@@ -6,8 +6,15 @@ from __future__ import annotations
 import click
 
 from ..games import DEFAULT_GAME
-from .common import (data_option, environment, game_profile, json_flag, lexicon_option,
-                     open_lexicon, print_json)
+from .common import (
+    data_option,
+    environment,
+    game_profile,
+    json_flag,
+    lexicon_option,
+    open_lexicon,
+    print_json,
+)
 
 json_option = json_flag("Print exactly what the HTTP API answers (an error as its error "
                         "object).")

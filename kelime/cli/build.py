@@ -11,8 +11,8 @@ import click
 
 from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
-from ..sources.bootstrap import LANGUAGES
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
+from ..sources.bootstrap import LANGUAGES
 from .common import data_dir, print_json, say
 
 
@@ -118,7 +118,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
     source = {**source, "policy": applied}
     say(f"Writing {out / name} …")
     created = created_stamp(source, os.environ.get("SOURCE_DATE_EPOCH"),
-                            dt.datetime.now(dt.timezone.utc))
+                            dt.datetime.now(dt.UTC))
     result = write_lexicon(compiled, out, name, source, created=created, alphabet=alpha,
                            force=force, waiting=lambda who: say(f"Waiting for another build of "
                                                                 f"{out} ({who}) …"),

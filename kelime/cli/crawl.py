@@ -9,8 +9,14 @@ from pathlib import Path
 
 import click
 
-from ..crawler.settings import (DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_DELAY,
-                                DEFAULT_MAX_AGE, USER_AGENT, check_user_agent)
+from ..crawler.settings import (
+    DEFAULT_BASE_URL,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_DELAY,
+    DEFAULT_MAX_AGE,
+    USER_AGENT,
+    check_user_agent,
+)
 from ..errors import KelimeError
 from .common import print_json, say
 
@@ -133,9 +139,9 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
             raise click.BadParameter(f"{dump_date!r} is not an ISO 8601 date (2024-01-01)",
                                      param_hint="--dump-date") from None
     else:
-        when = dt.datetime.fromtimestamp(dump.stat().st_mtime, dt.timezone.utc)
-    when = (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc))
-    fetched_at = when.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+        when = dt.datetime.fromtimestamp(dump.stat().st_mtime, dt.UTC)
+    when = (when if when.tzinfo else when.replace(tzinfo=dt.UTC))
+    fetched_at = when.astimezone(dt.UTC).isoformat(timespec="seconds")
     with store.crawl_lock(cache):
         db = store.open_cache(cache, create=True)
         try:

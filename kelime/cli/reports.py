@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import date
+from datetime import UTC, date
 from pathlib import Path
 
 import click
@@ -101,7 +101,7 @@ def _kinds_text(kinds: dict) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in kinds.items())
 
 
-def _plain(text: str) -> "object":
+def _plain(text: str) -> object:
     """Text as rich shows it, never read as markup (a player's note is plain text)."""
     from rich.text import Text
 
@@ -478,10 +478,10 @@ def prune(days, store_path, as_json) -> None:
     Example:
       kelime reports prune --older-than 180 --reports reports.sqlite
     """
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     store_path, as_json = _from_group(store_path=store_path, as_json=as_json)
-    before = (datetime.now(timezone.utc) - timedelta(days=days)).isoformat(timespec="seconds")
+    before = (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="seconds")
     with _store(store_path) as store:
         used = store.counts()["bytes"]
         gone = store.prune(before)

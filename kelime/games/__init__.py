@@ -34,6 +34,17 @@ def get_game(name: str | None, games: dict[str, Game] | None = None) -> Game:
                           ) from None
 
 
-__all__ = ["BLANK", "DEFAULT_GAME", "GAMES", "Game", "GameProfileError", "KELIMATIK_VALUES",
-           "KELIMELIK_VALUES", "UnknownGame", "get_game", "load_games", "parse_profile",
-           "read_profile"]
+__all__ = [
+    "BLANK",
+    "DEFAULT_GAME",
+    "GAMES",
+    "KELIMATIK_VALUES",
+    "KELIMELIK_VALUES",
+    "Game",
+    "GameProfileError",
+    "UnknownGame",
+    "get_game",
+    "load_games",
+    "parse_profile",
+    "read_profile",
+]

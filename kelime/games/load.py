@@ -34,9 +34,9 @@ from ..errors import KelimeError
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from .profile import SCORING_RULES, Game
 
-KEYS = {"name", "title", "order", "lexicon", "description", "rack_size", "min_length", "scoring", "bingo_bonus",
-        "discard", "joker_finish_multiplier", "min_hand_average", "blank", "composition",
-        "two_letter", "tiles"}
+KEYS = {"name", "title", "order", "lexicon", "description", "rack_size", "min_length", "scoring",
+        "bingo_bonus", "discard", "joker_finish_multiplier", "min_hand_average", "blank",
+        "composition", "two_letter", "tiles"}
 BLANK_KEYS = {"value", "count", "left_penalty"}
 #: The letters of a profile's `lexicon`, for the lexicons kelime builds offline.
 ALPHABETS = {"ku": KURMANJI}

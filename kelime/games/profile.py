@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 BLANK = "?"
 SCORING_RULES = ("sum", "product")

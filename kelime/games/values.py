@@ -12,7 +12,7 @@ that ranking, the most used letter getting the lowest. How `kelimatik-ku`'s valu
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 
 def letter_shares(words: Iterable[str]) -> list[tuple[str, float]]:

@@ -4,14 +4,43 @@ finding lexicons in a data folder (`folder`)."""
 
 from ..errors import BuildError, LexiconError
 from .compile import Candidate, Compiled, compile_words, created_stamp, diff_words
-from .folder import (DEFAULT_LEXICON, current_builds, held, hold, lexicon_names, load_all,
-                     load_lexicon, load_named)
+from .folder import (
+                     DEFAULT_LEXICON,
+                     current_builds,
+                     held,
+                     hold,
+                     lexicon_names,
+                     load_all,
+                     load_lexicon,
+                     load_named,
+)
 from .format import DATA_FILES, FORMAT_VERSION, MANIFEST_FILE, REASONS, Manifest
 from .reader import Lexicon, Verdict
 from .write import BuildResult, write_lexicon
 
-__all__ = ["BuildError", "BuildResult", "Candidate", "Compiled", "DATA_FILES", "DEFAULT_LEXICON",
-           "FORMAT_VERSION", "Lexicon", "LexiconError", "MANIFEST_FILE", "Manifest", "REASONS",
-           "Verdict", "compile_words", "created_stamp", "diff_words",
-           "lexicon_names", "load_all", "load_lexicon", "write_lexicon", "current_builds", "held",
-           "hold", "load_named"]
+__all__ = [
+                     "DATA_FILES",
+                     "DEFAULT_LEXICON",
+                     "FORMAT_VERSION",
+                     "MANIFEST_FILE",
+                     "REASONS",
+                     "BuildError",
+                     "BuildResult",
+                     "Candidate",
+                     "Compiled",
+                     "Lexicon",
+                     "LexiconError",
+                     "Manifest",
+                     "Verdict",
+                     "compile_words",
+                     "created_stamp",
+                     "current_builds",
+                     "diff_words",
+                     "held",
+                     "hold",
+                     "lexicon_names",
+                     "load_all",
+                     "load_lexicon",
+                     "load_named",
+                     "write_lexicon",
+]

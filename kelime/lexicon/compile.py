@@ -1,6 +1,7 @@
 """Compile candidate words into the content of a lexicon (pure: no disk, no clock).
 
-    >>> c = compile_words([Candidate("Kitap"), Candidate("kitap"), Candidate("İstanbul", "proper_name")])
+    >>> c = compile_words([Candidate("Kitap"), Candidate("kitap"),
+    ...                    Candidate("İstanbul", "proper_name")])
     >>> c.words, c.rejected
     (['kitap'], {'istanbul': 'proper_name'})
 """
@@ -8,8 +9,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..errors import BuildError
 from ..normalize import TURKISH, Alphabet, letters_problem, normalize, turkish_sorted
@@ -78,18 +79,18 @@ def created_stamp(source: dict, epoch: str | None, now: dt.datetime) -> str:
     byte-identical files."""
     if epoch:
         try:
-            when = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
+            when = dt.datetime.fromtimestamp(int(epoch), dt.UTC)
         except (ValueError, OverflowError, OSError):
             raise BuildError(f"SOURCE_DATE_EPOCH is {epoch!r}, not a number of seconds since "
                              "1970-01-01 UTC: set it to one (e.g. `git log -1 --format=%ct`) "
                              "or unset it") from None
     elif source.get("date"):
         try:
-            when = dt.datetime.fromisoformat(str(source["date"]).replace("Z", "+00:00"))
+            when = dt.datetime.fromisoformat(str(source["date"]))  # "Z" too
         except ValueError:
             raise BuildError(f"the source's date {source['date']!r} is not an ISO 8601 time "
                              "(e.g. 2026-01-01T00:00:00Z)") from None
-        when = when.astimezone(dt.timezone.utc) if when.tzinfo else when
+        when = when.astimezone(dt.UTC) if when.tzinfo else when
     else:
         when = now
     return when.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")

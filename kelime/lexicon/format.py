@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import marisa_trie
 
@@ -133,7 +133,7 @@ class Manifest:
 
     @classmethod
     def make(cls, name: str, data: dict[str, bytes], *, created: str, alphabet: Alphabet,
-             source: dict, counts: dict) -> "Manifest":
+             source: dict, counts: dict) -> Manifest:
         """The manifest of freshly encoded data files (their hashes, the version they give)."""
         files = {file: sha256_bytes(blob) for file, blob in data.items()}
         sha = digest(files)
@@ -141,7 +141,7 @@ class Manifest:
                    normalization_version=NORMALIZATION_VERSION, alphabet=alphabet.letters,
                    source=source, counts=counts, files=files)
 
-    def with_file(self, name: str, blob: bytes) -> "Manifest":
+    def with_file(self, name: str, blob: bytes) -> Manifest:
         """The same manifest also vouching for an unversioned file (changes.json)."""
         return replace(self, files={**self.files, name: sha256_bytes(blob)})
 
@@ -156,7 +156,7 @@ class Manifest:
         return json_bytes(self.as_dict())
 
     @classmethod
-    def from_dict(cls, raw, where: str = MANIFEST_FILE) -> "Manifest":
+    def from_dict(cls, raw, where: str = MANIFEST_FILE) -> Manifest:
         """Check a parsed manifest's shape; LexiconError names the first thing wrong."""
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise LexiconError(f"{where} is not a kelime lexicon manifest")
@@ -180,7 +180,7 @@ class Manifest:
                    format_version=FORMAT_VERSION)
 
     @classmethod
-    def read(cls, folder: Path) -> "Manifest":
+    def read(cls, folder: Path) -> Manifest:
         """The manifest of a lexicon folder; LexiconError when missing, unreadable or not ours."""
         path = Path(folder) / MANIFEST_FILE
         try:

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 import marisa_trie
 
 from ..anagram import AnagramIndex, Limits, Query, anagram, split
+from ..anagram.rack import Rack
 from ..anagram.reply import Replies
 from ..anagram.search import question
-from ..anagram.rack import Rack
-from ..games import Game
 from ..errors import LexiconError, NoAnagramIndex
+from ..games import Game
 from ..normalize import TURKISH, Alphabet, letters_problem, normalize
 from .format import INDEX_FILE, MANIFEST_FILE, REBUILD, REJECTED_FILE, WORDS_FILE, Manifest
 
@@ -43,7 +43,7 @@ class Verdict:
 def _trie(kind, data: bytes, path: Path):
     try:
         return kind().frombytes(data)
-    except Exception as e:  # marisa raises bare RuntimeError/ValueError on bad files
+    except Exception as e:  # noqa: BLE001 - marisa raises bare errors of several kinds
         raise LexiconError(f"{path} is not a readable trie ({e}): {REBUILD}") from None
 
 
@@ -75,7 +75,7 @@ class Lexicon:
                      "sha256": manifest.sha256, "words": manifest.words}
 
     @classmethod
-    def load(cls, folder: str | Path) -> "Lexicon":
+    def load(cls, folder: str | Path) -> Lexicon:
         """Load a lexicon folder into memory after checking every claim of its manifest."""
         folder = Path(folder)
         manifest = Manifest.read(folder)
@@ -170,7 +170,7 @@ class Lexicon:
         return norm, problem
 
     @cached_property
-    def _verdicts(self) -> "Verdicts":
+    def _verdicts(self) -> Verdicts:
         """The batch fast path (`kelime.lexicon.verdicts.validate_json`), made on first use."""
         from .verdicts import Verdicts
 

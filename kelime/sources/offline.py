@@ -22,11 +22,11 @@ are made), so every machine reads the same four lists and builds the same `tr`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import SourceError
 from ..normalize import KURMANJI, TURKISH, Alphabet, is_game_word, normalize

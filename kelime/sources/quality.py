@@ -1,15 +1,18 @@
 """How well a lexicon agrees with a reference headword list (TDK's `autocomplete.json`,
 a list of ``{"madde": …}``): precision, recall, and recall on the most frequent words.
 
-    >>> score({"kitap", "kalem", "xyz"}, {"kitap", "kalem", "ev"}, ["ev", "kitap"])
-    {'words': 3, 'reference': 3, 'precision': 0.6667, 'recall': 0.6667, 'frequent': 2, 'frequent_recall': 0.5}
+    >>> got = score({"kitap", "kalem", "xyz"}, {"kitap", "kalem", "ev"}, ["ev", "kitap"])
+    >>> got["words"], got["reference"], got["precision"], got["recall"]
+    (3, 3, 0.6667, 0.6667)
+    >>> got["frequent"], got["frequent_recall"]
+    (2, 0.5)
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import SourceError
 from .offline import game_words

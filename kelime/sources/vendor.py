@@ -13,7 +13,8 @@ after one header line naming what it was made from::
 
 Maintainers refresh it from an installed ``tr_TR.dic`` (``apt-get install hunspell-tr``)::
 
-    python -m kelime.sources.vendor /usr/share/hunspell/tr_TR.dic "$(dpkg-query -W -f='${Version}' hunspell-tr)"
+    python -m kelime.sources.vendor /usr/share/hunspell/tr_TR.dic \
+        "$(dpkg-query -W -f='${Version}' hunspell-tr)"
 
 and commit the file with the new figures of ``tests/test_lexicon_quality.py``.
 
@@ -25,8 +26,8 @@ from __future__ import annotations
 
 import lzma
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import SourceError
 from ..normalize import turkish_sorted
@@ -77,7 +78,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__.split("Maintainers", 1)[1].split(">>>")[0].strip(), file=sys.stderr)
         return 2
-    from .offline import HUNSPELL_TR_VENDORED, HUNSPELL_TR_URL
+    from .offline import HUNSPELL_TR_URL, HUNSPELL_TR_VENDORED
 
     dic = Path(argv[0])
     try:

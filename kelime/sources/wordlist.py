@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import SourceError
 from ..lexicon.compile import Candidate
@@ -44,6 +44,6 @@ def wordlist_source(path: str | Path) -> dict:
         raise SourceError(f"word list {path} does not exist") from None
     except OSError as e:
         raise SourceError(f"cannot read word list {path}: {e.strerror or e}") from None
-    mtime = dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)
+    mtime = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
     return {"kind": "wordlist", "name": Path(path).name, "licence": "as given by the list's author",
             "date": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")}

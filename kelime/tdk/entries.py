@@ -5,8 +5,8 @@ Pure functions over the entries as TDK sends them (`/gts` JSON objects) and a `P
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from ..lexicon.compile import Candidate, compile_words
 from ..normalize import TURKISH, Alphabet, normalize

@@ -49,10 +49,10 @@ import hashlib
 import os
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import orjson
 import sqlite_utils
@@ -356,7 +356,7 @@ def reading(db: sqlite_utils.Database):
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -612,7 +612,7 @@ def get_reply(db: sqlite_utils.Database, query: str) -> dict | None:
 def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
     if max_age_days is None:
         return ""  # every good reply counts as fresh
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     return (now - timedelta(days=max_age_days)).isoformat(timespec="seconds")
 
 

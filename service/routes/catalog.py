@@ -6,7 +6,6 @@ import gzip
 import hashlib
 
 import anyio
-
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
+from ..errors import Unavailable
 from ..metrics import CONTENT_TYPE
 from ..responses import json_response
 from ..schemas import Health, Ready
-from ..errors import Unavailable
 from ..state import KelimeDep, NoQuery, not_ready
 
 router = APIRouter(tags=["health"], dependencies=[NoQuery])

@@ -24,8 +24,15 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kelime.reports import (KIND_MEANING, KINDS, RateLimited, ReportError, ReportStore,
-                            StoreFull, refused_ranges)
+from kelime.reports import (
+    KIND_MEANING,
+    KINDS,
+    RateLimited,
+    ReportError,
+    ReportStore,
+    StoreFull,
+    refused_ranges,
+)
 
 from ..body import read_body
 from ..errors import Invalid, ServiceError, TooLarge, Unavailable

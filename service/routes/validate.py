@@ -29,7 +29,8 @@ PATH = "/v1/validate"
 
 
 async def validate_post(request: Request) -> Response:
-    """Check `{"words": [...], "lexicon"?: "tr", "game"?: "kelimelik"}`; results in request order."""
+    """Check `{"words": [...], "lexicon"?: "tr", "game"?: "kelimelik"}`; results in request
+    order."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
     ask = parse_body(await read_body(request, kelime.settings.max_body_bytes), kelime.settings)
