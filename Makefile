@@ -29,7 +29,11 @@ lint: install
 # anagrams and the crawl. .ci/run runs it after `make test`.
 LOWEST := .venv-lowest
 SMOKE := tests/test_service_server.py tests/test_reload.py tests/test_service_anagram.py \
-         tests/test_crawl.py
+         tests/test_supervisor.py::test_admin_reload_answers_once_every_worker_switched \
+         tests/test_supervisor.py::test_runtime_folder_removed_then_sighup \
+         tests/test_crawl.py::test_crawl_stores_every_entry_exactly_as_sent \
+         tests/test_crawl.py::test_kill_9_then_rerun_equals_an_uninterrupted_crawl \
+         tests/test_crawl.py::test_crawl_then_build_then_check
 lowest: install
 	rm -rf $(LOWEST)
 	$(BIN)/uv venv -q --python $(BIN)/python $(LOWEST)
