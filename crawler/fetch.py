@@ -11,7 +11,8 @@ is streamed and dropped past `max_body` decoded bytes (a gzip bomb, a runaway bo
 whole reply, redirects included, must arrive within `deadline` seconds (httpx's timeouts
 are per read: a body dripping a byte at a time never trips them); a Retry-After over
 `max_wait` fails at once, saying when to come back; redirects are followed here, at most
-`max_redirects` of them, `redirect_delay` apart (the crawl's politeness), loops refused.
+`max_redirects` of them, `redirect_delay` apart (the crawl's politeness), loops and other
+hosts refused.
 Those failures (`BadReply`) are final: asking again would cost as much again.
 Imports no Scrapy: `kelime define` stays quick to start.
 """
@@ -38,7 +39,8 @@ from kelime.normalize import normalize
 from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
-from .failures import RETRY, RETRYABLE, describe, failure_kind, retry_after
+from .failures import (RETRY, RETRYABLE, describe, failure_kind, offsite_text, retry_after,
+                       same_host)
 from .settings import GTS_MAX_BYTES, USER_AGENT
 
 MIB = 2**20
@@ -136,8 +138,10 @@ def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.
 
 
 def _check_hop(seen: list[str], url: str, limits: Limits) -> None:
-    """Refuse a redirect back to a URL already asked, or one hop too many."""
+    """Refuse a redirect to another host, back to a URL already asked, or one hop too many."""
     host = urlsplit(seen[0]).netloc
+    if not same_host(url, seen[0]):
+        raise BadReply(f"{host} {offsite_text(url, seen[0])}")
     if url in seen:
         loop = " → ".join(seen[seen.index(url):] + [url])
         raise BadReply(f"{host} redirects in a loop ({loop}): the route may have moved; "
@@ -279,7 +283,7 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
         raise FetchError(row["error"] + _record_failure(cache_path, row)) from None
     c = reply.classified
     row.update(outcome=c.outcome, error=c.error, status=reply.status, body=reply.text or None,
-               attempts=_attempts(fetcher))
+               attempts=_attempts(fetcher), final=c.final)
     if c.outcome == "failed":  # final (403, 404…): recorded like any failure
         raise FetchError(f"{urlsplit(url).netloc}: {c.error}" + _record_failure(cache_path, row))
     with _cache_errors(cache_path):

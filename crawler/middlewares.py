@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from urllib.parse import urljoin
 
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
@@ -14,9 +15,10 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
 
-from kelime.tdk.replies import TRANSIENT_STATUSES, classify
+from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
-from .failures import BREAKER, RetryPolicy, describe, failure_kind, retry_after
+from .failures import (AT_ONCE, BREAKER, RetryPolicy, describe, failure_kind, offsite_text,
+                       retry_after, same_host)
 from .items import Reply
 
 logger = logging.getLogger(__name__)
@@ -41,6 +43,8 @@ STOP_MESSAGES = {
 #: request.meta key: (the body, its classification), so the spider need not classify the
 #: same body again (the shape check costs ~25 µs a reply).
 CLASSIFIED = "kelime_classified"
+#: request.meta key: where a redirect to another host would have led (not followed).
+OFFSITE = "kelime_offsite"
 
 
 def stop_crawl(crawler, reason: str, message: str) -> None:
@@ -60,6 +64,22 @@ def too_big(exc: BaseException) -> bool:
     return "DOWNLOAD_MAXSIZE" in text or "download max size" in text
 
 
+class SameHost:
+    """Redirects stay on the host asked: one to another host is not followed (Scrapy's
+    RedirectMiddleware would follow it) and the request keeps the 3xx reply, with the target
+    in meta[OFFSITE] for the reason. Placed before RedirectMiddleware (a higher number sees
+    replies first)."""
+
+    def process_response(self, request, response):
+        location = response.headers.get("Location")
+        if 300 <= response.status < 400 and location:
+            target = urljoin(request.url, location.decode("latin-1"))
+            if not same_host(target, request.url):
+                request.meta["dont_redirect"] = True
+                request.meta[OFFSITE] = target
+        return response
+
+
 class RobotParser(ProtegoRobotParser):
     """Scrapy's Protego parser, also exposing the Sitemap lines."""
 
@@ -76,6 +96,9 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
     async def _parse_robots(self, response, netloc, request):
         if response.status >= 500 or response.status == 429:  # 429: "not now", not "no rules"
             return self._refuse(netloc, response.url, f"HTTP {response.status}")
+        if OFFSITE in response.meta:
+            return self._refuse(netloc, response.url,
+                                offsite_text(response.meta[OFFSITE], response.url))
         await super()._parse_robots(response, netloc, request)
 
     def _robots_error(self, exc, netloc):
@@ -180,6 +203,9 @@ class Backoff:
         self._ended(request)
         if "kelime_query" in request.meta:
             c = classify(response.status, response.body)
+            if OFFSITE in request.meta:
+                c = Classified("failed", "offsite",
+                               error=offsite_text(request.meta[OFFSITE], request.url))
             request.meta[CLASSIFIED] = (response.body, c)  # the spider reads it (parse_gts)
             self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
             transient, reason = c.transient, c.error
@@ -231,9 +257,9 @@ class Backoff:
             return
         self.streak = self.streak + 1 if kind == self.streak_kind else 1
         self.streak_kind = kind
-        if self.streak >= self.threshold:
+        if self.streak >= self.threshold or kind in AT_ONCE:
             text = message or STOP_MESSAGES[kind].format(n=self.streak, url=url)
-            if kind in BREAKER:
+            if kind in BREAKER and kind not in AT_ONCE:
                 text = f"{self.streak} requests in a row failed: {text}"
             self.trip(text)
 

@@ -45,10 +45,16 @@ POLITE = {
     "TELNETCONSOLE_ENABLED": False,
     "RETRY_ENABLED": False,              # replaced by middlewares.Backoff
     "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers: TDK's server has refused some
+    # Only TDK writes the cache: its certificate is verified against the system's trust
+    # store (SSL_CERT_FILE / SSL_CERT_DIR name another), for /gts, robots.txt and sitemaps
+    # alike. Scrapy's default accepted any certificate ("Remote certificate is not valid"
+    # was only logged). Not overridable: see LOCKED.
+    "DOWNLOAD_VERIFY_CERTIFICATES": True,
     "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
     "DOWNLOADER_MIDDLEWARES": {  # robots.txt unreadable = disallow all (RFC 9309), not allow
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
         f"{PACKAGE}.middlewares.StrictRobotsTxt": 100,
+        f"{PACKAGE}.middlewares.SameHost": 650,  # before RedirectMiddleware (600)
         f"{PACKAGE}.middlewares.Backoff": 550},
     "EXTENSIONS": {f"{PACKAGE}.middlewares.CrawlDelay": 10, f"{PACKAGE}.progress.Progress": 20},
     "ITEM_PIPELINES": {f"{PACKAGE}.pipelines.CachePipeline": 300},
@@ -85,6 +91,26 @@ def crawl_settings(*, cache: str, delay: float = DEFAULT_DELAY,
     return settings
 
 
+#: Settings `-s` may not change: what makes only TDK write the cache, and politeness's floor.
+LOCKED = {
+    "DOWNLOAD_VERIFY_CERTIFICATES": "certificates are always verified (to trust a private "
+                                    "authority, set SSL_CERT_FILE to its certificate)",
+    "DOWNLOADER_CLIENTCONTEXTFACTORY": "certificates are always verified (to trust a private "
+                                       "authority, set SSL_CERT_FILE to its certificate)",
+    "DOWNLOAD_HANDLERS": "kelime's handler paces retries (see crawler/middlewares.py)",
+    "ROBOTSTXT_OBEY": "kelime always obeys robots.txt",
+    "DOWNLOADER_MIDDLEWARES": "kelime's middlewares check redirects, robots.txt and replies",
+}
+
+
+def check_overrides(extra: dict) -> str | None:
+    """Why `-s` overrides cannot be used, or None."""
+    for key in extra:
+        if key in LOCKED:
+            return f"-s {key} cannot be changed: {LOCKED[key]}"
+    return None
+
+
 def check_user_agent(user_agent: str) -> str | None:
     """Why a user agent would get us blocked or is dishonest, or None when it is fine."""
     lowered = user_agent.lower()
@@ -92,4 +118,7 @@ def check_user_agent(user_agent: str) -> str | None:
         return "contains 'Python': TDK closes such connections"
     if any(bot in lowered for bot in ("googlebot", "apis-google", "bingbot", "yandex")):
         return "impersonates a search engine's bot: name kelime and a contact URL instead"
+    if "kelime" not in lowered:
+        return ("does not name kelime: an honest User-Agent says who is asking and how to "
+                f"reach them, e.g. {USER_AGENT!r}")
     return None

@@ -6,12 +6,12 @@ crawl (exit 1, with the way out) when a sitemap is not one or no word is found."
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 import struct
 from urllib.parse import unquote, urljoin, urlsplit
 
+import orjson
 import scrapy
 from lxml import etree
 from scrapy import signals
@@ -21,7 +21,7 @@ from scrapy.utils.sitemap import Sitemap
 
 from kelime.tdk.replies import classify, gts_url, query_for
 
-from .failures import describe, failure_kind
+from .failures import describe, failure_kind, same_host
 from .middlewares import CLASSIFIED, too_big
 from .items import Reply, WordsFound
 from .settings import DOWNLOAD_MAX_BYTES
@@ -90,12 +90,12 @@ def what_came_back(status: int, content_type: str, body: bytes) -> str:
 
 def words_from_autocomplete(body: bytes) -> list[str] | None:
     """Headwords of the old autocomplete.json ([{"madde": …}]); None when it is not that."""
-    text = body.decode("utf-8", errors="replace").strip()
+    text = body.decode("utf-8", errors="replace").removeprefix("\ufeff").strip()
     if not text.startswith("["):
         return None  # since the 2026 redesign: the SPA's HTML
     try:
-        rows = json.loads(text)
-    except ValueError:
+        rows = orjson.loads(text)  # a depth bomb is an error here, not a RecursionError
+    except orjson.JSONDecodeError:
         return None
     return [r["madde"] for r in rows if isinstance(r, dict) and isinstance(r.get("madde"), str)]
 
@@ -167,6 +167,10 @@ class TdkSpider(scrapy.Spider):
             yield self._sitemap_request(url)
 
     def _sitemap_request(self, url):
+        if not same_host(url, self.base_url):  # robots.txt or an index may name any host
+            self._stop("sitemap_unreadable", f"the sitemap {url} is not on "
+                       f"{urlsplit(self.base_url).netloc}: not read (only the configured "
+                       "site's lists name the words).")
         return scrapy.Request(url, self.parse_sitemap, headers=XML, errback=self.sitemap_failed,
                               meta={"handle_httpstatus_all": True})
 
@@ -234,7 +238,7 @@ class TdkSpider(scrapy.Spider):
                     body=raw.decode("utf-8", errors="replace") if raw else None,
                     error=c.error, attempts=response.meta.get("kelime_attempt", 1),
                     entries=c.entries, sha256=hashlib.sha256(raw).hexdigest() if raw else None,
-                    final=c.kind == "bad_shape")
+                    final=c.final)
 
     def gts_failed(self, failure):
         request, exc = failure.request, failure.value

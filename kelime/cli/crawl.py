@@ -90,7 +90,6 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
     if dump:
         import_into(cache, dump, dump_date)
         return
-    _check_client(user_agent)
     if not base_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"{base_url!r} must start with https:// (or http://)",
                                  param_hint="--base-url")
@@ -106,11 +105,15 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
             words = read_words(words_file)
         except (OSError, UnicodeDecodeError) as e:
             raise KelimeError(f"cannot read --words {words_file}: {e}") from None
-    from ..crawler.settings import crawl_settings
+    from ..crawler.settings import check_overrides, crawl_settings
 
+    extra = dict(_setting(o) for o in overrides)
+    if problem := check_overrides(extra):
+        raise click.BadParameter(problem, param_hint="-s")
     settings = crawl_settings(cache=str(cache), delay=delay, concurrency=concurrency,
-                              user_agent=user_agent, ciphers=ciphers,
-                              extra=dict(_setting(o) for o in overrides))
+                              user_agent=user_agent, ciphers=ciphers, extra=extra)
+    _check_client(settings["USER_AGENT"], "-s USER_AGENT" if "USER_AGENT" in extra
+                  else "--user-agent")
     sys.exit(run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
                        limit=limit, settings=settings, say=say, refresh=refresh,
                        sample=sample))
@@ -152,10 +155,10 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
     click.echo(status_text(cache))
 
 
-def _check_client(user_agent: str) -> None:
-    problem = check_user_agent(user_agent)
+def _check_client(user_agent: str, where: str = "--user-agent") -> None:
+    problem = check_user_agent(str(user_agent))
     if problem:
-        raise click.BadParameter(f"{user_agent!r} {problem}", param_hint="--user-agent")
+        raise click.BadParameter(f"{user_agent!r} {problem}", param_hint=where)
 
 
 @click.command()
