@@ -32,6 +32,9 @@ STOP_MESSAGES = {
             "Check {url} in a browser before rerunning (done words are kept).",
     "failed": "{n} words in a row failed ({error}). Stopped so as not to hammer a struggling "
               "site; rerun later: failed words are retried, done words are kept.",
+    "unavailable": "TDK answered 429 or 5xx (or no reply in time) {n} times in a row: it is "
+                   "overloaded, down or limiting us. Stopped so as not to hammer it; rerun "
+                   "later (done words are kept).",
     "robots": "could not read {url} ({error}). Without it nothing may be fetched (RFC 9309: "
               "an unreachable robots.txt means everything is disallowed). Rerun later "
               "(done words are kept).",
@@ -43,6 +46,8 @@ STOP_MESSAGES = {
 #: request.meta key: (the body, its classification), so the spider need not classify the
 #: same body again (the shape check costs ~25 µs a reply).
 CLASSIFIED = "kelime_classified"
+#: request.meta key: the bytes of the body received so far (see `too_big`).
+RECEIVED = "kelime_received"
 #: request.meta key: where a redirect to another host would have led (not followed).
 OFFSITE = "kelime_offsite"
 
@@ -57,11 +62,73 @@ def stop_crawl(crawler, reason: str, message: str) -> None:
     deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
 
 
-def too_big(exc: BaseException) -> bool:
+def too_big(exc: BaseException, request=None) -> bool:
     """Whether Scrapy gave up on a reply for its size: a Content-Length over the limit (a
-    cancelled download), a body growing past it, or one that decompressed past it."""
+    cancelled download), a body growing past it (chunked: Scrapy cancels it with a bare
+    CancelledError, so `Pacing` counts the bytes received), or one that decompressed past
+    it."""
     text = str(exc)
-    return "DOWNLOAD_MAXSIZE" in text or "download max size" in text
+    if "DOWNLOAD_MAXSIZE" in text or "download max size" in text:
+        return True
+    meta = request.meta if request is not None else {}
+    limit = meta.get("download_maxsize") or 0
+    return bool(limit) and meta.get(RECEIVED, 0) > limit
+
+
+def _streak_kind(kind: str, status: int) -> str:
+    """What a /gts reply counts toward the breaker: 403s, HTML, or the site unavailable
+    (429 and 5xx: it failed everything with 503 for 108 requests); '' resets the streak."""
+    if kind in ("forbidden", "html"):
+        return kind
+    return "unavailable" if status in TRANSIENT_STATUSES else ""
+
+
+class Pacing:
+    """Politeness from the reply's END, for every request (robots.txt and sitemaps too).
+    Scrapy spaces requests start to start, so after a reply that took 3 s the next one
+    left 14 ms later. The next request waits at least the slot's delay (DOWNLOAD_DELAY,
+    robots.txt Crawl-delay, AutoThrottle) after this reply ended, and as long as the reply
+    took, when that is longer (a slow server gets slower requests), up to
+    AUTOTHROTTLE_MAX_DELAY. Placed last before the download handler (950), so it sees
+    every reply first: one refused later (a gzip body unpacking past the limit is an
+    IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
+    counts each download's bytes (meta[RECEIVED]) for `too_big`."""
+
+    def __init__(self, crawler):
+        s = crawler.settings
+        self.crawler = crawler
+        self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+        self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
+        crawler.signals.connect(self._bytes, signal=signals.bytes_received)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request):
+        while (wait := self.next_at - time.monotonic()) > 0:
+            if not self.crawler.crawling:
+                raise IgnoreRequest("crawl stopping")
+            await asyncio.sleep(min(wait, 0.2))
+        request.meta["kelime_sent"] = time.monotonic()
+
+    def process_response(self, request, response):
+        self._ended(request)
+        return response
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, IgnoreRequest):
+            self._ended(request)  # a failed request counts: it reached the server (or tried)
+
+    def _bytes(self, data, request, spider=None):
+        request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
+
+    def _ended(self, request) -> None:
+        now = time.monotonic()
+        took = now - request.meta.get("kelime_sent", now)
+        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
+        delay = slot.delay if slot is not None else self.delay
+        self.next_at = max(self.next_at, now + max(delay, min(took, self.max_gap)))
 
 
 class SameHost:
@@ -169,8 +236,6 @@ class Backoff:
         self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
         self.paused_until, self.stopping = 0.0, False
         self.longest_wait = s.getfloat("KELIME_RETRY_AFTER_MAX")
-        self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
-        self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         self.streak, self.streak_kind, self.failed_words = 0, "", 0
         crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
 
@@ -179,35 +244,21 @@ class Backoff:
         return cls(crawler)
 
     async def process_request(self, request):
-        while (wait := max(self.paused_until, self.next_at) - time.monotonic()) > 0:
+        while (wait := self.paused_until - time.monotonic()) > 0:
             if self.stopping or not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
             await asyncio.sleep(min(wait, 0.2))
         if self.stopping:
             raise IgnoreRequest("circuit breaker open")
-        request.meta["kelime_sent"] = time.monotonic()
-
-    def _ended(self, request) -> None:
-        """Politeness from the reply's END: Scrapy spaces requests start to start, so after a
-        reply that took 3 s the next one left 14 ms later. The next request waits at least
-        the slot's delay (DOWNLOAD_DELAY, robots.txt Crawl-delay, AutoThrottle) after this
-        reply ended, and as long as the reply took, when that is longer (a slow server
-        gets slower requests), up to AUTOTHROTTLE_MAX_DELAY."""
-        now = time.monotonic()
-        took = now - request.meta.get("kelime_sent", now)
-        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
-        delay = slot.delay if slot is not None else self.delay
-        self.next_at = max(self.next_at, now + max(delay, min(took, self.max_gap)))
 
     def process_response(self, request, response):
-        self._ended(request)
         if "kelime_query" in request.meta:
             c = classify(response.status, response.body)
             if OFFSITE in request.meta:
                 c = Classified("failed", "offsite",
                                error=offsite_text(request.meta[OFFSITE], request.url))
             request.meta[CLASSIFIED] = (response.body, c)  # the spider reads it (parse_gts)
-            self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
+            self._note(_streak_kind(c.kind, response.status), request.url)
             transient, reason = c.transient, c.error
         else:
             transient, reason = response.status in TRANSIENT_STATUSES, f"HTTP {response.status}"
@@ -216,14 +267,14 @@ class Backoff:
         return response
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, IgnoreRequest):
-            self._ended(request)  # a failed request counts: it reached the server (or tried)
-        if isinstance(exception, IgnoreRequest) or too_big(exception):
+        if isinstance(exception, IgnoreRequest) or too_big(exception, request):
             return None  # a reply over the size limit will be as big next time
         kind = failure_kind(exception)
         if kind in BREAKER:
             self._note(kind, request.url, describe(kind, exception, request.url))
             return None
+        if kind in ("timeout", "closed"):
+            self._note("unavailable", request.url)
         return self._retry(request, describe(kind, exception, request.url))
 
     def _retry(self, request, reason, response=None):

@@ -55,7 +55,8 @@ POLITE = {
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
         f"{PACKAGE}.middlewares.StrictRobotsTxt": 100,
         f"{PACKAGE}.middlewares.SameHost": 650,  # before RedirectMiddleware (600)
-        f"{PACKAGE}.middlewares.Backoff": 550},
+        f"{PACKAGE}.middlewares.Backoff": 550,
+        f"{PACKAGE}.middlewares.Pacing": 950},  # last before the download: sees replies first
     "EXTENSIONS": {f"{PACKAGE}.middlewares.CrawlDelay": 10, f"{PACKAGE}.progress.Progress": 20},
     "ITEM_PIPELINES": {f"{PACKAGE}.pipelines.CachePipeline": 300},
     "DOWNLOAD_HANDLERS": {"http": f"{PACKAGE}.middlewares.PoliteHTTPHandler",
@@ -66,7 +67,7 @@ POLITE = {
     "KELIME_RETRY_TIMES": RETRY.tries - 1,   # retries after the first try (as `kelime define`)
     "KELIME_BACKOFF_BASE": RETRY.base,       # seconds; doubles each retry, plus up to 50% jitter
     "KELIME_BACKOFF_MAX": RETRY.cap,
-    "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / TLS-failure replies
+    "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / 429-5xx / TLS failures
     "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
     "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
@@ -91,16 +92,10 @@ def crawl_settings(*, cache: str, delay: float = DEFAULT_DELAY,
     return settings
 
 
-#: Settings `-s` may not change: what makes only TDK write the cache, and politeness's floor.
-LOCKED = {
-    "DOWNLOAD_VERIFY_CERTIFICATES": "certificates are always verified (to trust a private "
-                                    "authority, set SSL_CERT_FILE to its certificate)",
-    "DOWNLOADER_CLIENTCONTEXTFACTORY": "certificates are always verified (to trust a private "
-                                       "authority, set SSL_CERT_FILE to its certificate)",
-    "DOWNLOAD_HANDLERS": "kelime's handler paces retries (see crawler/middlewares.py)",
-    "ROBOTSTXT_OBEY": "kelime always obeys robots.txt",
-    "DOWNLOADER_MIDDLEWARES": "kelime's middlewares check redirects, robots.txt and replies",
-}
+#: Settings `-s` may not change: what makes only TDK write the cache.
+_TRUST = ("certificates are always verified (to trust a private authority, set "
+          "SSL_CERT_FILE to its certificate)")
+LOCKED = {"DOWNLOAD_VERIFY_CERTIFICATES": _TRUST, "DOWNLOADER_CLIENTCONTEXTFACTORY": _TRUST}
 
 
 def check_overrides(extra: dict) -> str | None:

@@ -22,7 +22,7 @@ from scrapy.utils.sitemap import Sitemap
 from kelime.tdk.replies import classify, gts_url, query_for
 
 from .failures import describe, failure_kind, same_host
-from .middlewares import CLASSIFIED, too_big
+from .middlewares import CLASSIFIED, stop_crawl, too_big
 from .items import Reply, WordsFound
 from .settings import DOWNLOAD_MAX_BYTES
 
@@ -34,6 +34,8 @@ NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words y
 
 
 CUT_OFF = "cut off"
+ROBOTS_SAYS = "Forbidden by robots.txt"  # Scrapy's RobotsTxtMiddleware's IgnoreRequest
+PROBE = "kelime-robots-probe"
 _CLOSED = re.compile(rb"</(?:[\w.-]+:)?(?:urlset|sitemapindex)\s*>\s*$")
 
 
@@ -123,6 +125,13 @@ class TdkSpider(scrapy.Spider):
 
     def _robots_parsed(self, robotparser, request):
         self.sitemaps = list(getattr(robotparser, "sitemaps", []))
+        agent = self.crawler.settings["ROBOTSTXT_USER_AGENT"]
+        probe = gts_url(self.base_url, PROBE)  # no robots.txt names it: it stands for any word
+        if not robotparser.allowed(probe, agent):
+            stop_crawl(self.crawler, "robots_disallow", "robots.txt disallows every word's "
+                       f"/gts request ({urlsplit(probe).path} for user agent {agent!r}): "
+                       "nothing can be fetched. Check the site's robots.txt (kelime obeys "
+                       "it); the words you have are kept.")
 
     async def start(self):
         if self.enumerate_words:  # first, so robots.txt and the word lists come early
@@ -242,13 +251,21 @@ class TdkSpider(scrapy.Spider):
 
     def gts_failed(self, failure):
         request, exc = failure.request, failure.value
-        if too_big(exc):  # recorded: a reply kelime will not store, not a skipped word
+        if too_big(exc, request):  # recorded: a reply kelime will not store, not a skipped word
             yield Reply(query=request.meta["kelime_query"], url=request.url, outcome="failed",
                         error=f"the reply is over {self.gts_maxsize // 2**20} MiB (a "
                               "dictionary reply is kilobytes): not stored",
                         attempts=request.meta.get("kelime_attempt", 1), final=True)
             return
-        if isinstance(exc, IgnoreRequest):  # robots.txt Disallow, or the crawl is stopping
+        stopping = bool(self.crawler.stats.get_value("kelime/stop_message"))
+        if isinstance(exc, IgnoreRequest) and ROBOTS_SAYS in str(exc) and not stopping:
+            # a state, not pending (an unreadable robots.txt disallows all: that is a stop)
+            yield Reply(query=request.meta["kelime_query"], url=request.url,
+                        outcome="disallowed", attempts=0,
+                        error=f"robots.txt disallows {urlsplit(request.url).path}?"
+                              f"{urlsplit(request.url).query}: not asked (asked once allowed)")
+            return
+        if isinstance(exc, IgnoreRequest):  # the crawl is stopping
             self.crawler.stats.inc_value("kelime/skipped")
             return
         yield Reply(query=request.meta["kelime_query"], url=request.url, outcome="failed",

@@ -19,7 +19,8 @@ TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``40
 (ARG = seconds), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
 ``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
-``typed`` (``ozel_mi`` an integer), ``offsite`` (a redirect to another host).
+``typed`` (``ozel_mi`` an integer), ``offsite`` (a redirect to another host), ``huge`` /
+``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped).
 ``--tls CERT_AND_KEY.pem`` serves HTTPS with that certificate (tests make one with trustme).
 Every request except ``/_fake/*`` is logged with start and end times: ``GET /_fake/log``.
 The data set is synthetic (written here), never copied from TDK.
@@ -39,6 +40,7 @@ SPA_HTML = ('<!doctype html><html lang="tr"><head><meta charset="UTF-8"><title>T
             'Kurumu Sözlükleri</title><script type="module" src="/assets/index-f4k3.js">'
             '</script></head><body><div id="root"></div></body></html>')
 DISALLOWED_WORD = "gizli"
+SLOW_START = 0.6  # seconds a chunked reply or a bomb takes to start: its end is telling
 FAULTABLE_PATHS = ("/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml")
 
 # --- the data set: synthetic entries in TDK's exact shape ------------------------------------
@@ -382,7 +384,23 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:  # the client gave up on it, as it should
                 pass
             return 200
+        if kind == "chunked":  # `arg` MiB (default 20), chunked: no Content-Length to refuse
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(SLOW_START)
+            try:
+                chunk = b" " * 2**20
+                for _ in range(int(arg or 20)):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:  # the client gave up on it, as it should
+                pass
+            return 200
         if kind == "bomb":  # `arg` MiB (default 200) of zeros, gzipped to a few hundred KB
+            time.sleep(SLOW_START)
             return self._send(200, gzip_zeros(int((arg or 200) * 2**20)), "application/json",
                               {"Content-Encoding": "gzip"})
         if kind == "no_words":  # a well-formed sitemap listing no page

@@ -172,11 +172,12 @@ def test_define_stores_nothing_bad_and_raises_nothing(tmp_path, kind, says):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["-s", "USER_AGENT=python-requests/2.31"], "does not name kelime"),
+    (["-s", "USER_AGENT=python-requests/2.31"], "contains 'Python'"),
+    (["-s", "USER_AGENT=Mozilla/5.0 (Windows NT 10.0)"], "does not name kelime"),
     (["--user-agent", ""], "does not name kelime"),
     (["--user-agent", "kelime-bot python"], "Python"),
     (["-s", "DOWNLOAD_VERIFY_CERTIFICATES=false"], "certificates are always verified"),
-    (["-s", "ROBOTSTXT_OBEY=false"], "always obeys robots.txt"),
+    (["-s", "DOWNLOADER_CLIENTCONTEXTFACTORY=x.Y"], "certificates are always verified"),
 ])
 def test_overrides_that_would_lie_or_trust_anyone_are_refused(tmp_path, args, says):
     result = crawl("--base-url", "http://127.0.0.1:9", "--cache", str(tmp_path / "c.sqlite"),
