@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sqlite3
 import time
 from urllib.parse import urljoin
 
@@ -15,6 +17,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
 
+from kelime.errors import CacheError
+from kelime.tdk import store
 from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
 from .failures import (AT_ONCE, BREAKER, RetryPolicy, describe, failure_kind, offsite_text,
@@ -92,25 +96,48 @@ class Pacing:
     AUTOTHROTTLE_MAX_DELAY. Placed last before the download handler (950), so it sees
     every reply first: one refused later (a gzip body unpacking past the limit is an
     IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
-    counts each download's bytes (meta[RECEIVED]) for `too_big`."""
+    counts each download's bytes (meta[RECEIVED]) for `too_big`.
+
+    The pause is shared through the cache's politeness clock (`store.take_turn`): a
+    `kelime define` or `kelime reports check` on the same cache waits for the crawl's
+    request and gap, and the crawl waits for theirs (they ran beside it: two requests in
+    flight, 3 ms apart)."""
 
     def __init__(self, crawler):
         s = crawler.settings
         self.crawler = crawler
         self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
+        self.cache_path, self.db = s.get("KELIME_CACHE"), None
+        self.me, self.lease = f"crawl pid {os.getpid()}", 2.0 * s.getfloat("DOWNLOAD_TIMEOUT")
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
     async def process_request(self, request):
-        while (wait := self.next_at - time.monotonic()) > 0:
+        while (wait := max(self.next_at - time.monotonic(), self._clock(store.take_turn,
+                                                                          self.lease))) > 0:
             if not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
             await asyncio.sleep(min(wait, 0.2))
         request.meta["kelime_sent"] = time.monotonic()
+
+    def _clock(self, step, seconds: float) -> float:
+        """A step on the cache's shared clock (0: go); none without a usable cache."""
+        try:
+            if self.db is None and self.cache_path:
+                self.db = store.open_cache(self.cache_path, create=True)
+            return step(self.db, self.me, time.time(), seconds) or 0.0 if self.db else 0.0
+        except (CacheError, sqlite3.Error):
+            return 0.0  # the pipeline stops the crawl on a cache it cannot write
+
+    def _closed(self, spider=None, reason=None):
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
     def process_response(self, request, response):
         self._ended(request)
@@ -128,7 +155,9 @@ class Pacing:
         took = now - request.meta.get("kelime_sent", now)
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
         delay = slot.delay if slot is not None else self.delay
-        self.next_at = max(self.next_at, now + max(delay, min(took, self.max_gap)))
+        gap = max(delay, min(took, self.max_gap))
+        self.next_at = max(self.next_at, now + gap)
+        self._clock(store.end_turn, gap)
 
 
 class SameHost:

@@ -14,7 +14,7 @@ from kelime.tdk import store as cache
 
 from .fake_tdk import FakeProcess
 from .service_helpers import build_data
-from .test_crawl import FAST, KELIME, crawl, env, gts_queries, replies
+from .test_crawl import FAST, KELIME, LOG_SLACK, crawl, env, gts_queries, replies
 
 trustme = pytest.importorskip("trustme")  # a test dependency (the `dev` extra)
 
@@ -184,3 +184,74 @@ def test_overrides_that_would_lie_or_trust_anyone_are_refused(tmp_path, args, sa
                    *args)
     assert result.returncode == 2 and says in result.stderr, result.stderr
     assert not (tmp_path / "c.sqlite").exists()
+
+
+# --- look-ups outside the crawl: robots.txt and one politeness clock per cache ---------------
+
+def define(path, base_url, word, environ=None):
+    import subprocess
+
+    return subprocess.run([*KELIME, "define", word, "--cache", str(path), "--base-url",
+                           base_url], capture_output=True, text=True, env=environ or env(),
+                          timeout=120)
+
+
+def test_define_and_reports_check_obey_robots_txt(tmp_path):
+    """They asked /gts?ara=gizli, which robots.txt disallows."""
+    import subprocess
+
+    path = tmp_path / "c.sqlite"
+    cache.open_cache(path, create=True).close()
+    with FakeProcess() as fake:
+        refused = define(path, fake.url, "gizli")
+        first = define(path, fake.url, "kitap")
+        second = define(path, fake.url, "inek")
+        data = build_data(tmp_path / "data")
+        store = tmp_path / "reports.sqlite"
+        with ReportStore(store, create=True) as s:
+            s.submit(word="gizli", sent="gizli", kind="missing", lexicon="tr", client="1.2.3.4")
+        check = subprocess.run([*KELIME, "reports", "check", "--reports", str(store),
+                                "--data", str(data), "--cache", str(path), "--base-url",
+                                fake.url, "--delay", "0", "--refresh", "--json"],
+                               capture_output=True, text=True, env=env(), timeout=60)
+        log = fake.log()
+    assert refused.returncode == 1 and "robots.txt disallows /gts?ara=gizli" in refused.stderr
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert "gizli" not in gts_queries(log) and gts_queries(log) == ["kitap", "inek"]
+    assert [r["path"] for r in log].count("/robots.txt") == 1  # kept in the cache a day
+    assert replies(path)["gizli"]["outcome"] == "disallowed"
+    [group] = json.loads(check.stdout)["open"]
+    assert check.returncode == 1 and "robots.txt disallows" in group["tdk"]["error"]
+
+
+def test_an_unreadable_robots_txt_lets_define_ask_nothing(tmp_path):
+    with FakeProcess("--fault", "/robots.txt=503") as fake:
+        result = define(tmp_path / "c.sqlite", fake.url, "kitap")
+        asked = gts_queries(fake.log())
+    assert result.returncode == 1 and "RFC 9309" in result.stderr, result.stderr
+    assert asked == [] and "Traceback" not in result.stderr
+
+
+def test_a_look_up_and_a_crawl_on_one_cache_share_one_politeness_clock(tmp_path):
+    """`kelime define` during a crawl on the same cache: 2 requests in flight, 3 ms apart."""
+    import subprocess
+
+    path = tmp_path / "c.sqlite"
+    gap = 0.3
+    with FakeProcess("--synthetic", "40") as fake:
+        crawler = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+                                    str(path), "--delay", str(gap), *FAST], env=env(),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            from .test_crawl import done_count, wait_for
+
+            wait_for(lambda: done_count(path) >= 3, timeout=60)
+            looked = [define(path, fake.url, word) for word in ("yağış", "ev", "dangalak")]
+        finally:
+            crawler.wait(120)
+        log = fake.log()
+    assert all(r.returncode == 0 for r in looked), [r.stderr for r in looked]
+    assert {"yağış", "ev", "dangalak"} <= set(gts_queries(log))
+    for before, after in zip(log, log[1:]):
+        assert after["start"] >= before["end"], ("two requests at once", before, after)
+        assert after["start"] - before["end"] >= gap - LOG_SLACK, (before, after)

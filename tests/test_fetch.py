@@ -187,6 +187,8 @@ class Hostile(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path == "/robots.txt":  # no rules (what `lookup` reads first)
+            return self._head(404, Content_Length="0")
         self.server.log.append((self.path, time.monotonic()))
         route = self.path.split("?")[0].strip("/").split("/")[0]
         try:

@@ -231,8 +231,9 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
         _forget(store)
     lexicons = Lexicons(data_dir(data))
     base_url = base_url or DEFAULT_BASE_URL
+    delay = DEFAULT_DELAY if delay is None else delay
     with make_client() as client:
-        client.event_hooks = _pacer(DEFAULT_DELAY if delay is None else delay)
+        client.event_hooks = _pacer(delay)
         for n, group in enumerate(groups, 1):
             if sys.stderr.isatty() and len(groups) > 1:
                 say(f"[{n}/{len(groups)}] {group['word']} …")
@@ -240,7 +241,7 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
             group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
             try:
                 found = lookup(cache, group["word"], base_url=base_url, client=client,
-                               refresh=refresh)
+                               refresh=refresh, delay=delay)
             except CacheError:
                 raise  # the cache is no word's problem: every look-up would fail the same
             except KelimeError as e:  # one word TDK could not answer: say so, go on

@@ -28,6 +28,9 @@ Tables (schema via sqlite-utils `Migrations`, set ``kelime.cache``; WAL on):
                 does (``gone_at``).
 - ``imports``   each dump import (sha256, file, started_at, finished_at: NULL while it has
                 not finished; a build refuses the cache then).
+- ``pacing``    one row: the politeness clock every process asking TDK for this cache
+                shares (`take_turn`, `end_turn`); ``robots``: robots.txt as the look-ups
+                outside the crawl last read it.
 - ``enumerations`` each complete reading of the site's list by a refresh: its size, what it
                 retired, whether it was accepted (the shrink guard's reference).
 
@@ -151,6 +154,17 @@ def m005_imports_enumerations(db: sqlite_utils.Database) -> None:
                           "entries": int, "queries": int}, pk="sha256")
     db["enumerations"].create({"began": str, "ended": str, "words": int, "gone": int,
                                "accepted": int}, pk="began")
+
+
+@MIGRATIONS()
+def m006_pacing_robots(db: sqlite_utils.Database) -> None:
+    """``pacing``: one row, the cache's politeness clock shared by every process that asks
+    TDK for it (a crawl, `kelime define`, `kelime reports check`): who asked last and when
+    the next request may start. ``robots``: robots.txt as last read, per site, for the
+    look-ups outside the crawl (the crawl reads its own)."""
+    db["pacing"].create({"id": int, "next_at": float, "holder": str}, pk="id")
+    db["robots"].create({"site": str, "fetched_at": str, "status": int, "body": str},
+                        pk="site")
 
 
 def _listed_ids(body: str) -> list[int]:
@@ -642,6 +656,43 @@ def last_enumeration(db: sqlite_utils.Database) -> dict | None:
     row = db.execute("SELECT began, ended, words, gone FROM enumerations WHERE accepted = 1 "
                      "ORDER BY began DESC LIMIT 1").fetchone()
     return dict(zip(("began", "ended", "words", "gone"), row)) if row else None
+
+
+def take_turn(db: sqlite_utils.Database, me: str, now: float, lease: float) -> float:
+    """Claim the cache's politeness clock for one request by `me` at `now` (Unix time): 0.0
+    when claimed (no one else may start one for `lease` seconds, or until `end_turn`),
+    else the seconds to wait before trying again. `me`'s own claims never make it wait
+    (a crawl paces its own requests)."""
+    with write_tx(db):
+        row = db.execute("SELECT next_at, holder FROM pacing WHERE id = 1").fetchone()
+        if row and row[1] != me and row[0] > now:
+            return row[0] - now
+        until = max(now + lease, row[0] if row and row[1] == me else 0.0)
+        db.execute("INSERT INTO pacing (id, next_at, holder) VALUES (1, ?, ?) ON CONFLICT "
+                   "(id) DO UPDATE SET next_at = excluded.next_at, holder = excluded.holder",
+                   [until, me])
+        return 0.0
+
+
+def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None:
+    """`me`'s request ended at `now`: no one may start another for `gap` seconds."""
+    with write_tx(db):
+        db.execute("INSERT INTO pacing (id, next_at, holder) VALUES (1, ?, ?) ON CONFLICT "
+                   "(id) DO UPDATE SET next_at = excluded.next_at, holder = excluded.holder",
+                   [now + gap, me])
+
+
+def get_robots(db: sqlite_utils.Database, site: str) -> dict | None:
+    """robots.txt of `site` as last read ({fetched_at, status, body}), or None."""
+    if "robots" not in db.table_names():
+        return None
+    return next(db["robots"].rows_where("site = ?", [site], limit=1), None)
+
+
+def save_robots(db: sqlite_utils.Database, site: str, status: int, body: str) -> None:
+    with write_tx(db):
+        db.execute("INSERT OR REPLACE INTO robots (site, fetched_at, status, body) VALUES "
+                   "(?, ?, ?, ?)", [site, now_iso(), status, body])
 
 
 def begin_import(db: sqlite_utils.Database, sha256: str, file: str) -> None:
