@@ -78,25 +78,35 @@ def test_a_crawl_trusts_what_ssl_cert_file_names_and_nothing_else(tls, tmp_path)
     assert "Mismatch" in output and asked == [] and replies(path) == {}
 
 
-def test_define_and_reports_check_refuse_an_unverified_certificate(tls, tmp_path):
+def define(path, base_url, word):
     import subprocess
 
+    return subprocess.run([*KELIME, "define", word, "--cache", str(path), "--base-url",
+                           base_url], capture_output=True, text=True, env=env(), timeout=120)
+
+
+def reports_check(tmp_path, path, base_url, word):
+    """`kelime reports check --refresh --json` of one player's report of `word`."""
+    import subprocess
+
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "reports.sqlite"
+    with ReportStore(store, create=True) as s:
+        s.submit(word=word, sent=word, kind="wrong", lexicon="tr", client="1.2.3.4")
+    return subprocess.run([*KELIME, "reports", "check", "--reports", str(store), "--data",
+                           str(data), "--cache", str(path), "--base-url", base_url, "--delay",
+                           "0", "--refresh", "--json"], capture_output=True, text=True,
+                          env=env(), timeout=60)
+
+
+def test_define_and_reports_check_refuse_an_unverified_certificate(tls, tmp_path):
     with FakeProcess("--tls", str(tls / "good.pem")) as fake:
         path = tmp_path / "c.sqlite"
-        define = subprocess.run([*KELIME, "define", "kitap", "--cache", str(path),
-                                 "--base-url", fake.url], capture_output=True, text=True,
-                                env=env(), timeout=60)
-        data = build_data(tmp_path / "data")
-        store = tmp_path / "reports.sqlite"
-        with ReportStore(store, create=True) as s:
-            s.submit(word="kitap", sent="kitap", kind="wrong", lexicon="tr", client="1.2.3.4")
-        check = subprocess.run([*KELIME, "reports", "check", "--reports", str(store),
-                                "--data", str(data), "--cache", str(path), "--base-url",
-                                fake.url, "--delay", "0", "--json"],
-                               capture_output=True, text=True, env=env(), timeout=60)
+        refused = define(path, fake.url, "kitap")
+        check = reports_check(tmp_path, path, fake.url, "kitap")
         asked = answered(fake)
-    assert define.returncode == 1 and "cannot be verified" in define.stderr, define.stderr
-    assert "Traceback" not in define.stderr
+    assert refused.returncode == 1 and "cannot be verified" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
     assert check.returncode == 1, check.stdout + check.stderr
     [group] = json.loads(check.stdout)["open"]
     assert group["tdk"]["source"] == "error" and "cannot be verified" in group["tdk"]["error"]
@@ -156,15 +166,11 @@ def test_only_utf8_json_of_the_right_types_is_a_good_reply(tmp_path, kind, outco
 @pytest.mark.parametrize("kind, says", [("deep", "nested"), ("latin", "not UTF-8"),
                                         ("offsite", "evil.example")])
 def test_define_stores_nothing_bad_and_raises_nothing(tmp_path, kind, says):
-    import subprocess
-
     with FakeProcess() as fake:
         fake.fault("kitap", kind)
         path = tmp_path / "c.sqlite"
         cache.open_cache(path, create=True).close()
-        result = subprocess.run([*KELIME, "define", "kitap", "--cache", str(path),
-                                 "--base-url", fake.url], capture_output=True, text=True,
-                                env=env(), timeout=60)
+        result = define(path, fake.url, "kitap")
     assert result.returncode == 1 and says in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     row = replies(path)["kitap"]
@@ -188,32 +194,15 @@ def test_overrides_that_would_lie_or_trust_anyone_are_refused(tmp_path, args, sa
 
 # --- look-ups outside the crawl: robots.txt and one politeness clock per cache ---------------
 
-def define(path, base_url, word, environ=None):
-    import subprocess
-
-    return subprocess.run([*KELIME, "define", word, "--cache", str(path), "--base-url",
-                           base_url], capture_output=True, text=True, env=environ or env(),
-                          timeout=120)
-
-
 def test_define_and_reports_check_obey_robots_txt(tmp_path):
     """They asked /gts?ara=gizli, which robots.txt disallows."""
-    import subprocess
-
     path = tmp_path / "c.sqlite"
     cache.open_cache(path, create=True).close()
     with FakeProcess() as fake:
         refused = define(path, fake.url, "gizli")
         first = define(path, fake.url, "kitap")
         second = define(path, fake.url, "inek")
-        data = build_data(tmp_path / "data")
-        store = tmp_path / "reports.sqlite"
-        with ReportStore(store, create=True) as s:
-            s.submit(word="gizli", sent="gizli", kind="missing", lexicon="tr", client="1.2.3.4")
-        check = subprocess.run([*KELIME, "reports", "check", "--reports", str(store),
-                                "--data", str(data), "--cache", str(path), "--base-url",
-                                fake.url, "--delay", "0", "--refresh", "--json"],
-                               capture_output=True, text=True, env=env(), timeout=60)
+        check = reports_check(tmp_path, path, fake.url, "gizli")
         log = fake.log()
     assert refused.returncode == 1 and "robots.txt disallows /gts?ara=gizli" in refused.stderr
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
