@@ -79,7 +79,12 @@ class TransientReply(Exception):
 
 class BadReply(Exception):
     """A reply given up on for good, never retried: too big, too slow, a redirect loop, or
-    a Retry-After too long to sleep through. The message says what to do."""
+    a Retry-After too long to sleep through. The message says what to do. `final`: the
+    reply itself is unusable (too big), so the crawl need not ask again until --max-age."""
+
+    def __init__(self, message: str, final: bool = False):
+        super().__init__(message)
+        self.final = final
 
 
 @dataclass(frozen=True)
@@ -202,7 +207,7 @@ def _body(response: httpx.Response, limits: Limits, deadline: float, url: str) -
         size += len(chunk)
         if size > limits.max_body:
             raise BadReply(f"TDK's reply was over {limits.max_body / MIB:g} MiB: not a "
-                           f"dictionary entry (from {url}); check --base-url")
+                           f"dictionary entry (from {url}); check --base-url", final=True)
         chunks.append(chunk)
         if time.monotonic() > deadline:
             raise _too_slow(limits, url)
@@ -348,7 +353,8 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
     except (httpx.HTTPError, TransientReply, BadReply) as e:
         response = getattr(e, "response", None)
         row.update(error=explain(e, url), attempts=_attempts(fetcher),
-                   status=getattr(response, "status_code", None))
+                   status=getattr(response, "status_code", None),
+                   final=getattr(e, "final", False))
         raise FetchError(row["error"] + _record_failure(cache_path, row)) from None
     finally:
         TURN.reset(token)

@@ -293,6 +293,7 @@ def test_a_gzip_bomb_is_cut_at_the_cap_not_inflated(hostile, db):
     assert len(hostile.log) == 1  # not retried
     row = reply(db, "kitap")
     assert row["outcome"] == "failed" and "over 8 MiB" in row["error"]
+    assert row["final"] == 1  # the crawl does not ask it again before --max-age
 
 
 def test_a_huge_reply_is_not_read_to_the_end(hostile, db):
