@@ -296,7 +296,7 @@ def politeness(cache_path: Path, gap: float):
             return
         try:
             while (wait := _safely(cache.take_turn, db, me, time.time(), LEASE)) > 0:
-                time.sleep(min(wait, 0.5))
+                time.sleep(min(wait, 0.05))
             started = time.monotonic()
             try:
                 yield

@@ -109,6 +109,8 @@ class Pacing:
         self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         self.cache_path, self.db = s.get("KELIME_CACHE"), None
+        # the clock is read in the reactor's thread: never wait long for another writer
+        self.timeout = min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING))
         self.me, self.lease = f"crawl pid {os.getpid()}", 2.0 * s.getfloat("DOWNLOAD_TIMEOUT")
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
@@ -118,18 +120,22 @@ class Pacing:
         return cls(crawler)
 
     async def process_request(self, request):
-        while (wait := max(self.next_at - time.monotonic(), self._clock(store.take_turn,
-                                                                          self.lease))) > 0:
+        await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
+        await self._wait(lambda: self._clock(store.take_turn, self.lease))  # 0: claimed
+        request.meta["kelime_sent"] = time.monotonic()
+
+    async def _wait(self, left) -> None:
+        while (wait := left()) > 0:
             if not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
-            await asyncio.sleep(min(wait, 0.2))
-        request.meta["kelime_sent"] = time.monotonic()
+            await asyncio.sleep(min(wait, 0.05))
 
     def _clock(self, step, seconds: float) -> float:
         """A step on the cache's shared clock (0: go); none without a usable cache."""
         try:
             if self.db is None and self.cache_path:
-                self.db = store.open_cache(self.cache_path, create=True)
+                self.db = store.open_cache(self.cache_path, create=True,
+                                           timeout=self.timeout)
             return step(self.db, self.me, time.time(), seconds) or 0.0 if self.db else 0.0
         except (CacheError, sqlite3.Error):
             return 0.0  # the pipeline stops the crawl on a cache it cannot write

@@ -592,3 +592,17 @@ def test_refresh_slices_re_verify_every_reply_within_the_cycle(tmp_path):
                                                   f"{refresh % 60:02d}:00+00:00"))
             last_seen[query] = refresh
     assert len(last_seen) == n  # every reply re-verified within CYCLE refreshes
+
+
+def test_the_politeness_clock_serves_one_request_at_a_time_and_whoever_waited_next(db):
+    """One clock per cache: a look-up never starts beside a crawl's request, waits the gap
+    after its end, and once it has waited the crawl lets it go first (a crawl's
+    back-to-back requests starved it)."""
+    assert cache.take_turn(db, "crawl", 100.0, 60) == 0  # claimed: in flight
+    assert cache.take_turn(db, "crawl", 100.1, 60) == 0  # the crawl's own: never waits
+    assert cache.take_turn(db, "define", 100.2, 60) == pytest.approx(60 - 0.1)
+    cache.end_turn(db, "crawl", 101.0, 1.0)
+    assert cache.take_turn(db, "define", 101.5, 60) == pytest.approx(0.5)  # the gap
+    assert cache.take_turn(db, "crawl", 102.1, 60) > 0  # the define waited: it is next
+    assert cache.take_turn(db, "define", 102.1, 60) == 0
+    assert cache.take_turn(db, "crawl", 102.2, 60) == pytest.approx(60 - 0.1)

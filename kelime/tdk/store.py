@@ -162,7 +162,8 @@ def m006_pacing_robots(db: sqlite_utils.Database) -> None:
     TDK for it (a crawl, `kelime define`, `kelime reports check`): who asked last and when
     the next request may start. ``robots``: robots.txt as last read, per site, for the
     look-ups outside the crawl (the crawl reads its own)."""
-    db["pacing"].create({"id": int, "next_at": float, "holder": str}, pk="id")
+    db["pacing"].create({"id": int, "next_at": float, "holder": str, "waiting": str,
+                         "waiting_at": float}, pk="id")
     db["robots"].create({"site": str, "fetched_at": str, "status": int, "body": str},
                         pk="site")
 
@@ -662,15 +663,24 @@ def take_turn(db: sqlite_utils.Database, me: str, now: float, lease: float) -> f
     """Claim the cache's politeness clock for one request by `me` at `now` (Unix time): 0.0
     when claimed (no one else may start one for `lease` seconds, or until `end_turn`),
     else the seconds to wait before trying again. `me`'s own claims never make it wait
-    (a crawl paces its own requests)."""
+    (a crawl paces its own requests), but one who had to wait is next (``waiting``, for
+    `lease` seconds at most): a crawl's back-to-back requests starved a look-up."""
     with write_tx(db):
-        row = db.execute("SELECT next_at, holder FROM pacing WHERE id = 1").fetchone()
-        if row and row[1] != me and row[0] > now:
-            return row[0] - now
-        until = max(now + lease, row[0] if row and row[1] == me else 0.0)
-        db.execute("INSERT INTO pacing (id, next_at, holder) VALUES (1, ?, ?) ON CONFLICT "
-                   "(id) DO UPDATE SET next_at = excluded.next_at, holder = excluded.holder",
-                   [until, me])
+        row = db.execute("SELECT next_at, holder, waiting, waiting_at FROM pacing "
+                         "WHERE id = 1").fetchone()
+        next_at, holder, waiting, since = row or (0.0, None, None, None)
+        queued = waiting not in (None, me) and now - (since or 0.0) < lease
+        if holder != me and next_at > now:
+            if not queued:
+                db.execute("UPDATE pacing SET waiting = ?, waiting_at = ? WHERE id = 1",
+                           [me, now])
+            return next_at - now
+        if queued:  # the clock is free, and someone else asked first
+            return 0.05
+        until = max(now + lease, next_at if holder == me else 0.0)
+        db.execute("INSERT INTO pacing (id, next_at, holder, waiting) VALUES (1, ?, ?, NULL) "
+                   "ON CONFLICT (id) DO UPDATE SET next_at = excluded.next_at, holder = "
+                   "excluded.holder, waiting = NULL", [until, me])
         return 0.0
 
 
