@@ -20,8 +20,10 @@ serve: lexicon
 test: install
 	$(BIN)/python -m pytest -q
 
-# Static checks: the architecture's import contract (pyproject.toml, [tool.importlinter]).
+# Static checks (pyproject.toml): ruff's rules ([tool.ruff]) and the architecture's import
+# contract ([tool.importlinter]).
 lint: install
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 
 # The lower bounds in pyproject.toml are true: the lowest versions they allow (uv's
@@ -32,8 +34,7 @@ SMOKE := tests/test_service_server.py tests/test_reload.py tests/test_service_an
          tests/test_supervisor.py::test_admin_reload_answers_once_every_worker_switched \
          tests/test_supervisor.py::test_runtime_folder_removed_then_sighup \
          tests/test_crawl.py::test_crawl_stores_every_entry_exactly_as_sent \
-         tests/test_crawl.py::test_kill_9_then_rerun_equals_an_uninterrupted_crawl \
-         tests/test_crawl.py::test_crawl_then_build_then_check
+         tests/test_crawl.py::test_kill_9_then_rerun_equals_an_uninterrupted_crawl
 lowest: install
 	rm -rf $(LOWEST)
 	$(BIN)/uv venv -q --python $(BIN)/python $(LOWEST)

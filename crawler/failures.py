@@ -1,7 +1,8 @@
 """One vocabulary for network failures and one retry policy, shared by the Scrapy crawl and
 `kelime define` (httpx). Nothing here imports Scrapy, Twisted or httpx.
 
-`failure_kind(exc)` sorts an exception into tls | refused | dns | timeout | closed | other
+`failure_kind(exc)` sorts an exception into certificate | tls | refused | dns | timeout |
+closed | other
 by walking its causes (Twisted wraps the real reason in `reasons` lists, httpx in
 `__cause__`); `describe(kind, exc, url)` turns it into a sentence with the next step;
 `RETRY` says how often and how long to wait before asking again.
@@ -16,7 +17,9 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 RETRYABLE = frozenset({"timeout", "closed", "other"})   # worth another try after a pause
-BREAKER = frozenset({"tls", "refused", "dns"})          # deterministic: count toward stopping
+BREAKER = frozenset({"certificate", "tls", "refused", "dns"})  # deterministic: stop soon
+#: Stop at the first: a server whose certificate cannot be verified may be anyone.
+AT_ONCE = frozenset({"certificate"})
 
 _DNS = ("resolve", "name or service not known", "nodename nor servname",
         "name resolution", "getaddrinfo")
@@ -58,6 +61,27 @@ def retry_after(value: bytes | str | None, now: float | None = None) -> float:
         return 0.0
 
 
+_PORTS = {"http": 80, "https": 443}
+
+
+def same_host(url: str, base: str) -> bool:
+    """Whether `url` is on `base`'s host (and port): where a redirect may lead. An upgrade
+    from http to https on the same host is fine; the way back, or any other host, is not:
+    only the configured site's answers are stored."""
+    a, b = urlsplit(url), urlsplit(base)
+    if a.hostname != b.hostname or a.scheme not in _PORTS:
+        return False
+    if (a.port or _PORTS[a.scheme]) == (b.port or _PORTS[b.scheme]):
+        return not (a.scheme == "http" and b.scheme == "https")
+    return a.port is None and b.port is None and (b.scheme, a.scheme) == ("http", "https")
+
+
+def offsite_text(target: str, base: str) -> str:
+    """A refused redirect, as a reason."""
+    return (f"redirected to {target}, off {urlsplit(base).netloc}: not followed (only the "
+            "configured site's answers are stored); check --base-url")
+
+
 def _causes(exc: BaseException, depth: int = 0):
     if exc is None or depth > 6:
         return
@@ -67,8 +91,16 @@ def _causes(exc: BaseException, depth: int = 0):
     yield from _causes(exc.__cause__ or exc.__context__, depth + 1)
 
 
+_CERTIFICATE = ("certificate verify failed", "verificationerror", "mismatch",
+                "certificate_verify_failed", "self-signed", "self signed")
+
+
 def failure_kind(exc: BaseException) -> str:
-    """tls | refused | dns | timeout | closed | other."""
+    """certificate | tls | refused | dns | timeout | closed | other."""
+    for cause in _causes(exc):
+        text = f"{type(cause).__name__} {cause!r} {cause}".lower()
+        if any(k in text for k in _CERTIFICATE):
+            return "certificate"
     for cause in _causes(exc):
         name = f"{type(cause).__module__}.{type(cause).__name__}".lower()
         text = str(cause).lower()
@@ -89,8 +121,8 @@ def failure_kind(exc: BaseException) -> str:
 def reason_text(exc: BaseException, kind: str) -> str:
     """The innermost cause's message, without Twisted's Failure wrappers."""
     causes = [c for c in _causes(exc) if not getattr(c, "reasons", None)] or [exc]
-    cause = next((c for c in causes if kind == "tls" and "ssl" in type(c).__module__.lower()),
-                 causes[-1])
+    tls = kind in ("tls", "certificate")
+    cause = next((c for c in causes if tls and "ssl" in type(c).__module__.lower()), causes[-1])
     args = cause.args[0] if cause.args else None
     if isinstance(args, list) and args and isinstance(args[0], tuple):  # OpenSSL.SSL.Error
         return "; ".join(str(t[-1]) for t in args if t and t[-1])
@@ -102,6 +134,11 @@ def describe(kind: str, exc: BaseException, url: str) -> str:
     host = urlsplit(url).netloc
     why = reason_text(exc, kind)
     return {
+        "certificate": f"the TLS certificate of {host} cannot be verified ({why}): a server "
+                       "kelime cannot verify may be anyone, so nothing it sends is stored. If "
+                       f"{host} is TDK behind a certificate authority this machine does not "
+                       "trust, point SSL_CERT_FILE at that authority's certificate; otherwise "
+                       "check --base-url and the network (someone may be in the middle).",
         "tls": f"TLS handshake with {host} failed ({why}). The server may reject this "
                "client's cipher list: try --ciphers ECDHE-RSA-AES256-GCM-SHA384, or check "
                "that --base-url speaks HTTPS.",

@@ -11,20 +11,28 @@ is streamed and dropped past `max_body` decoded bytes (a gzip bomb, a runaway bo
 whole reply, redirects included, must arrive within `deadline` seconds (httpx's timeouts
 are per read: a body dripping a byte at a time never trips them); a Retry-After over
 `max_wait` fails at once, saying when to come back; redirects are followed here, at most
-`max_redirects` of them, `redirect_delay` apart (the crawl's politeness), loops refused.
+`max_redirects` of them, `redirect_delay` apart (the crawl's politeness), loops and other
+hosts refused.
 Those failures (`BadReply`) are final: asking again would cost as much again.
+Politeness is the crawl's, per cache: every request (robots.txt, /gts, each redirect hop)
+takes its turn on the cache's politeness clock (`kelime.tdk.store.take_turn`), so a look-up
+never runs beside a crawl's request on the same cache, and waits the delay after the last
+reply's end, whoever asked. robots.txt is read first (kept in the cache a day, RFC 9309):
+a disallowed word is not asked, and an unreadable robots.txt (5xx, no answer) asks nothing.
 Imports no Scrapy: `kelime define` stays quick to start.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 import ssl
 import time
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,8 +46,8 @@ from kelime.normalize import normalize
 from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
-from .failures import RETRY, RETRYABLE, describe, failure_kind, retry_after
-from .settings import GTS_MAX_BYTES, USER_AGENT
+from .failures import RETRY, RETRYABLE, describe, failure_kind, offsite_text, retry_after, same_host
+from .settings import DEFAULT_DELAY, GTS_MAX_BYTES, USER_AGENT
 
 MIB = 2**20
 ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
@@ -70,7 +78,12 @@ class TransientReply(Exception):
 
 class BadReply(Exception):
     """A reply given up on for good, never retried: too big, too slow, a redirect loop, or
-    a Retry-After too long to sleep through. The message says what to do."""
+    a Retry-After too long to sleep through. The message says what to do. `final`: the
+    reply itself is unusable (too big), so the crawl need not ask again until --max-age."""
+
+    def __init__(self, message: str, final: bool = False):
+        super().__init__(message)
+        self.final = final
 
 
 @dataclass(frozen=True)
@@ -136,8 +149,10 @@ def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.
 
 
 def _check_hop(seen: list[str], url: str, limits: Limits) -> None:
-    """Refuse a redirect back to a URL already asked, or one hop too many."""
+    """Refuse a redirect to another host, back to a URL already asked, or one hop too many."""
     host = urlsplit(seen[0]).netloc
+    if not same_host(url, seen[0]):
+        raise BadReply(f"{host} {offsite_text(url, seen[0])}")
     if url in seen:
         loop = " → ".join(seen[seen.index(url):] + [url])
         raise BadReply(f"{host} redirects in a loop ({loop}): the route may have moved; "
@@ -153,10 +168,23 @@ def _too_slow(limits: Limits, url: str) -> BadReply:
                     "try again later")
 
 
+#: How each request takes its turn on the politeness clock (set by `lookup` for its cache).
+TURN: ContextVar = ContextVar("kelime_turn", default=nullcontext)
+LEASE = 60.0  # seconds a request holds the clock at most (a look-up killed mid-request)
+ROBOTS_AGENT = "kelime"  # as the crawl's ROBOTSTXT_USER_AGENT
+ROBOTS_FRESH = 24 * 3600.0  # seconds robots.txt is kept (RFC 9309: at most a day)
+
+
 def _read(client: httpx.Client, url: str, limits: Limits,
           deadline: float) -> tuple[httpx.Response, bytes]:
-    """One GET, streamed: the decoded body, stopped past `limits.max_body` bytes or
-    `deadline`. A redirect's body is not read."""
+    """One GET, streamed, in its turn on the politeness clock: the decoded body, stopped
+    past `limits.max_body` bytes or `deadline`. A redirect's body is not read."""
+    with TURN.get()():
+        return _read_now(client, url, limits, deadline)
+
+
+def _read_now(client: httpx.Client, url: str, limits: Limits,
+              deadline: float) -> tuple[httpx.Response, bytes]:
     timeout, clamped = _timeout_until(client.timeout, deadline)
     try:
         with client.stream("GET", url, follow_redirects=False, timeout=timeout,
@@ -178,7 +206,7 @@ def _body(response: httpx.Response, limits: Limits, deadline: float, url: str) -
         size += len(chunk)
         if size > limits.max_body:
             raise BadReply(f"TDK's reply was over {limits.max_body / MIB:g} MiB: not a "
-                           f"dictionary entry (from {url}); check --base-url")
+                           f"dictionary entry (from {url}); check --base-url", final=True)
         chunks.append(chunk)
         if time.monotonic() > deadline:
             raise _too_slow(limits, url)
@@ -247,14 +275,59 @@ def cached(db, word: str) -> dict | None:
     """The word's answer from an open cache, or None when it has no good reply for it."""
     query, norm = query_for(word), normalize(word)
     entries, reply = cache.entries_for_word(db, norm), cache.get_reply(db, query)
-    if not entries and (reply is None or reply["outcome"] == "failed"):
+    if not entries and (reply is None or reply["outcome"] not in cache.GOOD):
         return None
     return {"query": query, "normalized": norm, "outcome": "ok" if entries else reply["outcome"],
             "source": "cache", "entries": entries}
 
 
+def politeness(cache_path: Path, gap: float):
+    """A TURN for `cache_path`: each request waits for the cache's politeness clock, holds
+    it while in flight and leaves `gap` seconds (or as long as the reply took) after its
+    end. Where the cache cannot keep a clock (none yet, read-only, a full disk) no crawl
+    can be writing it either: requests go unpaced by it."""
+    @contextmanager
+    def turn():
+        me = f"look-up pid {os.getpid()} at {time.time():.6f}"  # waits for its own gap too
+        db = _clock(cache_path)
+        if db is None:
+            yield
+            return
+        try:
+            while (wait := _safely(cache.take_turn, db, me, time.time(), LEASE)) > 0:
+                time.sleep(min(wait, 0.05))
+            started = time.monotonic()
+            try:
+                yield
+            finally:
+                took = time.monotonic() - started
+                _safely(cache.end_turn, db, me, time.time(), max(gap, min(took, LEASE)))
+        finally:
+            db.close()
+
+    return turn
+
+
+def _clock(cache_path: Path):
+    if not cache_path.exists():
+        return None
+    try:
+        return cache.open_cache(cache_path)
+    except (CacheError, sqlite3.Error, OSError):
+        return None
+
+
+def _safely(step, *args):
+    """A clock step; 0 when the cache cannot take it (read-only, full: nothing to share)."""
+    try:
+        return step(*args) or 0.0
+    except (CacheError, sqlite3.Error):
+        return 0.0
+
+
 def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client | None = None,
-           refresh: bool = False, fetcher=fetch, limits: Limits = LIMITS) -> dict:
+           refresh: bool = False, fetcher=fetch, limits: Limits = LIMITS,
+           delay: float = DEFAULT_DELAY) -> dict:
     """The word's entries from the cache, fetched live (and stored) when absent or `refresh`.
 
     Returns {query, normalized, outcome, source: cache|live, entries}; raises FetchError
@@ -270,16 +343,25 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
             return hit
     url = gts_url(base_url, query)
     row = {"query": query, "url": url, "outcome": "failed"}
+    token = TURN.set(politeness(cache_path, delay))
+    own = client is None
+    client = client or make_client()
     try:
-        reply = _ask(client, fetcher, base_url, query, limits)
+        _obey_robots(client, cache_path, base_url, url, row, limits)
+        reply = fetcher(client, base_url, query, limits)
     except (httpx.HTTPError, TransientReply, BadReply) as e:
         response = getattr(e, "response", None)
         row.update(error=explain(e, url), attempts=_attempts(fetcher),
-                   status=getattr(response, "status_code", None))
+                   status=getattr(response, "status_code", None),
+                   final=getattr(e, "final", False))
         raise FetchError(row["error"] + _record_failure(cache_path, row)) from None
+    finally:
+        TURN.reset(token)
+        if own:
+            client.close()
     c = reply.classified
     row.update(outcome=c.outcome, error=c.error, status=reply.status, body=reply.text or None,
-               attempts=_attempts(fetcher))
+               attempts=_attempts(fetcher), final=c.final)
     if c.outcome == "failed":  # final (403, 404…): recorded like any failure
         raise FetchError(f"{urlsplit(url).netloc}: {c.error}" + _record_failure(cache_path, row))
     with _cache_errors(cache_path):
@@ -290,6 +372,67 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
             db.close()
     return {"query": query, "normalized": normalize(word), "outcome": c.outcome,
             "source": "live", "entries": entries}
+
+
+def _obey_robots(client, cache_path: Path, base_url: str, url: str, row: dict,
+                 limits: Limits) -> None:
+    """FetchError, recorded, when robots.txt disallows `url` or cannot be read (RFC 9309:
+    then everything is disallowed); robots.txt is read from the cache when under a day
+    old, else fetched (and kept)."""
+    from protego import Protego
+
+    status, body = _robots(client, cache_path, base_url, limits)
+    site = urlsplit(base_url).netloc
+    if status == 429 or status >= 500:
+        raise FetchError(f"could not read {site}/robots.txt (HTTP {status}): without it "
+                         "nothing may be fetched (RFC 9309); try again later")
+    if 400 <= status < 500:
+        return  # no robots.txt: no rules
+    if not Protego.parse(body).can_fetch(url, ROBOTS_AGENT):
+        path = url.split(site, 1)[-1]
+        row.update(outcome="disallowed", attempts=0,
+                   error=f"robots.txt disallows {path}: not asked (asked once allowed)")
+        raise FetchError(f"{site}'s robots.txt disallows {path}: kelime does not ask it"
+                         + _record_failure(cache_path, row))
+
+
+def _robots(client, cache_path: Path, base_url: str, limits: Limits) -> tuple[int, str]:
+    """(status, text) of the site's robots.txt (at its root), from the cache when fresh."""
+    parts = urlsplit(base_url)
+    site = f"{parts.scheme}://{parts.netloc}"
+    kept = _kept_robots(cache_path, site)
+    if kept is not None:
+        return kept
+    url = f"{site}/robots.txt"
+    try:
+        response, body = get(client, url, limits)
+    except (httpx.HTTPError, BadReply) as e:
+        raise FetchError(f"could not read {url} ({explain(e, url)}): without it nothing may "
+                         "be fetched (RFC 9309); try again later") from None
+    text = body.decode("utf-8", errors="replace")
+    if response.status_code < 500 and response.status_code != 429:
+        db = _clock(cache_path)
+        if db is not None:
+            _safely(cache.save_robots, db, site, response.status_code, text)
+            db.close()
+    return response.status_code, text
+
+
+def _kept_robots(cache_path: Path, site: str) -> tuple[int, str] | None:
+    if not cache_path.exists():
+        return None
+    try:
+        db = cache.open_readonly(cache_path)
+    except CacheError:
+        return None
+    try:
+        row = cache.get_robots(db, site)
+    finally:
+        db.close()
+    if row is None:
+        return None
+    age = datetime.now().astimezone() - datetime.fromisoformat(row["fetched_at"])
+    return (row["status"], row["body"] or "") if age.total_seconds() < ROBOTS_FRESH else None
 
 
 def _query(word: str) -> str:
@@ -336,13 +479,6 @@ def _cache_errors(cache_path: Path):
         why = getattr(e, "strerror", None) or str(e) or type(e).__name__
         raise CacheError(f"cannot use cache {cache_path}: {why}; check --cache (the path, "
                          "its folder's permissions, free disk space)") from None
-
-
-def _ask(client, fetcher, base_url: str, query: str, limits: Limits) -> Reply:
-    if client is not None:
-        return fetcher(client, base_url, query, limits)
-    with make_client() as own:
-        return fetcher(own, base_url, query, limits)
 
 
 def _store(cache_path: Path, row: dict, entries: list[dict]):

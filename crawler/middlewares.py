@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sqlite3
 import time
+from urllib.parse import urljoin
 
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
@@ -14,9 +17,20 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
 
-from kelime.tdk.replies import TRANSIENT_STATUSES, classify
+from kelime.errors import CacheError
+from kelime.tdk import store
+from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
-from .failures import BREAKER, RetryPolicy, describe, failure_kind, retry_after
+from .failures import (
+    AT_ONCE,
+    BREAKER,
+    RetryPolicy,
+    describe,
+    failure_kind,
+    offsite_text,
+    retry_after,
+    same_host,
+)
 from .items import Reply
 
 logger = logging.getLogger(__name__)
@@ -30,6 +44,9 @@ STOP_MESSAGES = {
             "Check {url} in a browser before rerunning (done words are kept).",
     "failed": "{n} words in a row failed ({error}). Stopped so as not to hammer a struggling "
               "site; rerun later: failed words are retried, done words are kept.",
+    "unavailable": "TDK answered 429 or 5xx (or no reply in time) {n} times in a row: it is "
+                   "overloaded, down or limiting us. Stopped so as not to hammer it; rerun "
+                   "later (done words are kept).",
     "robots": "could not read {url} ({error}). Without it nothing may be fetched (RFC 9309: "
               "an unreachable robots.txt means everything is disallowed). Rerun later "
               "(done words are kept).",
@@ -41,6 +58,10 @@ STOP_MESSAGES = {
 #: request.meta key: (the body, its classification), so the spider need not classify the
 #: same body again (the shape check costs ~25 µs a reply).
 CLASSIFIED = "kelime_classified"
+#: request.meta key: the bytes of the body received so far (see `too_big`).
+RECEIVED = "kelime_received"
+#: request.meta key: where a redirect to another host would have led (not followed).
+OFFSITE = "kelime_offsite"
 
 
 def stop_crawl(crawler, reason: str, message: str) -> None:
@@ -53,11 +74,121 @@ def stop_crawl(crawler, reason: str, message: str) -> None:
     deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
 
 
-def too_big(exc: BaseException) -> bool:
+def too_big(exc: BaseException, request=None) -> bool:
     """Whether Scrapy gave up on a reply for its size: a Content-Length over the limit (a
-    cancelled download), a body growing past it, or one that decompressed past it."""
+    cancelled download), a body growing past it (chunked: Scrapy cancels it with a bare
+    CancelledError, so `Pacing` counts the bytes received), or one that decompressed past
+    it."""
     text = str(exc)
-    return "DOWNLOAD_MAXSIZE" in text or "download max size" in text
+    if "DOWNLOAD_MAXSIZE" in text or "download max size" in text:
+        return True
+    meta = request.meta if request is not None else {}
+    limit = meta.get("download_maxsize") or 0
+    return bool(limit) and meta.get(RECEIVED, 0) > limit
+
+
+def _streak_kind(kind: str, status: int) -> str:
+    """What a /gts reply counts toward the breaker: 403s, HTML, or the site unavailable
+    (429 and 5xx: it failed everything with 503 for 108 requests); '' resets the streak."""
+    if kind in ("forbidden", "html"):
+        return kind
+    return "unavailable" if status in TRANSIENT_STATUSES else ""
+
+
+class Pacing:
+    """Politeness from the reply's END, for every request (robots.txt and sitemaps too).
+    Scrapy spaces requests start to start, so after a reply that took 3 s the next one
+    left 14 ms later. The next request waits at least the slot's delay (DOWNLOAD_DELAY,
+    robots.txt Crawl-delay, AutoThrottle) after this reply ended, and as long as the reply
+    took, when that is longer (a slow server gets slower requests), up to
+    AUTOTHROTTLE_MAX_DELAY. Placed last before the download handler (950), so it sees
+    every reply first: one refused later (a gzip body unpacking past the limit is an
+    IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
+    counts each download's bytes (meta[RECEIVED]) for `too_big`.
+
+    The pause is shared through the cache's politeness clock (`store.take_turn`): a
+    `kelime define` or `kelime reports check` on the same cache waits for the crawl's
+    request and gap, and the crawl waits for theirs (they ran beside it: two requests in
+    flight, 3 ms apart)."""
+
+    def __init__(self, crawler):
+        s = crawler.settings
+        self.crawler = crawler
+        self.delay = s.getfloat("DOWNLOAD_DELAY")
+        self.max_gap = s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+        self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
+        self.cache_path, self.db = s.get("KELIME_CACHE"), None
+        # the clock is read in the reactor's thread: never wait long for another writer
+        self.timeout = min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING))
+        self.me, self.lease = f"crawl pid {os.getpid()}", 2.0 * s.getfloat("DOWNLOAD_TIMEOUT")
+        crawler.signals.connect(self._bytes, signal=signals.bytes_received)
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request):
+        await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
+        await self._wait(lambda: self._clock(store.take_turn, self.lease))  # 0: claimed
+        request.meta["kelime_sent"] = time.monotonic()
+
+    async def _wait(self, left) -> None:
+        while (wait := left()) > 0:
+            if not self.crawler.crawling:
+                raise IgnoreRequest("crawl stopping")
+            await asyncio.sleep(min(wait, 0.05))
+
+    def _clock(self, step, seconds: float) -> float:
+        """A step on the cache's shared clock (0: go); none without a usable cache."""
+        try:
+            if self.db is None and self.cache_path:
+                self.db = store.open_cache(self.cache_path, create=True,
+                                           timeout=self.timeout)
+            return step(self.db, self.me, time.time(), seconds) or 0.0 if self.db else 0.0
+        except (CacheError, sqlite3.Error):
+            return 0.0  # the pipeline stops the crawl on a cache it cannot write
+
+    def _closed(self, spider=None, reason=None):
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def process_response(self, request, response):
+        self._ended(request)
+        return response
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, IgnoreRequest):
+            self._ended(request)  # a failed request counts: it reached the server (or tried)
+
+    def _bytes(self, data, request, spider=None):
+        request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
+
+    def _ended(self, request) -> None:
+        now = time.monotonic()
+        took = now - request.meta.get("kelime_sent", now)
+        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
+        delay = slot.delay if slot is not None else self.delay
+        gap = max(delay, min(took, self.max_gap))
+        self.next_at = max(self.next_at, now + gap)
+        self._clock(store.end_turn, gap)
+
+
+class SameHost:
+    """Redirects stay on the host asked: one to another host is not followed (Scrapy's
+    RedirectMiddleware would follow it) and the request keeps the 3xx reply, with the target
+    in meta[OFFSITE] for the reason. Placed before RedirectMiddleware (a higher number sees
+    replies first)."""
+
+    def process_response(self, request, response):
+        location = response.headers.get("Location")
+        if 300 <= response.status < 400 and location:
+            target = urljoin(request.url, location.decode("latin-1"))
+            if not same_host(target, request.url):
+                request.meta["dont_redirect"] = True
+                request.meta[OFFSITE] = target
+        return response
 
 
 class RobotParser(ProtegoRobotParser):
@@ -76,6 +207,9 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
     async def _parse_robots(self, response, netloc, request):
         if response.status >= 500 or response.status == 429:  # 429: "not now", not "no rules"
             return self._refuse(netloc, response.url, f"HTTP {response.status}")
+        if OFFSITE in response.meta:
+            return self._refuse(netloc, response.url,
+                                offsite_text(response.meta[OFFSITE], response.url))
         await super()._parse_robots(response, netloc, request)
 
     def _robots_error(self, exc, netloc):
@@ -146,8 +280,6 @@ class Backoff:
         self.failed_limit = s.getint("KELIME_BREAKER_FAILED_WORDS")
         self.paused_until, self.stopping = 0.0, False
         self.longest_wait = s.getfloat("KELIME_RETRY_AFTER_MAX")
-        self.delay, self.max_gap = s.getfloat("DOWNLOAD_DELAY"), s.getfloat("AUTOTHROTTLE_MAX_DELAY")
-        self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         self.streak, self.streak_kind, self.failed_words = 0, "", 0
         crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
 
@@ -156,32 +288,21 @@ class Backoff:
         return cls(crawler)
 
     async def process_request(self, request):
-        while (wait := max(self.paused_until, self.next_at) - time.monotonic()) > 0:
+        while (wait := self.paused_until - time.monotonic()) > 0:
             if self.stopping or not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
             await asyncio.sleep(min(wait, 0.2))
         if self.stopping:
             raise IgnoreRequest("circuit breaker open")
-        request.meta["kelime_sent"] = time.monotonic()
-
-    def _ended(self, request) -> None:
-        """Politeness from the reply's END: Scrapy spaces requests start to start, so after a
-        reply that took 3 s the next one left 14 ms later. The next request waits at least
-        the slot's delay (DOWNLOAD_DELAY, robots.txt Crawl-delay, AutoThrottle) after this
-        reply ended, and as long as the reply took, when that is longer (a slow server
-        gets slower requests), up to AUTOTHROTTLE_MAX_DELAY."""
-        now = time.monotonic()
-        took = now - request.meta.get("kelime_sent", now)
-        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
-        delay = slot.delay if slot is not None else self.delay
-        self.next_at = max(self.next_at, now + max(delay, min(took, self.max_gap)))
 
     def process_response(self, request, response):
-        self._ended(request)
         if "kelime_query" in request.meta:
             c = classify(response.status, response.body)
+            if OFFSITE in request.meta:
+                c = Classified("failed", "offsite",
+                               error=offsite_text(request.meta[OFFSITE], request.url))
             request.meta[CLASSIFIED] = (response.body, c)  # the spider reads it (parse_gts)
-            self._note(c.kind if c.kind in ("forbidden", "html") else "", request.url)
+            self._note(_streak_kind(c.kind, response.status), request.url)
             transient, reason = c.transient, c.error
         else:
             transient, reason = response.status in TRANSIENT_STATUSES, f"HTTP {response.status}"
@@ -190,14 +311,14 @@ class Backoff:
         return response
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, IgnoreRequest):
-            self._ended(request)  # a failed request counts: it reached the server (or tried)
-        if isinstance(exception, IgnoreRequest) or too_big(exception):
+        if isinstance(exception, IgnoreRequest) or too_big(exception, request):
             return None  # a reply over the size limit will be as big next time
         kind = failure_kind(exception)
         if kind in BREAKER:
             self._note(kind, request.url, describe(kind, exception, request.url))
             return None
+        if kind in ("timeout", "closed"):
+            self._note("unavailable", request.url)
         return self._retry(request, describe(kind, exception, request.url))
 
     def _retry(self, request, reason, response=None):
@@ -231,9 +352,9 @@ class Backoff:
             return
         self.streak = self.streak + 1 if kind == self.streak_kind else 1
         self.streak_kind = kind
-        if self.streak >= self.threshold:
+        if self.streak >= self.threshold or kind in AT_ONCE:
             text = message or STOP_MESSAGES[kind].format(n=self.streak, url=url)
-            if kind in BREAKER:
+            if kind in BREAKER and kind not in AT_ONCE:
                 text = f"{self.streak} requests in a row failed: {text}"
             self.trip(text)
 

@@ -6,6 +6,7 @@ the crawl; inside it, only crawler.pipelines writes."""
 from __future__ import annotations
 
 import logging
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ ENDINGS = {
     "shutdown": Ending("Crawl interrupted (Ctrl-C or SIGTERM)", EXIT_INTERRUPTED),
     "circuit_breaker": Ending("Crawl STOPPED by the circuit breaker", EXIT_STOPPED),
     "robots_unreadable": Ending("Crawl STOPPED: robots.txt could not be read", EXIT_STOPPED),
+    "robots_disallow": Ending("Crawl STOPPED: robots.txt disallows /gts", EXIT_STOPPED),
     "sitemap_unreadable": Ending("Crawl STOPPED: a sitemap could not be read", EXIT_STOPPED),
     "no_words": Ending("Crawl STOPPED: the site's word list gave no words", EXIT_STOPPED),
     "cache_unwritable": Ending("Crawl STOPPED: a reply could not be stored", EXIT_STOPPED),
@@ -62,33 +64,38 @@ def plan(db, words: list[str] | None, max_age: float) -> tuple[list[str], set[st
     return due, cache.fresh_queries(db, max_age)
 
 
-#: A refresh re-verifies this share of the cache's good replies, oldest first (with the
-#: site's list and the new words, a refresh stays under 1% of a full crawl's requests).
-SAMPLE = 0.005
+#: A refresh re-verifies the oldest 1/CYCLE of the cache's good replies (rounded up), so
+#: every stored reply, and every entry in it, is re-verified within CYCLE refreshes (as long
+#: as each refresh finishes its slice): each slice takes the oldest, and what it refetches
+#: becomes the newest. 150 keeps a refresh under 1% of a full crawl's requests with the
+#: site's list read and a few new words: 647 + ~5 of 97,000 words, 14 + 5 of 2,000.
+#: (0.5% samples meant a changed entry could wait 200 refreshes.)
+CYCLE = 150
 
 
 def refresh_plan(db, sample: int | None) -> tuple[dict[str, str | None], set[str]]:
-    """A weekly refresh's (queued, fresh): the oldest good replies as a rotating sample, each
-    with its body's sha256, and every other good reply fresh, so only the sample and words
-    new to the site are asked."""
-    count = sample if sample is not None else max(1, round(cache.good_replies(db) * SAMPLE))
+    """A weekly refresh's (queued, fresh): the oldest good replies as a rotating slice
+    (`CYCLE`), each with its body's sha256, and every other good reply fresh, so only the
+    slice and words new to the site are asked."""
+    count = sample if sample is not None else math.ceil(cache.good_replies(db) / CYCLE)
     queued = cache.oldest_good(db, count)
     return queued, cache.fresh_queries(db, None) - set(queued)
 
 
 def run_crawl(*, base_url: str, cache_path: Path, words: list[str] | None, max_age: float,
               limit: int | None, settings: dict, say=print, refresh: bool = False,
-              sample: int | None = None) -> int:
+              sample: int | None = None, force: bool = False) -> int:
     """Run the crawl; return the process exit code. `words` None means enumerate the site;
-    `refresh`: enumerate, fetch new words and re-verify a sample (see `refresh_plan`)."""
+    `refresh`: enumerate, fetch new words and re-verify a sample (see `refresh_plan`);
+    `force`: retire what the refresh's list no longer names even past `SHRINK`."""
     with cache.crawl_lock(cache_path):  # one crawl per cache, for its whole life
         return _run_crawl(base_url=base_url, cache_path=cache_path, words=words,
                           max_age=max_age, limit=limit, settings=settings, say=say,
-                          refresh=refresh, sample=sample)
+                          refresh=refresh, sample=sample, force=force)
 
 
 def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, refresh,
-               sample) -> int:
+               sample, force) -> int:
     from scrapy.crawler import CrawlerProcess
 
     from .spider import TdkSpider
@@ -102,7 +109,8 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
         hashes, fresh = refresh_plan(db, sample)
         queued = list(hashes)
         say(f"refresh {base_url} → {cache_path}: re-verifying the {len(queued)} oldest "
-            f"replies, fetching words new to the site's list")
+            f"replies (every reply within {CYCLE} refreshes), fetching words new to the "
+            "site's list")
     else:
         queued, fresh = plan(db, words, max_age)
         say(f"crawl {base_url} → {cache_path}: {len(queued)} queued word(s) due, {len(fresh)} "
@@ -119,27 +127,56 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
     stats = crawler.stats.get_stats()
     code = summarise(stats, cache_path, time.monotonic() - started, say)
     if refresh:
-        say(refresh_report(cache_path, began, hashes, stats))
+        text, refused = refresh_report(cache_path, began, hashes, stats, force)
+        say(text)
+        code = code or (EXIT_STOPPED if refused else EXIT_OK)
     return code
 
 
-def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict) -> str:
+#: A refresh may retire at most this share of the words of the last accepted list (or, with
+#: none yet, of the words the cache holds) unless forced: an empty <urlset> answered for one
+#: of two sitemaps retired half the dictionary. TDK's list barely moves (2 entries removed
+#: in two years), so 1% is generous for the site and tight for an accident.
+SHRINK = 0.01
+
+
+def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict,
+                   force: bool = False) -> tuple[str, bool]:
     """What a refresh found: new words, changed sample replies, words gone from the list
-    (marked only after an enumeration that finished), and its requests."""
+    (retired only after an enumeration that finished, and past `SHRINK` only when forced),
+    and its requests. Also whether the retirement was refused."""
     db = cache.open_cache(cache_path)
     try:
         finished = stats.get("finish_reason", "finished") == "finished"
-        gone = cache.mark_gone(db, began) if finished else 0
+        gone_text, refused = _retire(db, began, force) if finished else (
+            "words gone from the list not judged (the crawl stopped)", False)
         new = db.execute("SELECT count(*) FROM words WHERE added_at >= ?", [began]).fetchone()[0]
         now = cache.reply_hashes(db, hashes)
         changed = sum(1 for q, sha in hashes.items() if now.get(q) != sha)
     finally:
         db.close()
     requests = stats.get("downloader/request_count", 0)
-    gone_text = (f"{gone} word(s) the site no longer lists (kept, left out of builds)"
-                 if finished else "words gone from the list not judged (the crawl stopped)")
     return (f"Refresh: {new} new word(s); {changed} of the {len(hashes)} re-verified "
-            f"replies changed; {gone_text}; {requests} requests in all.")
+            f"replies changed; {gone_text}; {requests} requests in all.", refused)
+
+
+def _retire(db, began: str, force: bool) -> tuple[str, bool]:
+    """Retire the words a finished enumeration begun at `began` did not name, unless they are
+    over `SHRINK` of the reference list and not `force`d; (what it did, refused)."""
+    named, missing = cache.seen_since(db, began), cache.not_seen_since(db, began)
+    last = cache.last_enumeration(db)
+    reference = last["words"] if last else named + missing
+    if missing and missing > SHRINK * reference and not force:
+        cache.record_enumeration(db, began, named, 0, accepted=False)
+        against = (f"the {reference:,} words of the last accepted list ({last['ended'][:10]})"
+                   if last else f"the {reference:,} words the cache holds")
+        return (f"REFUSED to retire {missing:,} word(s) the site's list no longer names: "
+                f"{missing / reference:.1%} of {against}, over the {SHRINK:.0%} a refresh "
+                "may retire. A sitemap may have answered short; nothing was retired. Rerun "
+                "later, or if the site really dropped them, rerun with --refresh --force"), True
+    gone = cache.mark_gone(db, began)
+    cache.record_enumeration(db, began, named, gone, accepted=True)
+    return f"{gone} word(s) the site no longer lists (kept, left out of builds)", False
 
 
 def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
@@ -147,14 +184,13 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     s = snapshot(stats, elapsed)
     reason = stats.get("finish_reason", "finished")
     head = ending(reason).head
+    disallowed = stats.get("kelime/disallowed", 0)
     say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "
         f"not_found {s['not_found']}, failed {s['failed']}; {s['retried']} retries, "
-        f"{stats.get('kelime/skipped', 0)} skipped (robots.txt or stopping).")
+        f"{disallowed} disallowed by robots.txt, {stats.get('kelime/skipped', 0)} skipped "
+        "(stopping).")
     if stats.get("kelime/stop_message"):
         say(f"Error: {stats['kelime/stop_message']}")
-    elif s["total"] and not s["done"] and stats.get("kelime/skipped", 0) >= s["total"]:
-        say("Error: robots.txt disallows every word's /gts request: nothing could be fetched "
-            "(check the site's robots.txt; kelime obeys it)")
     say(status_text(cache_path))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
@@ -167,10 +203,18 @@ def status_text(cache_path: Path) -> str:
     st = cache.cache_stats(db)
     db.close()
     r, w = st["replies"], st["words"]
-    return (f"Cache {cache_path}: replies ok {r['ok']}, not_found {r['not_found']}, failed "
-            f"{r['failed']}; {st['entries']} entries.\n"
-            f"Words: {w['queued']} queued, {w['done']} done, {w['pending']} pending.\n"
-            f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}.")
+    lines = [f"Cache {cache_path}: replies ok {r['ok']}, not_found {r['not_found']}, failed "
+             f"{r['failed']}; {st['entries']} entries.",
+             f"Words: {w['queued']} queued, {w['done']} done, {w['pending']} pending, "
+             f"{w['disallowed']} disallowed by robots.txt; {w['gone']} gone from the site's "
+             "list.",
+             f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}."]
+    for dump in st["imports"]:
+        if dump["finished_at"] is None:
+            lines.append(f"INCOMPLETE: the import of {dump['file']} begun "
+                         f"{dump['started_at']} never finished: import it again (it resumes); "
+                         "until then a build refuses this cache.")
+    return "\n".join(lines)
 
 
 def stderr(message: str) -> None:

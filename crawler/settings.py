@@ -1,9 +1,10 @@
 """Politeness, in ONE reviewable place. Every run starts from these; flags change a few.
 
 TDK has blocked Python user agents, bursts over ~16 parallel requests and clients that
-ignore rate limits. So: one request at a time, at least a second apart, AutoThrottle on top (it only ever slows down below DOWNLOAD_DELAY), robots.txt
-obeyed (Disallow and Crawl-delay), backoff with jitter and Retry-After on 429/503,
-timeouts and closed connections, and a circuit breaker that stops the run when TDK
+ignore rate limits. So: one request at a time, at least a second apart, AutoThrottle on
+top (it only ever slows down below DOWNLOAD_DELAY), robots.txt obeyed (Disallow and
+Crawl-delay), backoff with jitter and Retry-After on 429/503, timeouts and closed
+connections, and a circuit breaker that stops the run when TDK
 starts refusing us (403s, HTML instead of JSON, TLS failures).
 """
 
@@ -45,11 +46,18 @@ POLITE = {
     "TELNETCONSOLE_ENABLED": False,
     "RETRY_ENABLED": False,              # replaced by middlewares.Backoff
     "DOWNLOADER_CLIENT_TLS_CIPHERS": "DEFAULT",  # --ciphers: TDK's server has refused some
+    # Only TDK writes the cache: its certificate is verified against the system's trust
+    # store (SSL_CERT_FILE / SSL_CERT_DIR name another), for /gts, robots.txt and sitemaps
+    # alike. Scrapy's default accepted any certificate ("Remote certificate is not valid"
+    # was only logged). Not overridable: see LOCKED.
+    "DOWNLOAD_VERIFY_CERTIFICATES": True,
     "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
     "DOWNLOADER_MIDDLEWARES": {  # robots.txt unreadable = disallow all (RFC 9309), not allow
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
         f"{PACKAGE}.middlewares.StrictRobotsTxt": 100,
-        f"{PACKAGE}.middlewares.Backoff": 550},
+        f"{PACKAGE}.middlewares.SameHost": 650,  # before RedirectMiddleware (600)
+        f"{PACKAGE}.middlewares.Backoff": 550,
+        f"{PACKAGE}.middlewares.Pacing": 950},  # last before the download: sees replies first
     "EXTENSIONS": {f"{PACKAGE}.middlewares.CrawlDelay": 10, f"{PACKAGE}.progress.Progress": 20},
     "ITEM_PIPELINES": {f"{PACKAGE}.pipelines.CachePipeline": 300},
     "DOWNLOAD_HANDLERS": {"http": f"{PACKAGE}.middlewares.PoliteHTTPHandler",
@@ -60,7 +68,7 @@ POLITE = {
     "KELIME_RETRY_TIMES": RETRY.tries - 1,   # retries after the first try (as `kelime define`)
     "KELIME_BACKOFF_BASE": RETRY.base,       # seconds; doubles each retry, plus up to 50% jitter
     "KELIME_BACKOFF_MAX": RETRY.cap,
-    "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / TLS-failure replies
+    "KELIME_BREAKER_THRESHOLD": 8,       # consecutive 403 / HTML / 429-5xx / TLS failures
     "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
     "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
@@ -85,6 +93,20 @@ def crawl_settings(*, cache: str, delay: float = DEFAULT_DELAY,
     return settings
 
 
+#: Settings `-s` may not change: what makes only TDK write the cache.
+_TRUST = ("certificates are always verified (to trust a private authority, set "
+          "SSL_CERT_FILE to its certificate)")
+LOCKED = {"DOWNLOAD_VERIFY_CERTIFICATES": _TRUST, "DOWNLOADER_CLIENTCONTEXTFACTORY": _TRUST}
+
+
+def check_overrides(extra: dict) -> str | None:
+    """Why `-s` overrides cannot be used, or None."""
+    for key in extra:
+        if key in LOCKED:
+            return f"-s {key} cannot be changed: {LOCKED[key]}"
+    return None
+
+
 def check_user_agent(user_agent: str) -> str | None:
     """Why a user agent would get us blocked or is dishonest, or None when it is fine."""
     lowered = user_agent.lower()
@@ -92,4 +114,7 @@ def check_user_agent(user_agent: str) -> str | None:
         return "contains 'Python': TDK closes such connections"
     if any(bot in lowered for bot in ("googlebot", "apis-google", "bingbot", "yandex")):
         return "impersonates a search engine's bot: name kelime and a contact URL instead"
+    if "kelime" not in lowered:
+        return ("does not name kelime: an honest User-Agent says who is asking and how to "
+                f"reach them, e.g. {USER_AGENT!r}")
     return None

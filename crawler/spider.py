@@ -6,12 +6,12 @@ crawl (exit 1, with the way out) when a sitemap is not one or no word is found."
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 import struct
 from urllib.parse import unquote, urljoin, urlsplit
 
+import orjson
 import scrapy
 from lxml import etree
 from scrapy import signals
@@ -21,9 +21,9 @@ from scrapy.utils.sitemap import Sitemap
 
 from kelime.tdk.replies import classify, gts_url, query_for
 
-from .failures import describe, failure_kind
+from .failures import describe, failure_kind, same_host
 from .items import Reply, WordsFound
-from .middlewares import CLASSIFIED, too_big
+from .middlewares import CLASSIFIED, stop_crawl, too_big
 from .settings import DOWNLOAD_MAX_BYTES
 
 logger = logging.getLogger(__name__)
@@ -34,6 +34,8 @@ NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words y
 
 
 CUT_OFF = "cut off"
+ROBOTS_SAYS = "Forbidden by robots.txt"  # Scrapy's RobotsTxtMiddleware's IgnoreRequest
+PROBE = "kelime-robots-probe"
 _CLOSED = re.compile(rb"</(?:[\w.-]+:)?(?:urlset|sitemapindex)\s*>\s*$")
 
 
@@ -90,12 +92,12 @@ def what_came_back(status: int, content_type: str, body: bytes) -> str:
 
 def words_from_autocomplete(body: bytes) -> list[str] | None:
     """Headwords of the old autocomplete.json ([{"madde": …}]); None when it is not that."""
-    text = body.decode("utf-8", errors="replace").strip()
+    text = body.decode("utf-8", errors="replace").removeprefix("\ufeff").strip()
     if not text.startswith("["):
         return None  # since the 2026 redesign: the SPA's HTML
     try:
-        rows = json.loads(text)
-    except ValueError:
+        rows = orjson.loads(text)  # a depth bomb is an error here, not a RecursionError
+    except orjson.JSONDecodeError:
         return None
     return [r["madde"] for r in rows if isinstance(r, dict) and isinstance(r.get("madde"), str)]
 
@@ -123,6 +125,13 @@ class TdkSpider(scrapy.Spider):
 
     def _robots_parsed(self, robotparser, request):
         self.sitemaps = list(getattr(robotparser, "sitemaps", []))
+        agent = self.crawler.settings["ROBOTSTXT_USER_AGENT"]
+        probe = gts_url(self.base_url, PROBE)  # no robots.txt names it: it stands for any word
+        if not robotparser.allowed(probe, agent):
+            stop_crawl(self.crawler, "robots_disallow", "robots.txt disallows every word's "
+                       f"/gts request ({urlsplit(probe).path} for user agent {agent!r}): "
+                       "nothing can be fetched. Check the site's robots.txt (kelime obeys "
+                       "it); the words you have are kept.")
 
     async def start(self):
         if self.enumerate_words:  # first, so robots.txt and the word lists come early
@@ -167,6 +176,10 @@ class TdkSpider(scrapy.Spider):
             yield self._sitemap_request(url)
 
     def _sitemap_request(self, url):
+        if not same_host(url, self.base_url):  # robots.txt or an index may name any host
+            self._stop("sitemap_unreadable", f"the sitemap {url} is not on "
+                       f"{urlsplit(self.base_url).netloc}: not read (only the configured "
+                       "site's lists name the words).")
         return scrapy.Request(url, self.parse_sitemap, headers=XML, errback=self.sitemap_failed,
                               meta={"handle_httpstatus_all": True})
 
@@ -234,17 +247,25 @@ class TdkSpider(scrapy.Spider):
                     body=raw.decode("utf-8", errors="replace") if raw else None,
                     error=c.error, attempts=response.meta.get("kelime_attempt", 1),
                     entries=c.entries, sha256=hashlib.sha256(raw).hexdigest() if raw else None,
-                    final=c.kind == "bad_shape")
+                    final=c.final)
 
     def gts_failed(self, failure):
         request, exc = failure.request, failure.value
-        if too_big(exc):  # recorded: a reply kelime will not store, not a skipped word
+        if too_big(exc, request):  # recorded: a reply kelime will not store, not a skipped word
             yield Reply(query=request.meta["kelime_query"], url=request.url, outcome="failed",
                         error=f"the reply is over {self.gts_maxsize // 2**20} MiB (a "
                               "dictionary reply is kilobytes): not stored",
                         attempts=request.meta.get("kelime_attempt", 1), final=True)
             return
-        if isinstance(exc, IgnoreRequest):  # robots.txt Disallow, or the crawl is stopping
+        stopping = bool(self.crawler.stats.get_value("kelime/stop_message"))
+        if isinstance(exc, IgnoreRequest) and ROBOTS_SAYS in str(exc) and not stopping:
+            # a state, not pending (an unreadable robots.txt disallows all: that is a stop)
+            yield Reply(query=request.meta["kelime_query"], url=request.url,
+                        outcome="disallowed", attempts=0,
+                        error=f"robots.txt disallows {urlsplit(request.url).path}?"
+                              f"{urlsplit(request.url).query}: not asked (asked once allowed)")
+            return
+        if isinstance(exc, IgnoreRequest):  # the crawl is stopping
             self.crawler.stats.inc_value("kelime/skipped")
             return
         yield Reply(query=request.meta["kelime_query"], url=request.url, outcome="failed",

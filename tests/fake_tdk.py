@@ -17,7 +17,11 @@ Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`
 query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
 TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
 (ARG = seconds), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
-``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap).
+``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
+``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
+``typed`` (``ozel_mi`` an integer), ``offsite`` (a redirect to another host), ``huge`` /
+``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped).
+``--tls CERT_AND_KEY.pem`` serves HTTPS with that certificate (tests make one with trustme).
 Every request except ``/_fake/*`` is logged with start and end times: ``GET /_fake/log``.
 The data set is synthetic (written here), never copied from TDK.
 """
@@ -36,6 +40,7 @@ SPA_HTML = ('<!doctype html><html lang="tr"><head><meta charset="UTF-8"><title>T
             'Kurumu Sözlükleri</title><script type="module" src="/assets/index-f4k3.js">'
             '</script></head><body><div id="root"></div></body></html>')
 DISALLOWED_WORD = "gizli"
+SLOW_START = 0.6  # seconds a chunked reply or a bomb takes to start: its end is telling
 FAULTABLE_PATHS = ("/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml")
 
 # --- the data set: synthetic entries in TDK's exact shape ------------------------------------
@@ -350,6 +355,20 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"durum":"bakim"}', html)
         if kind == "shape":  # entries, but with an id that is no number
             return self._send(200, '[{"madde_id":"²","madde":"kitap"}]'.encode(), html)
+        if kind == "latin":  # the body in ISO-8859-9, the charset declared: not UTF-8
+            body = self.fake.gts_body(query).decode("utf-8").encode("iso-8859-9", "replace")
+            return self._send(200, body, "text/html; charset=iso-8859-9")
+        if kind == "bom":  # a UTF-8 byte order mark before the JSON
+            return self._send(200, b"\xef\xbb\xbf" + self.fake.gts_body(query), html)
+        if kind == "deep":  # 200,000 `[`: Python's json raised RecursionError
+            return self._send(200, b"[" * 200_000, html)
+        if kind == "typed":  # numbers and booleans where TDK sends strings
+            data = json.loads(self.fake.gts_body(query).decode().replace("\\/", "/"))
+            for e in data if isinstance(data, list) else []:
+                e["ozel_mi"] = 1
+            return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
+        if kind == "offsite":  # a redirect to another host
+            return self._send(302, b"", html, {"Location": "http://evil.example" + self.path})
         if kind == "charset":  # the right body under a wrong charset
             return self._send(200, self.fake.gts_body(query), "text/html; charset=iso-8859-9")
         if kind == "huge":  # a body of `arg` MiB (default 20): no dictionary reply is
@@ -365,7 +384,23 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:  # the client gave up on it, as it should
                 pass
             return 200
+        if kind == "chunked":  # `arg` MiB (default 20), chunked: no Content-Length to refuse
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(SLOW_START)
+            try:
+                chunk = b" " * 2**20
+                for _ in range(int(arg or 20)):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:  # the client gave up on it, as it should
+                pass
+            return 200
         if kind == "bomb":  # `arg` MiB (default 200) of zeros, gzipped to a few hundred KB
+            time.sleep(SLOW_START)
             return self._send(200, gzip_zeros(int((arg or 200) * 2**20)), "application/json",
                               {"Content-Encoding": "gzip"})
         if kind == "no_words":  # a well-formed sitemap listing no page
@@ -418,15 +453,38 @@ def parse_fault(text: str) -> tuple[str, str, int, float | None]:
     return word, kind, int(times) if times else -1, float(arg) if arg else None
 
 
+class TLSServer(ThreadingHTTPServer):
+    """HTTPS: the handshake runs in the request's thread (a client that refuses our
+    certificate fails its own handshake, not the server's accept loop)."""
+
+    context = None
+
+    def finish_request(self, request, client_address):
+        import ssl
+
+        try:
+            request = self.context.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return  # the client refused the certificate (as it should) or went away
+        super().finish_request(request, client_address)
+
+
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
-                faults=(), without=0, disallow_gts=False) -> ThreadingHTTPServer:
+                faults=(), without=0, disallow_gts=False, tls: str | None = None,
+                ) -> ThreadingHTTPServer:
     entries = builtin_entries() + unlisted_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = (TLSServer if tls else ThreadingHTTPServer)(("127.0.0.1", port), Handler)
+    if tls:
+        import ssl
+
+        server.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.context.load_cert_chain(tls)
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
     server.fake.disallow_gts = disallow_gts
-    server.fake.base = f"http://127.0.0.1:{server.server_address[1]}"
+    scheme = "https" if tls else "http"
+    server.fake.base = f"{scheme}://127.0.0.1:{server.server_address[1]}"
     for f in faults:
         server.fake.add_fault(*parse_fault(f) if isinstance(f, str) else f)
     return server
@@ -449,10 +507,11 @@ def main(argv=None) -> None:
     p.add_argument("--without", type=int, default=0,
                    help="leave the first N synthetic words out of the sitemaps (gone)")
     p.add_argument("--disallow-gts", action="store_true", help="robots.txt: Disallow: /gts")
+    p.add_argument("--tls", default=None, help="serve HTTPS with this PEM (certificate + key)")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
                          port=args.port, faults=args.fault, without=args.without,
-                         disallow_gts=args.disallow_gts)
+                         disallow_gts=args.disallow_gts, tls=args.tls)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()
@@ -464,6 +523,16 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
+def _control_tls():
+    """The test's own control calls trust the fake whatever its certificate (they write
+    nothing to a cache: kelime's clients are the ones whose checks are tested)."""
+    import ssl
+
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    return context
+
+
 class FakeProcess:
     """The fake as a subprocess (like Scrapy's tests/mockserver): `.url`, `.log()`, faults."""
 
@@ -473,7 +542,7 @@ class FakeProcess:
         self.proc = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE,
                                      text=True)
         self.url = self.proc.stdout.readline().strip()
-        if not self.url.startswith("http://"):
+        if not self.url.startswith(("http://", "https://")):
             self.stop()
             raise RuntimeError("the fake TDK did not start")
 
@@ -482,7 +551,7 @@ class FakeProcess:
 
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.url + path, data=data, method=method)
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10, context=_control_tls()) as r:
             return json.loads(r.read())
 
     def log(self) -> list[dict]:

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -62,8 +63,8 @@ def done_count(path: Path) -> int:
         return 0
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            return conn.execute("SELECT count(*) FROM replies WHERE outcome != 'failed'"
-                                ).fetchone()[0]
+            return conn.execute("SELECT count(*) FROM replies WHERE outcome IN ('ok', "
+                                "'not_found')").fetchone()[0]
     except sqlite3.Error:
         return 0
 
@@ -100,7 +101,8 @@ def test_crawl_stores_every_entry_exactly_as_sent(faulty):
 def test_crawl_outcomes(faulty):
     _, path, result, _ = faulty
     got = replies(path)
-    assert DISALLOWED_WORD not in got  # robots.txt: never asked
+    assert got[DISALLOWED_WORD]["outcome"] == "disallowed"  # robots.txt: never asked
+    assert got[DISALLOWED_WORD]["attempts"] == 0 and "robots.txt" in got[DISALLOWED_WORD]["error"]
     assert got["massa"]["outcome"] == "not_found"
     assert got["kalem"]["outcome"] == "failed" and "HTML" in got["kalem"]["error"]
     assert got["kalem"]["attempts"] == 4
@@ -118,7 +120,7 @@ def test_crawl_is_polite(faulty):
     assert [r["path"] for r in log].count("/robots.txt") == 1
     assert not any(DISALLOWED_WORD in r["path"] or r["path"].startswith("/yonetim")
                    for r in log)
-    for before, after in zip(log, log[1:]):
+    for before, after in pairwise(log):
         assert after["start"] >= before["end"], ("two requests at once", before, after)
         assert after["start"] - before["start"] >= CRAWL_DELAY - LOG_SLACK, (before, after)
     for i, r in enumerate(log[:-1]):
@@ -154,7 +156,7 @@ def test_rerun_fetches_only_the_failed_word_then_status(faulty):
     assert status.returncode == 0
     assert f"replies ok {st['replies']['ok']}, not_found 1, failed 0" in status.stdout
     assert f"{st['entries']} entries" in status.stdout
-    assert "14 queued, 13 done, 1 pending" in status.stdout
+    assert "14 queued, 13 done, 0 pending, 1 disallowed by robots.txt" in status.stdout
     assert len(fake.log()) == requests_before  # --status does not crawl
 
 
@@ -173,7 +175,7 @@ def test_max_age_zero_and_limit_with_a_word_list(faulty, tmp_path):
 
 def test_circuit_breaker_stops_on_403_then_html_streaks(tmp_path):
     words = tmp_path / "words.txt"
-    words.write_text("\n".join(["kitap", "inek", "adet", "abdal", "kalem", "dulda"]))
+    words.write_text("kitap\ninek\nadet\nabdal\nkalem\ndulda")
     with FakeProcess() as fake:
         for kind, words_in_message in (("403", "403 Forbidden"), ("html", "instead of JSON")):
             fake.clear_faults()
@@ -254,7 +256,8 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     assert list(cache.iter_entries(a)) == list(cache.iter_entries(b))
     pick = "SELECT query, outcome, sha256 FROM replies ORDER BY query"
     assert a.execute(pick).fetchall() == b.execute(pick).fetchall()
-    assert cache.cache_stats(b)["words"]["pending"] == 1  # only the robots-disallowed word
+    words = cache.cache_stats(b)["words"]
+    assert (words["pending"], words["disallowed"]) == (0, 1)  # robots.txt's word: not pending
 
 
 def test_crawl_then_build_then_check(faulty, tmp_path):
@@ -263,13 +266,13 @@ def test_crawl_then_build_then_check(faulty, tmp_path):
 
     _, path, _, _ = faulty
     data = tmp_path / "data"
-    refused = subprocess.run([*KELIME, "build", "--cache", str(path), "--out", str(data)],
-                             capture_output=True, text=True, env=env())
-    assert refused.returncode == 1 and "of its 14 enumerated words" in refused.stderr
-    # robots.txt disallows one word (and kalem may still be failed): build what there is
-    built = subprocess.run([*KELIME, "build", "--cache", str(path), "--out", str(data),
-                            "--force"], capture_output=True, text=True, env=env())
+    # robots.txt disallows one word: a state of its own, not pending, so no --force needed
+    # (it kept the cache "incomplete" for ever)
+    built = subprocess.run([*KELIME, "build", "--cache", str(path), "--out", str(data)],
+                           capture_output=True, text=True, env=env())
     assert built.returncode == 0, built.stderr
+    coverage = json.loads((data / "tr" / "manifest.json").read_text())["source"]["coverage"]
+    assert (coverage["disallowed"], coverage["pending"], coverage["complete"]) == (1, 0, True)
     words = ["abdal", "Abdal", "adet", "âdet", "inek", "deyyus", "dulda tutmak", "e-posta",
              "İstanbul", "massa"]
     checked = subprocess.run([*KELIME, "check", "--data", str(data), "--json", *words],
@@ -414,7 +417,7 @@ def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
     at = next(i for i, r in enumerate(log) if r.get("query") == "kitap")
     ended = log[at]["start"] + slow  # the fake stamps a slow reply's end as its start
     assert log[at + 1]["start"] - ended >= slow - LOG_SLACK, (log[at], log[at + 1])
-    for before, after in zip(log, log[1:]):
+    for before, after in pairwise(log):
         if before.get("fault") is None:
             assert after["start"] - before["end"] >= 0.3 - LOG_SLACK, (before, after)
 
@@ -442,7 +445,7 @@ def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
 
 def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
     """`--refresh`: re-read the sitemaps, fetch only new words, mark vanished ones (kept,
-    left out of builds) and re-verify the oldest 0.5% of the replies."""
+    left out of builds) and re-verify the oldest 1/150 of the replies (413: 3)."""
     path = tmp_path / "tdk.sqlite"
     with FakeProcess("--synthetic", "400") as fake:
         full = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
@@ -454,10 +457,10 @@ def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
         log = fake.log()
     output = refreshed.stdout + refreshed.stderr
     assert refreshed.returncode == 0, output
-    assert "Refresh: 5 new word(s); 0 of the 2 re-verified replies changed" in output
+    assert "Refresh: 5 new word(s); 0 of the 3 re-verified replies changed" in output
     assert "3 word(s) the site no longer lists" in output
     asked = gts_queries(log)
-    assert len(asked) == 5 + 2 and len(set(asked)) == len(asked)
+    assert len(asked) == 5 + 3 and len(set(asked)) == len(asked)
     print(f"\nrefresh: {len(log)} requests, a full crawl {full_requests}: "
           f"{len(log) / full_requests:.1%}")
     assert len(log) / full_requests < 0.05
@@ -474,6 +477,7 @@ def test_robots_disallowing_every_gts_request_says_so(tmp_path):
         result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
         asked = gts_queries(fake.log())
     assert asked == [] and "robots.txt disallows every word" in result.stdout + result.stderr
+    assert result.returncode == 1  # it printed "Error:" and exited 0
 
 
 @pytest.mark.parametrize("kind", ["shape", "huge"])

@@ -16,8 +16,8 @@ from kelime.tdk import store as cache
 from .fake_tdk import builtin_entries
 
 KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
-SAMPLE = (Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
-          / "dump-v12-dulavrat-otu-to-duldalamak.jsonl")
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
+SAMPLE = SAMPLE_DIR / "dump-v12-dulavrat-otu-to-duldalamak.jsonl"
 
 
 def kelime(*args, cwd=None):

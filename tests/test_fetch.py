@@ -13,6 +13,7 @@ import threading
 import time
 import tracemalloc
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -187,6 +188,8 @@ class Hostile(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path == "/robots.txt":  # no rules (what `lookup` reads first)
+            return self._head(404, Content_Length="0")
         self.server.log.append((self.path, time.monotonic()))
         route = self.path.split("?")[0].strip("/").split("/")[0]
         try:
@@ -240,8 +243,15 @@ class Hostile(BaseHTTPRequestHandler):
         n = int(self.path.split("/")[2])
         self._redirect(self.path.replace(f"/chain/{n}/", f"/chain/{n + 1}/"))
 
-    def _moved(self):  # to the fake TDK: a redirect that ends well
+    def _moved(self):  # within this host: a redirect that ends well
+        self._redirect("/gts?" + self.path.split("?", 1)[1])
+
+    def _away(self):  # to the fake TDK, another host: refused
         self._redirect(self.server.target + "/gts?" + self.path.split("?", 1)[1])
+
+    def _gts(self):
+        self._head(Content_Length=str(len(ÇIÇEK)))
+        self.wfile.write(ÇIÇEK)
 
 
 @pytest.fixture(scope="module")
@@ -284,6 +294,7 @@ def test_a_gzip_bomb_is_cut_at_the_cap_not_inflated(hostile, db):
     assert len(hostile.log) == 1  # not retried
     row = reply(db, "kitap")
     assert row["outcome"] == "failed" and "over 8 MiB" in row["error"]
+    assert row["final"] == 1  # the crawl does not ask it again before --max-age
 
 
 def test_a_huge_reply_is_not_read_to_the_end(hostile, db):
@@ -317,7 +328,7 @@ def test_a_redirect_loop_fails_clearly_with_paced_hops(hostile, db):
         ask(hostile, "loop/a", db)
     times = [t for _, t in hostile.log]
     assert len(times) == 2
-    assert all(b - a >= 0.05 for a, b in zip(times, times[1:]))
+    assert all(b - a >= 0.05 for a, b in pairwise(times))
 
 
 def test_redirects_stop_after_a_few_hops(hostile, db):
@@ -325,12 +336,24 @@ def test_redirects_stop_after_a_few_hops(hostile, db):
         ask(hostile, "chain/1", db)
     assert len(hostile.log) == 6
     times = [t for _, t in hostile.log]
-    assert all(b - a >= 0.05 for a, b in zip(times, times[1:]))
+    assert all(b - a >= 0.05 for a, b in pairwise(times))
 
 
-def test_a_redirect_to_the_answer_is_followed(hostile, fake, db):
-    result = ask(hostile, "moved", db)
-    assert result["outcome"] == "ok" and gts(fake) == ["kitap"]
+def test_a_redirect_within_the_host_is_followed(hostile, db):
+    result = ask(hostile, "moved", db, word="çiçek")
+    assert result["outcome"] == "ok" and [e["madde"] for e in result["entries"]] == ["çiçek"]
+
+
+def test_a_redirect_to_another_host_is_refused_and_nothing_cached(hostile, fake, db):
+    """`kelime define` followed it and cached the other host's answer as TDK's."""
+    cache.open_cache(db, create=True).close()
+    with pytest.raises(FetchError, match=r"redirected to http://127\.0\.0\.1:\d+/gts\?ara="
+                                         r"kitap, off 127\.0\.0\.1:\d+: not followed"):
+        ask(hostile, "away", db)
+    assert gts(fake) == [] and len(hostile.log) == 1  # not retried, never asked there
+    row = reply(db, "kitap")
+    assert row["outcome"] == "failed" and cache.entries_for_word(cache.open_readonly(db),
+                                                                  "kitap") == []
 
 
 def test_a_retry_after_too_long_fails_at_once_saying_when(fake, db):

@@ -188,7 +188,7 @@ def test_letters_decide_the_rest(madde, word, reason):
 def test_rows_without_a_headword_are_skipped():
     rows = [entry(None, sense("x")), entry("", sense("x")), entry("   ", sense("x")),
             {"error": "Sonuç bulunamadı"}, "not a dict", None, ordinary("kitap")]
-    assert list(c.word for c in classify_entries(rows, Policy())) == ["kitap"]
+    assert [c.word for c in classify_entries(rows, Policy())] == ["kitap"]
 
 
 def test_circumflex_variants_fold_into_one_word():
@@ -431,6 +431,6 @@ def test_entries_in_a_shape_the_store_cannot_take_are_failed_not_crashes(change)
     (final, not retried) with no entry for the store to take."""
     from kelime.tdk.replies import classify
 
-    entry = {**[e for e in builtin_entries() if e["madde"] == "kitap"][0], **change}
+    entry = {**next(e for e in builtin_entries() if e["madde"] == "kitap"), **change}
     c = classify(200, json.dumps([entry]).encode())
     assert (c.outcome, c.kind, c.transient, c.entries) == ("failed", "bad_shape", False, []), c

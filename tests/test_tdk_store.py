@@ -28,7 +28,8 @@ from .fake_tdk import builtin_entries
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
 ENTRIES = {e["madde"]: e for e in builtin_entries()}
 ADET = [ENTRIES["âdet"], ENTRIES["adet"]]  # madde_id 20 and 21: both queries return both
-ALL_MIGRATIONS = ["m001_initial", "m002_reply_entries", "m003_words_seen", "m004_replies_final"]
+ALL_MIGRATIONS = ["m001_initial", "m002_reply_entries", "m003_words_seen", "m004_replies_final",
+                  "m005_imports_enumerations", "m006_pacing_robots"]
 
 
 def reply(query, outcome="ok", body=None, **kw):
@@ -243,9 +244,9 @@ def test_stats(db):
     cache.save_reply(db, reply("massa", "not_found", body="y"))
     cache.save_reply(db, reply("kalem", "failed", error="HTML"))
     st = cache.cache_stats(db)
-    assert st["replies"] == {"ok": 1, "not_found": 1, "failed": 1}
+    assert st["replies"] == {"ok": 1, "not_found": 1, "failed": 1, "disallowed": 0}
     assert st["entries"] == 2
-    assert st["words"] == {"queued": 3, "done": 2, "pending": 1}
+    assert st["words"] == {"queued": 3, "done": 2, "pending": 1, "disallowed": 0, "gone": 0}
     assert st["oldest_fetch"] <= st["newest_fetch"]
     assert db["words"].get("adet")["source"] == "sitemap"
 
@@ -559,10 +560,50 @@ def test_a_corrupt_page_in_the_middle_is_a_cache_error_everywhere(tmp_path):
     size = path.stat().st_size
     with open(path, "r+b") as f:
         f.seek(size // 2 // 4096 * 4096)
-        f.write(bytes(rng.getrandbits(8) for _ in range(8192)))
+        f.write(bytes(rng.getrandbits(8) for _ in range(65536)))  # pages of every table
     kelime = [sys.executable, "-c", "from kelime.cli import main; main()"]
     for args in (["crawl", "--status"], ["build", "--force", "--out", str(tmp_path / "d")]):
         run = subprocess.run([*kelime, *args, "--cache", str(path)], capture_output=True,
                              text=True, timeout=60)
         assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
         assert "corrupt" in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_refresh_slices_re_verify_every_reply_within_the_cycle(tmp_path):
+    """A 0.5% sample of the oldest meant a changed entry could wait 200 refreshes. Each
+    refresh now re-verifies the oldest 1/CYCLE: every reply within CYCLE refreshes, and
+    the slice stays under 1% of the replies."""
+    import math
+
+    from kelime.crawler.run import CYCLE, refresh_plan
+
+    db = cache.open_cache(tmp_path / "c.sqlite", create=True)
+    n = 1000
+    for i in range(n):
+        cache.save_reply(db, reply(f"w{i}", "not_found", body="{}",
+                                   fetched_at=f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00"))
+    last_seen = {}
+    for refresh in range(1, CYCLE + 1):
+        queued, fresh = refresh_plan(db, None)
+        assert len(queued) == math.ceil(n / CYCLE) and len(queued) <= 0.01 * n
+        assert not set(queued) & fresh
+        for query in queued:  # what the refresh does: asks again, stores the new reply
+            cache.save_reply(db, reply(query, "not_found", body="{}",
+                                       fetched_at=f"2026-02-01T{refresh // 60:02d}:"
+                                                  f"{refresh % 60:02d}:00+00:00"))
+            last_seen[query] = refresh
+    assert len(last_seen) == n  # every reply re-verified within CYCLE refreshes
+
+
+def test_the_politeness_clock_serves_one_request_at_a_time_and_whoever_waited_next(db):
+    """One clock per cache: a look-up never starts beside a crawl's request, waits the gap
+    after its end, and once it has waited the crawl lets it go first (a crawl's
+    back-to-back requests starved it)."""
+    assert cache.take_turn(db, "crawl", 100.0, 60) == 0  # claimed: in flight
+    assert cache.take_turn(db, "crawl", 100.1, 60) == 0  # the crawl's own: never waits
+    assert cache.take_turn(db, "define", 100.2, 60) == pytest.approx(60 - 0.1)
+    cache.end_turn(db, "crawl", 101.0, 1.0)
+    assert cache.take_turn(db, "define", 101.5, 60) == pytest.approx(0.5)  # the gap
+    assert cache.take_turn(db, "crawl", 102.1, 60) > 0  # the define waited: it is next
+    assert cache.take_turn(db, "define", 102.1, 60) == 0
+    assert cache.take_turn(db, "crawl", 102.2, 60) == pytest.approx(60 - 0.1)

@@ -11,6 +11,7 @@ import click
 
 from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
+from ..lexicon.compile import MAX_PLAYABLE
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from ..sources.bootstrap import LANGUAGES
 from .common import data_dir, print_json, say
@@ -58,6 +59,16 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
     names = policy is not None and policy.proper_by_capital
     return (sources.read_wordlist(wordlist, names_by_capital=names),
             sources.wordlist_source(wordlist))
+
+
+def _too_long_note(source: dict, too_long: list[str]) -> dict:
+    """The manifest's note on headwords left out for their length ({} when none)."""
+    if not too_long:
+        return {}
+    shown = ", ".join(w[:30] + ("…" if len(w) > 30 else "") for w in too_long[:3])
+    note = (f"{len(too_long):,} headword(s) longer than {MAX_PLAYABLE} letters left out: no "
+            f"game's board can place them ({shown})")
+    return {"notes": [*source.get("notes", []), note]}
 
 
 @click.command()
@@ -109,13 +120,14 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
     if no_policy:
         pol = None
     elif policy or alpha.language == "Turkish":
-        pol = load_policy(policy)
+        pol = load_policy(policy, alpha)
     else:
         pol = language_policy(alpha.language)
     candidates, source = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
-    compiled, applied = apply_policy(compile_words(candidates, alpha), pol, alpha)
-    source = {**source, "policy": applied}
+    compiled = compile_words(candidates, alpha, max_length=MAX_PLAYABLE)
+    compiled, applied = apply_policy(compiled, pol, alpha)
+    source = {**source, "policy": applied, **_too_long_note(source, compiled.too_long)}
     say(f"Writing {out / name} …")
     created = created_stamp(source, os.environ.get("SOURCE_DATE_EPOCH"),
                             dt.datetime.now(dt.UTC))

@@ -59,20 +59,23 @@ def _setting(text: str) -> tuple[str, object]:
 @click.option("--limit", type=click.IntRange(1), default=None, help="At most N words this run.")
 @click.option("--status", is_flag=True, help="Print the cache's state and exit (no crawl).")
 @click.option("--refresh", is_flag=True, help="The weekly refresh: re-read the site's list, "
-              "fetch new words, mark vanished ones, re-verify the oldest 0.5% of replies.")
+              "fetch new words, retire vanished ones, re-verify the oldest 1/150 of replies "
+              "(each reply within 150 refreshes).")
 @click.option("--sample", type=click.IntRange(0), default=None,
-              help="With --refresh: how many of the oldest replies to re-verify [0.5%].")
+              help="With --refresh: how many of the oldest replies to re-verify [1/150].")
 @click.option("--import", "dump", type=click.Path(path_type=Path, dir_okay=False),
               help="Load a JSON-lines dump of TDK entries (the 12th-edition mongoexport) into "
                    "the cache instead of crawling; a crawl then only refreshes.")
 @click.option("--dump-date", default=None, metavar="ISO-DATE",
               help="When the dump was made [default: the file's modification time].")
+@click.option("--force", is_flag=True, help="With --refresh: retire the words the site's list "
+              "no longer names even when they are over 1% of it (a short sitemap is refused).")
 @ua_option
 @ciphers_option
 @click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
               help="Override a Scrapy/kelime setting (see kelime.crawler.settings).")
 def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, refresh,
-          sample, dump, dump_date, user_agent, ciphers, overrides) -> None:
+          sample, dump, dump_date, force, user_agent, ciphers, overrides) -> None:
     """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably.
 
     One request at a time, DELAY seconds apart (robots.txt obeyed), backing off on
@@ -85,7 +88,7 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
       kelime crawl --words new.txt --max-age 0      # refresh a few words now
       kelime crawl --status                         # what the cache holds
       kelime crawl --import tdk-v12.jsonl           # start from a dump (minutes)
-      kelime crawl --refresh                        # weekly: new words, 0.5% re-verified
+      kelime crawl --refresh                        # weekly: new words, 1/150 re-verified
       kelime build --cache tdk.sqlite               # then rebuild the lexicon
     """
     from ..crawler.run import read_words, run_crawl, status_text
@@ -96,13 +99,15 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
     if dump:
         import_into(cache, dump, dump_date)
         return
-    _check_client(user_agent)
     if not base_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"{base_url!r} must start with https:// (or http://)",
                                  param_hint="--base-url")
     if "sozluk.gov.tr" in base_url and (delay < 1 or concurrency > 1):
         say(f"Warning: --delay {delay:g} / --concurrency {concurrency} against {base_url} "
             "risks an IP block (TDK blocks bursts); the defaults are 1 s and 1.")
+    if force and not refresh:
+        raise click.BadParameter("--force only lets a refresh retire many words: use it "
+                                 "with --refresh", param_hint="--force")
     if refresh and words_file:
         raise click.BadParameter("a refresh reads the site's list: leave out --words",
                                  param_hint="--refresh")
@@ -112,14 +117,18 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
             words = read_words(words_file)
         except (OSError, UnicodeDecodeError) as e:
             raise KelimeError(f"cannot read --words {words_file}: {e}") from None
-    from ..crawler.settings import crawl_settings
+    from ..crawler.settings import check_overrides, crawl_settings
 
+    extra = dict(_setting(o) for o in overrides)
+    if problem := check_overrides(extra):
+        raise click.BadParameter(problem, param_hint="-s")
     settings = crawl_settings(cache=str(cache), delay=delay, concurrency=concurrency,
-                              user_agent=user_agent, ciphers=ciphers,
-                              extra=dict(_setting(o) for o in overrides))
+                              user_agent=user_agent, ciphers=ciphers, extra=extra)
+    _check_client(settings["USER_AGENT"], "-s USER_AGENT" if "USER_AGENT" in extra
+                  else "--user-agent")
     sys.exit(run_crawl(base_url=base_url, cache_path=cache, words=words, max_age=max_age,
                        limit=limit, settings=settings, say=say, refresh=refresh,
-                       sample=sample))
+                       sample=sample, force=force))
 
 
 def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
@@ -134,7 +143,7 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
         raise KelimeError(f"no dump at {dump}")
     if dump_date:
         try:
-            when = dt.datetime.fromisoformat(dump_date.replace("Z", "+00:00"))
+            when = dt.datetime.fromisoformat(dump_date)  # "Z" too
         except ValueError:
             raise click.BadParameter(f"{dump_date!r} is not an ISO 8601 date (2024-01-01)",
                                      param_hint="--dump-date") from None
@@ -158,10 +167,10 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
     click.echo(status_text(cache))
 
 
-def _check_client(user_agent: str) -> None:
-    problem = check_user_agent(user_agent)
+def _check_client(user_agent: str, where: str = "--user-agent") -> None:
+    problem = check_user_agent(str(user_agent))
     if problem:
-        raise click.BadParameter(f"{user_agent!r} {problem}", param_hint="--user-agent")
+        raise click.BadParameter(f"{user_agent!r} {problem}", param_hint=where)
 
 
 @click.command()

@@ -171,7 +171,8 @@ def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
         for old in g["history"]:
             out.print(_plain(f"    earlier: {old['kind']} {old['status']}"
                              + (f" as {old['decision']}" if old["decision"] else "")
-                             + f" on {(old['closed_at'] or '')[:10]}: {_one_line(old['why'] or '')}"))
+                             + f" on {(old['closed_at'] or '')[:10]}: "
+                               f"{_one_line(old['why'] or '')}"))
     if groups:
         out.print("Next: `kelime reports check` asks TDK; `kelime reports accept WORD --as "
                   "valid|obscene|proper_name --why …` or `reject WORD --why …` closes them.")
@@ -231,8 +232,9 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
         _forget(store)
     lexicons = Lexicons(data_dir(data))
     base_url = base_url or DEFAULT_BASE_URL
+    delay = DEFAULT_DELAY if delay is None else delay
     with make_client() as client:
-        client.event_hooks = _pacer(DEFAULT_DELAY if delay is None else delay)
+        client.event_hooks = _pacer(delay)
         for n, group in enumerate(groups, 1):
             if sys.stderr.isatty() and len(groups) > 1:
                 say(f"[{n}/{len(groups)}] {group['word']} …")
@@ -240,7 +242,7 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
             group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
             try:
                 found = lookup(cache, group["word"], base_url=base_url, client=client,
-                               refresh=refresh)
+                               refresh=refresh, delay=delay)
             except CacheError:
                 raise  # the cache is no word's problem: every look-up would fail the same
             except KelimeError as e:  # one word TDK could not answer: say so, go on
@@ -366,7 +368,8 @@ def _policy_for(lex, policy: Path | None) -> None:
                           "same --policy)")
     shipped = default_policy_path()
     tracked = subprocess.run(["git", "-C", str(shipped.parent), "ls-files", "--error-unmatch",
-                              shipped.name], capture_output=True) if shutil.which("git") else None
+                              shipped.name], capture_output=True, check=False) \
+        if shutil.which("git") else None
     if tracked is None or tracked.returncode != 0:
         raise KelimeError(f"the shipped policy {shipped} is not a file of a git checkout (an "
                           "installed kelime?): an accepted report must become a reviewed "

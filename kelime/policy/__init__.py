@@ -7,13 +7,23 @@ blocklist line may name a reason after the word (default ``obscene``): ``orospu`
 ``ayşe proper_name``. A policy that cannot be read fails the build: a build never goes
 ahead without the policy it was asked to apply.
 
+The files are data with a schema, checked line by line and key by key; every error names
+the file, the line and the fix. The TOML: ``version = 1``; ``[proper_name]`` ``ozel_mi``
+and ``capitalised`` (booleans); ``[obscene]`` ``tag_ids`` (a list of numbers),
+``tag_names`` (a list of strings), ``blocklist`` and ``allowlist`` (paths, not empty: leave
+the key out for no list); no other key. A list: UTF-8 without a byte order mark (it hid
+line 1's word), one game word a line in the build's alphabet (``dulda tutmak`` in the
+allowlist allowed ``dulda``), a blocklist word optionally followed by one reason.
+
 Every source goes through the same policy (`apply_policy`): a word list, the offline lists
 and the TDK cache alike. A blocklisted word of 3+ letters also refuses its inflected forms
 (`götün`, `götler`, `götleri` …): TDK lists none of them as a headword but the derived words
 that are themselves obscene (`orospuluk`), and the allowlist keeps any that must stay.
 
-    >>> {"göt", "götün", "götler", "götleri"} <= inflections("göt"), "kitabı" in inflections("kitap")
-    (True, True)
+    >>> {"göt", "götün", "götler", "götleri"} <= inflections("göt")
+    True
+    >>> "kitabı" in inflections("kitap")
+    True
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from pathlib import Path
 from ..errors import PolicyError
 from ..lexicon.compile import Compiled
 from ..lexicon.format import REASONS
-from ..normalize import TURKISH, Alphabet, letters_problem, normalize, turkish_sorted
+from ..normalize import KURMANJI, TURKISH, Alphabet, letters_problem, normalize, turkish_sorted
 
 POLICY_VERSION = 1
 
@@ -70,7 +80,7 @@ def language_policy(language: str | None) -> Policy:
     own (``kurmanji.toml``, a reviewed blocklist), any other alphabet `lists_free_policy`."""
     if language != "Kurmanji":
         return lists_free_policy(language)
-    policy = load_policy(Path(str(files(__name__) / "kurmanji.toml")))
+    policy = load_policy(Path(str(files(__name__) / "kurmanji.toml")), KURMANJI)
     policy.label = "kelime's default for Kurmanji"
     return policy
 
@@ -89,20 +99,40 @@ REVIEW_NOTE = re.compile(r"reports? (?P<ids>\d+(?:, ?\d+)*) \((?P<date>\d{4}-\d{
 def read_lines(path: Path) -> list[str]:
     """A list file's lines; PolicyError naming the file when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise PolicyError(f"policy list {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise PolicyError(f"policy list {path} cannot be read ({e})") from None
+        raise PolicyError(f"policy list {path} cannot be read ({e}): save it as UTF-8") from None
+    if text.startswith(BOM):
+        raise PolicyError(f"{path}:1: the file begins with a byte order mark (U+FEFF), which "
+                          "hides line 1's word: save it as UTF-8 without a BOM")
+    return text.splitlines()
 
 
-def _rows(path: Path) -> list[tuple[list[str], str]]:
-    """(fields, comment) of each line of a list that names a word."""
+BOM = "\ufeff"
+
+
+def _rows(path: Path, most: int, alphabet: Alphabet) -> list[tuple[int, list[str], str]]:
+    """(line number, fields, comment) of each line of a list that names a word, each with
+    1..`most` fields and a word of `alphabet`'s letters; PolicyError naming the line else."""
     rows = []
-    for line in read_lines(path):
+    for number, line in enumerate(read_lines(path), 1):
         body, _, comment = line.partition("#")
-        if body.split():
-            rows.append((body.split(), comment.strip()))
+        fields = body.split()
+        if not fields:
+            continue
+        if len(fields) > most:
+            shape = "word" if most == 1 else "word and, optionally, one reason"
+            raise PolicyError(f"{path}:{number}: {body.strip()!r} is more than one "
+                              f"{shape}: a list names one game word a line (a phrase is "
+                              "never a game word); keep the word alone or remove the line")
+        problem = letters_problem(normalize(fields[0], alphabet), alphabet)
+        if problem is not None:
+            raise PolicyError(f"{path}:{number}: {fields[0]!r} is not a game word of the "
+                              f"{alphabet.language or 'build'}'s alphabet ({problem}): fix "
+                              "the spelling or remove the line")
+        rows.append((number, fields, comment.strip()))
     return rows
 
 
@@ -115,12 +145,12 @@ def parse_review(comment: str) -> dict | None:
             "reports": [int(i) for i in found["ids"].replace(" ", "").split(",")]}
 
 
-def _blocked(path: Path, reviewed: dict) -> dict[str, str]:
+def _blocked(path: Path, reviewed: dict, alphabet: Alphabet) -> dict[str, str]:
     blocked = {}
-    for row, comment in _rows(path):
+    for number, row, comment in _rows(path, 2, alphabet):
         reason = row[1] if len(row) > 1 else "obscene"
         if reason not in REASONS:
-            raise PolicyError(f"blocklist word {row[0]!r} in {path} has unknown reason "
+            raise PolicyError(f"{path}:{number}: blocklist word {row[0]!r} has unknown reason "
                               f"{reason!r}; use one of {', '.join(REASONS)}")
         blocked[row[0]] = reason
         review = parse_review(comment)
@@ -129,9 +159,9 @@ def _blocked(path: Path, reviewed: dict) -> dict[str, str]:
     return blocked
 
 
-def _allowed(path: Path, reviewed: dict) -> list[str]:
+def _allowed(path: Path, reviewed: dict, alphabet: Alphabet) -> list[str]:
     allowed = []
-    for row, comment in _rows(path):
+    for _, row, comment in _rows(path, 1, alphabet):
         allowed.append(row[0])
         review = parse_review(comment)
         if review is not None:
@@ -144,7 +174,11 @@ def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict]:
     cannot be read or is of another version."""
     path = Path(path) if path is not None else default_policy_path()
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if text.startswith(BOM):
+            raise PolicyError(f"{path}:1: the file begins with a byte order mark (U+FEFF): "
+                              "save it as UTF-8 without a BOM")
+        raw = tomllib.loads(text)
     except FileNotFoundError:
         raise PolicyError(f"policy file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -153,19 +187,95 @@ def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict]:
         raise PolicyError(f"policy file {path} is not valid TOML: {e}") from None
     if raw.get("version") != POLICY_VERSION:
         raise PolicyError(f"policy file {path} must say version = {POLICY_VERSION}")
+    check_schema(path, raw, text)
     return path, raw
 
 
-def load_policy(path: str | Path | None = None) -> Policy:
+#: Every key a policy TOML may have: table → key → (check, what it must be).
+def _bool(v) -> bool:
+    return isinstance(v, bool)
+
+
+def _path(v) -> bool:
+    return isinstance(v, str) and bool(v.strip())
+
+
+def _ids(v) -> bool:
+    return isinstance(v, list) and all(
+        (isinstance(i, int) and not isinstance(i, bool) and i >= 0)
+        or (isinstance(i, str) and i.isascii() and i.isdigit()) for i in v)
+
+
+def _names(v) -> bool:
+    return isinstance(v, list) and all(isinstance(n, str) and n.strip() for n in v)
+
+
+SCHEMA = {
+    "proper_name": {"ozel_mi": (_bool, "true or false (a TOML boolean, unquoted)"),
+                    "capitalised": (_bool, "true or false (a TOML boolean, unquoted)")},
+    "obscene": {"tag_ids": (_ids, "a list of TDK tag numbers, e.g. [36, 38]"),
+                "tag_names": (_names, 'a list of tag names, e.g. ["kaba konuşmada"]'),
+                "blocklist": (_path, 'the path of a list file, e.g. "blocklist.txt" (leave '
+                                     "the key out for no blocklist)"),
+                "allowlist": (_path, 'the path of a list file, e.g. "allowlist.txt" (leave '
+                                     "the key out for no allowlist)")},
+}
+
+
+def check_schema(path: Path, raw: dict, text: str) -> None:
+    """Every table and key of a policy TOML known and of its type (`SCHEMA`); PolicyError
+    naming the file, the line and the fix: ``ozel_mi = "no"`` read as true, ``blocklist =
+    ""`` dropped the blocklist."""
+    for table, keys in raw.items():
+        if table == "version":
+            continue
+        if table not in SCHEMA or not isinstance(keys, dict):
+            raise PolicyError(f"{path}:{_line(text, None, table)}: unknown key {table!r}: a "
+                              f"policy has version, {', '.join(f'[{t}]' for t in SCHEMA)}")
+        for key, value in keys.items():
+            if key not in SCHEMA[table]:
+                raise PolicyError(f"{path}:{_line(text, table, key)}: unknown key "
+                                  f"{table}.{key}: [{table}] takes "
+                                  f"{', '.join(SCHEMA[table])}")
+            valid, must = SCHEMA[table][key]
+            if not valid(value):
+                raise PolicyError(f"{path}:{_line(text, table, key)}: {table}.{key} = "
+                                  f"{_toml(value)} must be {must}")
+
+
+def _line(text: str, table: str | None, key: str) -> int:
+    """The line where `key` is set in [table] (None: at the top, or the table itself)."""
+    current = None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[] ").split(".")[0]
+            if table is None and current == key:
+                return number
+        elif current == table and re.match(rf'"?{re.escape(key)}"?\s*=', stripped):
+            return number
+    return 1
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def load_policy(path: str | Path | None = None, alphabet: Alphabet = TURKISH) -> Policy:
     """Read a policy TOML (default: the shipped one) and the lists it names (paths relative
-    to the TOML); PolicyError when any of it cannot be read."""
+    to the TOML, words of `alphabet`); PolicyError when any of it cannot be read or breaks
+    the schema (see the module doc)."""
     path, raw = read_policy_file(path)
     obscene, proper = raw.get("obscene", {}), raw.get("proper_name", {})
     reviewed: dict[str, dict] = {}
-    blocked = (_blocked(path.parent / obscene["blocklist"], reviewed)
-               if obscene.get("blocklist") else {})
-    allowed = (_allowed(path.parent / obscene["allowlist"], reviewed)
-               if obscene.get("allowlist") else [])
+    blocked = (_blocked(path.parent / obscene["blocklist"], reviewed, alphabet)
+               if "blocklist" in obscene else {})
+    allowed = (_allowed(path.parent / obscene["allowlist"], reviewed, alphabet)
+               if "allowlist" in obscene else [])
     return Policy(
         vulgar_tag_ids=frozenset(str(i) for i in obscene.get("tag_ids", [36, 38])),
         vulgar_tag_names=frozenset(obscene.get("tag_names", ["kaba konuşmada", "hakaret yollu"])),
@@ -178,7 +288,14 @@ def load_policy(path: str | Path | None = None) -> Policy:
 #: Endings that inflect a noun (case, possessive, plural, copula, with) or derive one of the
 #: same sense (-lık, -cı), every vowel-harmony variant: enough to match what a word list or
 #: a player writes, cheap to test (a set of forms per blocked word).
-ENDINGS = tuple(["ı", "i", "u", "ü", "a", "e", "ya", "ye", "yı", "yi", "yu", "yü", "da", "de", "ta", "te", "dan", "den", "tan", "ten", "ın", "in", "un", "ün", "nın", "nin", "nun", "nün", "la", "le", "yla", "yle", "ca", "ce", "ım", "im", "um", "üm", "ımız", "imiz", "umuz", "ümüz", "ınız", "iniz", "unuz", "ünüz", "sı", "si", "su", "sü", "lar", "ler", "ları", "leri", "lara", "lere", "larda", "lerde", "lardan", "lerden", "ların", "lerin", "larla", "lerle", "larım", "lerim", "sın", "sin", "sun", "sün", "dır", "dir", "dur", "dür", "tır", "tir", "tur", "tür", "cı", "ci", "cu", "cü", "çı", "çi", "çu", "çü", "lık", "lik", "luk", "lük"])
+ENDINGS = ("ı", "i", "u", "ü", "a", "e", "ya", "ye", "yı", "yi", "yu", "yü", "da", "de", "ta",
+           "te", "dan", "den", "tan", "ten", "ın", "in", "un", "ün", "nın", "nin", "nun", "nün",
+           "la", "le", "yla", "yle", "ca", "ce", "ım", "im", "um", "üm", "ımız", "imiz", "umuz",
+           "ümüz", "ınız", "iniz", "unuz", "ünüz", "sı", "si", "su", "sü", "lar", "ler", "ları",
+           "leri", "lara", "lere", "larda", "lerde", "lardan", "lerden", "ların", "lerin",
+           "larla", "lerle", "larım", "lerim", "sın", "sin", "sun", "sün", "dır", "dir", "dur",
+           "dür", "tır", "tir", "tur", "tür", "cı", "ci", "cu", "cü", "çı", "çi", "çu", "çü",
+           "lık", "lik", "luk", "lük")
 SECOND = ("ı", "i", "a", "e", "da", "de", "dan", "den", "ın", "in", "la", "le")
 _SOFTENED = {"p": "b", "ç": "c", "t": "d", "k": "ğ"}
 INFLECTED_FROM = 3  # letters: `am` would refuse ama, amaç …
@@ -238,4 +355,5 @@ def apply_policy(compiled: Compiled, policy: Policy | None,
                             else str(policy.path))
     report = {"applied": True, "policy": name,
               "version": POLICY_VERSION, **counts}
-    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items()))), report
+    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items())),
+                    compiled.too_long), report

@@ -11,6 +11,13 @@ The file is read twice, line by line: once for each query's line offsets, once f
 entries of each query in turn, so memory holds offsets, never the whole dump. A line that
 is not an entry (bad JSON, no ``madde``, an id that is no number) is skipped and counted,
 with the first few reasons kept for the summary.
+
+What is not JSON lines is refused before anything is stored, saying how to convert it: a
+gzipped file, one JSON array, a pretty-printed dump (one entry over many lines: its nested
+objects, read line by line, looked like entries: a proverb was stored as a headword). A
+file with no entry at all is refused too. An import is resumable and visibly unfinished
+until its last entry is stored: ``imports`` records it begun, then finished; a build
+refuses a cache with an import that never finished (killed, a full disk).
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from .replies import query_for
 from .shape import problem
 
 BATCH = 500         # queries a transaction
+GZIP = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"  # allowed before the first line, as in a /gts reply
 
 
 @dataclass
@@ -48,7 +57,7 @@ class Imported:
 def _entry(raw: bytes) -> tuple[dict | None, str]:
     """The entry a dump line holds (Mongo's `_id` dropped), or None and why not."""
     try:
-        entry = orjson.loads(raw)
+        entry = orjson.loads(raw.removeprefix(BOM))
     except orjson.JSONDecodeError as e:
         return None, f"not JSON ({e})"
     if not isinstance(entry, dict):
@@ -65,7 +74,7 @@ def _entry(raw: bytes) -> tuple[dict | None, str]:
 def _reread(raw: bytes, path: Path) -> dict:
     """A line the first pass found to be an entry, read again (no second shape check)."""
     try:
-        entry = orjson.loads(raw)
+        entry = orjson.loads(raw.removeprefix(BOM))
         entry.pop("_id", None)
     except (orjson.JSONDecodeError, AttributeError):
         raise CacheError(f"the dump {path} changed while it was being imported: import it "
@@ -73,18 +82,49 @@ def _reread(raw: bytes, path: Path) -> dict:
     return entry
 
 
+def not_json_lines(path: Path, head: bytes) -> str | None:
+    """Why a file beginning with `head` is no JSON-lines dump (and how to make one), or None."""
+    convert = f"jq -c '.[]' {path} > {path.with_suffix('.jsonl').name}"
+    if head.startswith(GZIP):
+        return (f"{path} is gzip-compressed: unpack it first (`gunzip -k {path}`) and import "
+                "the .json file")
+    first, ended, _ = head.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")
+    first = first.strip()
+    if first.startswith(b"["):
+        return (f"{path} is one JSON array, not JSON lines (one entry a line): convert it "
+                f"with `{convert}`")
+    if first == b"{" or (ended and first.startswith(b"{") and not first.endswith(b"}")):
+        return (f"{path} is pretty-printed (an entry spreads over several lines): JSON lines "
+                f"has one entry a line; convert it with `jq -c . {path} > "
+                f"{path.with_suffix('.jsonl').name}`")
+    return None
+
+
+def _indented(raw: bytes) -> bool:
+    """A line of a pretty-printed file (indented JSON), not an entry of its own."""
+    return raw[:1] in (b" ", b"\t") and raw.strip()[:1] in (b'"', b"{", b"[", b"}", b"]")
+
+
 def import_dump(db, path: str | Path, fetched_at: str,
                 progress: Callable[[int, int], None] | None = None) -> Imported:
     """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
-    `progress(queries done, queries)` after each batch."""
+    `progress(queries done, queries)` after each batch. CacheError when the file is no
+    JSON-lines dump or holds no entry (nothing stored then)."""
     path = Path(path)
     found, result, digest = defaultdict(list), Imported(), hashlib.sha256()
     try:
         with open(path, "rb") as f:
+            wrong = not_json_lines(path, f.read(65536))
+            if wrong:
+                raise CacheError(wrong)
+            f.seek(0)
             offset, number = 0, 0
             for raw in f:
                 number += 1
                 digest.update(raw)
+                if _indented(raw):
+                    raise CacheError(not_json_lines(path, b"{\n") + f" (line {number} is "
+                                     "indented)")
                 if raw.strip():
                     entry, why = _entry(raw)
                     if entry is None:
@@ -94,7 +134,13 @@ def import_dump(db, path: str | Path, fetched_at: str,
                 offset += len(raw)
             result.sha256 = digest.hexdigest()
             queries = list(found)
+            if not queries:
+                shown = "; ".join(result.problems[:3]) or "the file is empty"
+                raise CacheError(f"{path} holds no TDK entry ({number:,} line(s): {shown}): "
+                                 "nothing imported. A dump has one JSON entry a line, with "
+                                 "at least madde_id and madde")
             source = f"dump:{path.name}"
+            store.begin_import(db, result.sha256, path.name)
             for start in range(0, len(queries), BATCH):
                 batch = queries[start:start + BATCH]
                 with store.write_tx(db):
@@ -113,6 +159,7 @@ def import_dump(db, path: str | Path, fetched_at: str,
                 result.queries += len(batch)
                 if progress is not None:
                     progress(result.queries, len(queries))
+            store.finish_import(db, result.sha256, result.entries, result.queries)
     except OSError as e:
         raise CacheError(f"cannot read the dump {path}: {e.strerror or e}") from None
     return result

@@ -18,7 +18,8 @@ def format_entry(entry: dict) -> list[str]:
         lines.append(f"  {i}. " + (f"{tags}  " if tags else "") + _clean(s.get("anlam")))
         for x in s.get("orneklerListe") or []:
             authors = ", ".join(_clean(a.get("tam_adi")) for a in x.get("yazar") or [])
-            lines.append(f"       «{_clean(x.get('ornek'))}»" + (f" ({authors})" if authors else ""))
+            by = f" ({authors})" if authors else ""
+            lines.append(f"       «{_clean(x.get('ornek'))}»{by}")
     return lines
 
 

@@ -8,14 +8,22 @@ Pure functions shared by the Scrapy crawl and `kelime define` (no network here):
     'not_found'
     >>> c = classify(200, b'<!doctype html><html>...'); (c.outcome, c.kind, c.transient)
     ('failed', 'html', True)
+    >>> classify(200, "çağlayan".encode("iso-8859-9")).kind
+    'not_utf8'
+
+Only a body that is UTF-8 JSON of the expected shape and types (`shape.problem`) is a good
+reply. A UTF-8 byte order mark is allowed and skipped (RFC 8259 §8.1 lets a parser ignore
+it; the text is still UTF-8). JSON is parsed with orjson, which refuses nesting deeper than
+1,024 levels with an error instead of Python's RecursionError (a body of 200,000 ``[``).
 """
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import quote
+
+import orjson
 
 from ..normalize import turkish_lower
 from .shape import problem
@@ -27,13 +35,23 @@ TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524
 
 @dataclass(frozen=True)
 class Classified:
-    """outcome ok|not_found|failed; kind names the failure; transient ones are retried."""
+    """outcome ok|not_found|failed; kind names the failure; transient ones are retried;
+    final ones are not asked again until they are old (asking again would only repeat)."""
 
     outcome: str
     kind: str = ""
     entries: list[dict] = field(default_factory=list)
     error: str | None = None
     transient: bool = False
+
+    @property
+    def final(self) -> bool:
+        return self.kind in FINAL_KINDS
+
+
+#: Failures in what the body IS (not in how it came): the same body would come again.
+FINAL_KINDS = frozenset({"bad_shape", "too_deep"})
+BOM = "\ufeff"
 
 
 def query_for(word: str) -> str:
@@ -54,20 +72,41 @@ def classify(status: int, body: bytes) -> Classified:
     if status != 200:
         return Classified("failed", f"http_{status}", error=f"HTTP {status}",
                           transient=status in TRANSIENT_STATUSES)
-    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        text = body.decode("utf-8").removeprefix(BOM).strip()
+    except UnicodeDecodeError as e:
+        return Classified("failed", "not_utf8", error=f"the body is not UTF-8 (byte "
+                          f"{body[e.start]:#04x} at offset {e.start}): TDK sends UTF-8 JSON, "
+                          "so this is not TDK's answer or it was garbled on the way; not stored")
     if not text:
         return Classified("failed", "empty", error="empty body", transient=True)
     if text[0] == "<":
         return Classified("failed", "html", error="HTML instead of JSON (the site's SPA "
                           "page: the route moved or we are being refused)", transient=True)
+    return parse_json(text)
+
+
+def parse_json(text: str) -> Classified:
+    """A JSON text's meaning; never raises (deep nesting, bad JSON: failed with a reason)."""
     try:
-        data = json.loads(text)
-    except ValueError as e:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError as e:
+        if "depth" in str(e) or "recursion" in str(e).lower():
+            return _too_deep()
         return Classified("failed", "bad_json", error=f"broken JSON ({e})", transient=True)
-    return _classify_json(data)
+    try:
+        orjson.dumps(data)  # what the store will do with it: deeper than 255 levels fails
+    except TypeError:
+        return _too_deep()
+    return _classify_json(data, text)
 
 
-def _classify_json(data) -> Classified:
+def _too_deep() -> Classified:
+    return Classified("failed", "too_deep", error="JSON nested hundreds of levels deep: no "
+                      "dictionary reply is; not stored")
+
+
+def _classify_json(data, text: str) -> Classified:
     if isinstance(data, dict) and data.get("error") == NOT_FOUND_TEXT:
         return Classified("not_found")
     if data == []:  # the new API's way of saying "not found"
@@ -80,4 +119,4 @@ def _classify_json(data) -> Classified:
         return Classified("failed", "bad_shape", error=f"entries in an unexpected shape "
                           f"({wrong[:200]}): not stored")
     return Classified("failed", "unexpected_json", transient=True,
-                      error=f"unexpected JSON: {json.dumps(data, ensure_ascii=False)[:120]}")
+                      error=f"unexpected JSON: {text[:120]}")

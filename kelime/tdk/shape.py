@@ -1,15 +1,21 @@
 """The shape of the entries TDK sends, checked before anything is stored (pydantic).
 
-Only what kelime reads is constrained, and only as far as the store needs it: ids are
-strings of ASCII digits that fit SQLite's INTEGER (TDK's have six; ``"²"`` passed
-``str.isdigit``, and a 23-digit id overflowed), lists are lists of objects (``"anlamlarListe":
-"yok"`` and ``[null]`` crashed the save). Every other field passes as it came: the entry is
-stored exactly as TDK sent it, not as validated here.
+Only what kelime reads is constrained, to the types TDK sends (TDK-API: "all numbers and
+flags are strings; missing text is null"): ids are strings of ASCII digits that fit SQLite's
+INTEGER (TDK's have six; ``"²"`` passed ``str.isdigit``, and a 23-digit id overflowed); every
+other field kelime reads is a string or null, never a number or a boolean (an integer
+``ozel_mi`` 1 or a boolean ``true`` passed here, and the policy, which compares strings,
+took the proper name for a common word); ``ozel_mi`` is ``"0"``, ``"1"``, ``""`` or null;
+lists are lists of objects (``"anlamlarListe": "yok"`` and ``[null]`` crashed the save).
+Fields kelime does not read pass as they came: the entry is stored exactly as TDK sent it,
+not as validated here.
 
     >>> problem([{"madde_id": "1", "madde": "kitap"}]) is None
     True
     >>> problem([{"madde_id": "²", "madde": "kitap"}])
-    "entry 1: madde_id: '²' is not an entry number (ASCII digits)"
+    "entry 1: madde_id: '²' is not an id (a string of ASCII digits)"
+    >>> problem([{"madde_id": "1", "madde": "Ankara", "ozel_mi": 1}])
+    "entry 1: ozel_mi: 1 is not one of '0', '1', '' or null (TDK sends flags as strings)"
 """
 
 from __future__ import annotations
@@ -23,14 +29,38 @@ _ID = re.compile(r"[0-9]{1,18}")
 
 
 def _id(value: Any) -> str:
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if not isinstance(text, str) or not _ID.fullmatch(text):
-        raise ValueError(f"{str(value)[:30]!r} is not an entry number (ASCII digits)")
-    return text
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        shown = repr(value[:30]) if isinstance(value, str) else _shown(value)
+        raise ValueError(f"{shown} is not an id (a string of ASCII digits)")
+    return value
+
+
+def _text(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{_shown(value)} is not a string or null (TDK sends every field "
+                         "as a string)")
+    return value
+
+
+def _flag(value: Any) -> str | None:
+    if value not in (None, "", "0", "1") or isinstance(value, bool):
+        raise ValueError(f"{_shown(value)} is not one of '0', '1', '' or null (TDK sends "
+                         "flags as strings)")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON would show it, short: 1, true, {…}."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return "{…}" if isinstance(value, dict) else "[…]"
+    return repr(value)[:30]
 
 
 Id = Annotated[str, BeforeValidator(_id)]
-Text = str | int | float | None  # TDK's scalars are strings; numbers pass, objects do not
+Text = Annotated[str | None, BeforeValidator(_text)]
+Flag = Annotated[str | None, BeforeValidator(_flag)]
 
 
 class _Open(BaseModel):
@@ -66,8 +96,8 @@ class Sense(_Open):
 
 class Entry(_Open):
     madde_id: Id
-    madde: str
-    ozel_mi: Text = None
+    madde: Annotated[str, BeforeValidator(_text)]
+    ozel_mi: Flag = None
     cesit: Text = None
     kelime_no: Text = None
     anlamlarListe: list[Sense] | None = None

@@ -23,7 +23,16 @@ Tables (schema via sqlite-utils `Migrations`, set ``kelime.cache``; WAL on):
                 both entries). A good reply replaces its query's links; an entry is
                 dropped only when no reply links it any more (TDK stopped sending it).
 - ``senses``, ``sense_tags``, ``tags``, ``examples``: the entry's senses flattened, for SQL.
-- ``words``     the enumeration queue: word (= query) PK, where it came from, when.
+- ``words``     the enumeration queue: word (= query) PK, where it came from, when, when
+                the site's list last named it (``seen_at``) and since when it no longer
+                does (``gone_at``).
+- ``imports``   each dump import (sha256, file, started_at, finished_at: NULL while it has
+                not finished; a build refuses the cache then).
+- ``pacing``    one row: the politeness clock every process asking TDK for this cache
+                shares (`take_turn`, `end_turn`); ``robots``: robots.txt as the look-ups
+                outside the crawl last read it.
+- ``enumerations`` each complete reading of the site's list by a refresh: its size, what it
+                retired, whether it was accepted (the shrink guard's reference).
 
 Migrations: ``m001_initial`` (entries had a ``query`` column: only the LAST query that
 saved the entry), ``m002_reply_entries`` (the link table, filled from every stored good
@@ -62,7 +71,13 @@ from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
 
 MIGRATIONS = Migrations("kelime.cache")
-OUTCOMES = ("ok", "not_found", "failed")
+#: ``disallowed``: robots.txt forbids asking (no request made; robots.txt is read again on
+#: every run, so it is asked as soon as it is allowed). A state of its own: never pending.
+OUTCOMES = ("ok", "not_found", "failed", "disallowed")
+GOOD = ("ok", "not_found")
+_GOOD = "outcome IN ('ok', 'not_found')"
+#: Outcomes that never replace a good reply (they record their error beside it).
+_NOT_ANSWERS = ("failed", "disallowed")
 #: Seconds a writer waits for another one's lock before giving up (CacheError).
 BUSY_TIMEOUT = 30.0
 BUSY_TIMEOUT_SETTING = "KELIME_CACHE_BUSY_TIMEOUT"  # the crawl's Scrapy setting
@@ -127,6 +142,30 @@ def m004_replies_final(db: sqlite_utils.Database) -> None:
     """``final`` = 1 on a failure that asking again soon would only repeat (a reply over the
     size limit, entries in a shape the store cannot take): not due again until --max-age."""
     db["replies"].add_column("final", int)
+
+
+@MIGRATIONS()
+def m005_imports_enumerations(db: sqlite_utils.Database) -> None:
+    """``imports``: each dump import, begun and (once every entry is stored) finished: a
+    build refuses a cache with an unfinished one. ``enumerations``: each complete reading
+    of the site's list (a refresh's), its size, how many words it retired, and whether it
+    was accepted: the next one is measured against the last accepted one."""
+    db["imports"].create({"sha256": str, "file": str, "started_at": str, "finished_at": str,
+                          "entries": int, "queries": int}, pk="sha256")
+    db["enumerations"].create({"began": str, "ended": str, "words": int, "gone": int,
+                               "accepted": int}, pk="began")
+
+
+@MIGRATIONS()
+def m006_pacing_robots(db: sqlite_utils.Database) -> None:
+    """``pacing``: one row, the cache's politeness clock shared by every process that asks
+    TDK for it (a crawl, `kelime define`, `kelime reports check`): who asked last and when
+    the next request may start. ``robots``: robots.txt as last read, per site, for the
+    look-ups outside the crawl (the crawl reads its own)."""
+    db["pacing"].create({"id": int, "next_at": float, "holder": str, "waiting": str,
+                         "waiting_at": float}, pk="id")
+    db["robots"].create({"site": str, "fetched_at": str, "status": int, "body": str},
+                        pk="site")
 
 
 def _listed_ids(body: str) -> list[int]:
@@ -447,20 +486,20 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
         row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
     if row["outcome"] == "failed" and row["body"] and len(row["body"]) > FAILED_BODY_KEPT:
         row["body"] = row["body"][:FAILED_BODY_KEPT]  # an excerpt: enough to see what it was
-    tries = int(reply.get("attempts") or 1)
+    tries = int(reply.get("attempts") if reply.get("attempts") is not None else 1)
     with write_tx(db):
         old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
                          [row["query"]]).fetchone()
-        if row["outcome"] == "failed":
+        if row["outcome"] in _NOT_ANSWERS:
             tries += (old[1] or 0) if old else 0
-            if old and old[0] != "failed":  # keep the good reply
+            if old and old[0] in GOOD:  # keep the good reply
                 db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
                            [row["error"], tries, row["query"]])
                 return
         row["final"] = 1 if row["outcome"] == "failed" and row.get("final") else None
         row["attempts"] = tries
         db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
-        if row["outcome"] != "failed":
+        if row["outcome"] in GOOD:
             _link(db, row["query"], entries)
 
 
@@ -565,13 +604,13 @@ def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
 
 def good_replies(db: sqlite_utils.Database) -> int:
     """How many replies are good (ok or not_found)."""
-    return db.execute("SELECT count(*) FROM replies WHERE outcome != 'failed'").fetchone()[0]
+    return db.execute(f"SELECT count(*) FROM replies WHERE {_GOOD}").fetchone()[0]
 
 
 def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
     """The `count` queries whose good reply is the oldest (a refresh's rotating sample),
     oldest first, each with its body's sha256 (to tell later whether it changed)."""
-    rows = db.execute("SELECT query, sha256 FROM replies WHERE outcome != 'failed' ORDER BY "
+    rows = db.execute(f"SELECT query, sha256 FROM replies WHERE {_GOOD} ORDER BY "
                       "fetched_at, query LIMIT ?", [count])
     return dict(rows.fetchall())
 
@@ -587,14 +626,114 @@ def reply_hashes(db: sqlite_utils.Database, queries) -> dict[str, str | None]:
     return found
 
 
+def not_seen_since(db: sqlite_utils.Database, since: str) -> int:
+    """How many words still in the dictionary a complete enumeration begun at `since` did
+    not name (what `mark_gone` would retire)."""
+    return db.execute("SELECT count(*) FROM words WHERE gone_at IS NULL AND (seen_at IS NULL "
+                      "OR seen_at < ?)", [since]).fetchone()[0]
+
+
+def seen_since(db: sqlite_utils.Database, since: str) -> int:
+    """How many words an enumeration begun at `since` named."""
+    return db.execute("SELECT count(*) FROM words WHERE seen_at >= ?", [since]).fetchone()[0]
+
+
 def mark_gone(db: sqlite_utils.Database, since: str) -> int:
-    """Words from the site's list that a complete enumeration begun at `since` no longer
-    named: gone (kept, left out of builds). Returns how many became gone."""
+    """Words that a complete enumeration begun at `since` no longer named: gone (kept, left
+    out of builds), whatever their source: a word imported from a dump or given in a word
+    list is retired like one from a sitemap. Returns how many became gone."""
     with write_tx(db):
         before = db.conn.total_changes
-        db.execute("UPDATE words SET gone_at = ? WHERE gone_at IS NULL AND source LIKE ? AND "
-                   "(seen_at IS NULL OR seen_at < ?)", [now_iso(), "sitemap%", since])
+        db.execute("UPDATE words SET gone_at = ? WHERE gone_at IS NULL AND "
+                   "(seen_at IS NULL OR seen_at < ?)", [now_iso(), since])
         return db.conn.total_changes - before
+
+
+def record_enumeration(db: sqlite_utils.Database, began: str, words: int, gone: int,
+                       accepted: bool) -> None:
+    """Remember a complete enumeration: its size, what it retired, whether it was accepted."""
+    with write_tx(db):
+        db.execute("INSERT OR REPLACE INTO enumerations (began, ended, words, gone, accepted) "
+                   "VALUES (?, ?, ?, ?, ?)", [began, now_iso(), words, gone, int(accepted)])
+
+
+def last_enumeration(db: sqlite_utils.Database) -> dict | None:
+    """The last accepted enumeration ({began, ended, words, gone}), or None."""
+    if "enumerations" not in db.table_names():
+        return None
+    row = db.execute("SELECT began, ended, words, gone FROM enumerations WHERE accepted = 1 "
+                     "ORDER BY began DESC LIMIT 1").fetchone()
+    return dict(zip(("began", "ended", "words", "gone"), row)) if row else None
+
+
+def take_turn(db: sqlite_utils.Database, me: str, now: float, lease: float) -> float:
+    """Claim the cache's politeness clock for one request by `me` at `now` (Unix time): 0.0
+    when claimed (no one else may start one for `lease` seconds, or until `end_turn`),
+    else the seconds to wait before trying again. `me`'s own claims never make it wait
+    (a crawl paces its own requests), but one who had to wait is next (``waiting``, for
+    `lease` seconds at most): a crawl's back-to-back requests starved a look-up."""
+    with write_tx(db):
+        row = db.execute("SELECT next_at, holder, waiting, waiting_at FROM pacing "
+                         "WHERE id = 1").fetchone()
+        next_at, holder, waiting, since = row or (0.0, None, None, None)
+        queued = waiting not in (None, me) and now - (since or 0.0) < lease
+        if holder != me and next_at > now:
+            if not queued:
+                db.execute("UPDATE pacing SET waiting = ?, waiting_at = ? WHERE id = 1",
+                           [me, now])
+            return next_at - now
+        if queued:  # the clock is free, and someone else asked first
+            return 0.05
+        until = max(now + lease, next_at if holder == me else 0.0)
+        db.execute("INSERT INTO pacing (id, next_at, holder, waiting) VALUES (1, ?, ?, NULL) "
+                   "ON CONFLICT (id) DO UPDATE SET next_at = excluded.next_at, holder = "
+                   "excluded.holder, waiting = NULL", [until, me])
+        return 0.0
+
+
+def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None:
+    """`me`'s request ended at `now`: no one may start another for `gap` seconds."""
+    with write_tx(db):
+        db.execute("INSERT INTO pacing (id, next_at, holder) VALUES (1, ?, ?) ON CONFLICT "
+                   "(id) DO UPDATE SET next_at = excluded.next_at, holder = excluded.holder",
+                   [now + gap, me])
+
+
+def get_robots(db: sqlite_utils.Database, site: str) -> dict | None:
+    """robots.txt of `site` as last read ({fetched_at, status, body}), or None."""
+    if "robots" not in db.table_names():
+        return None
+    return next(db["robots"].rows_where("site = ?", [site], limit=1), None)
+
+
+def save_robots(db: sqlite_utils.Database, site: str, status: int, body: str) -> None:
+    with write_tx(db):
+        db.execute("INSERT OR REPLACE INTO robots (site, fetched_at, status, body) VALUES "
+                   "(?, ?, ?, ?)", [site, now_iso(), status, body])
+
+
+def begin_import(db: sqlite_utils.Database, sha256: str, file: str) -> None:
+    """An import of the dump with this sha256 begins: unfinished until `finish_import`."""
+    with write_tx(db):
+        db.execute("INSERT INTO imports (sha256, file, started_at) VALUES (?, ?, ?) ON "
+                   "CONFLICT (sha256) DO UPDATE SET file = excluded.file, started_at = "
+                   "excluded.started_at, finished_at = NULL", [sha256, file, now_iso()])
+
+
+def finish_import(db: sqlite_utils.Database, sha256: str, entries: int, queries: int) -> None:
+    with write_tx(db):
+        db.execute("UPDATE imports SET finished_at = ?, entries = ?, queries = ? WHERE "
+                   "sha256 = ?", [now_iso(), entries, queries, sha256])
+
+
+def imports(db: sqlite_utils.Database) -> list[dict]:
+    """Every dump import: file, sha256, started_at, finished_at (None: it never finished)."""
+    if "imports" not in db.table_names():
+        return []
+    rows = db.execute("SELECT file, sha256, started_at, finished_at, entries FROM imports "
+                      "ORDER BY started_at")
+    return [dict(zip(("file", "sha256", "started_at", "finished_at", "entries"), r))
+            for r in rows]
 
 
 def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[dict]:
@@ -618,7 +757,7 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
 
 #: A reply not to ask again now: good (ok or not_found), or a final failure, fetched after
 #: the cutoff (one `?`). `fresh_queries` and `due_words` are its two sides.
-FRESH = "(r.outcome != 'failed' OR coalesce(r.final, 0) = 1) AND r.fetched_at > ?"
+FRESH = "(r.outcome IN ('ok', 'not_found') OR coalesce(r.final, 0) = 1) AND r.fetched_at > ?"
 
 
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
@@ -642,7 +781,9 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
 
 
 def cache_stats(db: sqlite_utils.Database) -> dict:
-    """Counts by outcome, entries, words queued/done/pending, oldest and newest fetch."""
+    """Counts by outcome, entries, words (those the site still lists: queued, done,
+    disallowed by robots.txt, pending; and gone), the dump imports, the last accepted
+    enumeration, oldest and newest fetch."""
     with reading(db):
         return _cache_stats(db)
 
@@ -651,11 +792,17 @@ def _cache_stats(db: sqlite_utils.Database) -> dict:
     outcomes = dict.fromkeys(OUTCOMES, 0)
     outcomes.update(dict(db.execute("SELECT outcome, count(*) FROM replies GROUP BY outcome")))
     oldest, newest = db.execute("SELECT min(fetched_at), max(fetched_at) FROM replies "
-                                "WHERE outcome != 'failed'").fetchone()
-    queued = db.execute("SELECT count(*) FROM words").fetchone()[0]
-    done = db.execute("SELECT count(*) FROM words w JOIN replies r ON r.query = w.word "
-                      "WHERE r.outcome != 'failed'").fetchone()[0]
+                                f"WHERE {_GOOD}").fetchone()
+    live = "w.gone_at IS NULL" if "gone_at" in db["words"].columns_dict else "1"
+    counts = db.execute(
+        f"SELECT count(*), sum(r.outcome IN ('ok', 'not_found')), "
+        f"sum(r.outcome = 'disallowed') FROM words w LEFT JOIN replies r ON r.query = w.word "
+        f"WHERE {live}").fetchone()
+    queued, done, disallowed = counts[0], counts[1] or 0, counts[2] or 0
+    gone = db.execute(f"SELECT count(*) FROM words w WHERE NOT ({live})").fetchone()[0]
     entries = db.execute("SELECT count(*) FROM entries").fetchone()[0]
     return {"replies": outcomes, "entries": entries,
-            "words": {"queued": queued, "done": done, "pending": queued - done},
+            "words": {"queued": queued, "done": done, "disallowed": disallowed,
+                      "pending": queued - done - disallowed, "gone": gone},
+            "imports": imports(db), "enumeration": last_enumeration(db),
             "oldest_fetch": oldest, "newest_fetch": newest}
