@@ -300,3 +300,18 @@ def test_the_usage_build_dict_py_prints_works_when_followed(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "d" / "w" / "manifest.json").exists()
+
+
+def test_the_readme_links_lead_somewhere():
+    """README.md is read on a git host too, where mkdocs' link checks do not run."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#([^)]+))?\)", text)
+    assert len(links) >= 10
+    for target, anchor in links:
+        path = ROOT / target
+        assert path.exists(), f"README links to {target}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+            slugs = {re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", h.lower()).strip())
+                     for h in headings}
+            assert anchor in slugs, f"README links to {target}#{anchor}, which has no such heading"
