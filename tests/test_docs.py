@@ -78,13 +78,20 @@ def test_check_reads_words_from_standard_input(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def bootstrap_data(tmp_path_factory):
+def offline_data(tmp_path_factory):
+    """The offline lexicons `make serve` builds (tr and ku), as the examples show them."""
+    out = tmp_path_factory.mktemp("offline") / "data"
+    for args in ([], ["--name", "ku"]):
+        run = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
+        assert run.exit_code == 0, run.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def bootstrap_data(offline_data):
     """The offline bootstrap lexicon, which the --help examples are written against (the
     same on every machine)."""
-    out = tmp_path_factory.mktemp("data")
-    run = CliRunner().invoke(cli, ["build", "--bootstrap", "--out", str(out)])
-    assert run.exit_code == 0, run.output
-    return out
+    return offline_data
 
 
 def shown_examples(command: click.Command):
@@ -217,16 +224,6 @@ def test_the_examples_not_run_say_why():
     assert all(len(b.not_run) > 10 and "--" not in b.not_run for b in skipped)
     print(f"{len(RUN)} example blocks run ({sum(len(b.steps) for b in RUN)} commands), "
           f"{len(skipped)} not run")
-
-
-@pytest.fixture(scope="module")
-def offline_data(tmp_path_factory):
-    """The offline lexicons `make serve` builds (tr and ku), as the examples show them."""
-    out = tmp_path_factory.mktemp("offline") / "data"
-    for args in ([], ["--name", "ku"]):
-        run = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
-        assert run.exit_code == 0, run.output
-    return out
 
 
 @pytest.fixture
