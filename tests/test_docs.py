@@ -142,10 +142,12 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->")
 #: What the examples run: `kelime` questions against the offline lexicons, curl against a
 #: plain `kelime serve` of them, and the shell's `echo $?`.
-RUNS = re.compile(r"(kelime (check|anagram|split) |curl |echo \$\?$|kelime build --bootstrap$)")
+RUNS = re.compile(r"(kelime (check|anagram|split) |curl |echo \$\?$|kelime build --bootstrap$"
+                  r"|kelime reports --reports reports.sqlite$)")
 #: What changes whenever the offline lists or the policy do: lexicon versions, hashes, counts.
 MASKS = [(re.compile(r"\b[0-9a-f]{64}\b"), "SHA256"), (re.compile(r"\b[0-9a-f]{12}\b"), "V"),
-         (re.compile(r"\([\d,]+ words\)"), "(N words)"), (re.compile(r'"words":\d+'), '"words":N')]
+         (re.compile(r"\([\d,]+ words\)"), "(N words)"), (re.compile(r'"words":\d+'), '"words":N'),
+         (re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d\b"), "DATE")]  # when a report was sent
 
 
 @dataclass
@@ -227,12 +229,14 @@ def test_the_examples_not_run_say_why():
 
 
 @pytest.fixture
-def served(offline_data):
-    """A plain `kelime serve` of the offline lexicons, fresh for each block: a block is a
-    session against `make serve` (its /metrics counts only that block's requests)."""
+def served(offline_data, tmp_path):
+    """`kelime serve` of the offline lexicons as `make serve` runs it (player reports in
+    reports.sqlite), fresh for each block: a block is a session against `make serve` (its
+    /metrics counts only that block's requests, `kelime reports` reads its store)."""
     from tests.test_service_server import kelime_serve
 
-    with kelime_serve("--data", str(offline_data)) as url:
+    with kelime_serve("--data", str(offline_data),
+                      "--reports", str(tmp_path / "reports.sqlite")) as url:
         yield url
 
 
