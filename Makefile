@@ -12,7 +12,7 @@ REPORTS ?= reports.sqlite
 SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint lowest install install-serve lexicon bench clean
+.PHONY: serve test lint docs lowest install install-serve lexicon bench clean
 
 serve: lexicon
 	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
@@ -25,6 +25,11 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+
+# The manual (docs/, mkdocs.yml) as a site in build/site/: strict, so a broken link or
+# anchor fails; offline (no web fonts, no plugin that fetches). .ci/run runs it.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The lower bounds in pyproject.toml are true: the lowest versions they allow (uv's
 # lowest-direct resolution), in a venv of their own, run the tests of serving, reloading,

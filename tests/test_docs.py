@@ -2,6 +2,13 @@
 tests/test_docs.py): walks the click group, so commands added later are checked too."""
 
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import click
 import pytest
@@ -71,13 +78,20 @@ def test_check_reads_words_from_standard_input(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def bootstrap_data(tmp_path_factory):
+def offline_data(tmp_path_factory):
+    """The offline lexicons `make serve` builds (tr and ku), as the examples show them."""
+    out = tmp_path_factory.mktemp("offline") / "data"
+    for args in ([], ["--name", "ku"]):
+        run = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
+        assert run.exit_code == 0, run.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def bootstrap_data(offline_data):
     """The offline bootstrap lexicon, which the --help examples are written against (the
     same on every machine)."""
-    out = tmp_path_factory.mktemp("data")
-    run = CliRunner().invoke(cli, ["build", "--bootstrap", "--out", str(out)])
-    assert run.exit_code == 0, run.output
-    return out
+    return offline_data
 
 
 def shown_examples(command: click.Command):
@@ -118,3 +132,187 @@ def test_the_anagram_examples_print_what_they_show(bootstrap_data, path, command
         printed = [line.strip() for line in run.output.strip().splitlines()]
         assert [version.sub("V", line) for line in printed] == \
             [version.sub("V", line) for line in shown], args
+
+
+# The manual's examples (docs/*.md and README.md): every fenced block of shell is either run
+# here, each `$ command` compared line by line with the output shown under it, or marked
+# `<!-- not run: why -->` just above it and listed by test_the_examples_not_run_say_why.
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+NOT_RUN = re.compile(r"<!-- not run: (.+?) -->")
+#: What the examples run: `kelime` questions against the offline lexicons, curl against a
+#: plain `kelime serve` of them, and the shell's `echo $?`.
+RUNS = re.compile(r"(kelime (check|anagram|split) |curl |echo \$\?$|kelime build --bootstrap$"
+                  r"|kelime reports --reports reports.sqlite$)")
+#: What changes whenever the offline lists or the policy do: lexicon versions, hashes, counts.
+MASKS = [(re.compile(r"\b[0-9a-f]{64}\b"), "SHA256"), (re.compile(r"\b[0-9a-f]{12}\b"), "V"),
+         (re.compile(r"\([\d,]+ words\)"), "(N words)"), (re.compile(r'"words":\d+'), '"words":N'),
+         (re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d\b"), "DATE")]  # when a report was sent
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int
+    lang: str
+    lines: list[str]
+    not_run: str | None
+
+    def __str__(self):
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+    @property
+    def steps(self) -> list[tuple[str, list[str]]]:
+        """(command, the lines shown under it) for each `$ command` of the block."""
+        steps = []
+        for line in self.lines:
+            if line.startswith("$ "):
+                steps.append((line[2:].split("  #")[0].strip(), []))
+            elif steps:
+                steps[-1][1].append(line)
+        return steps
+
+    @property
+    def is_shell(self) -> bool:
+        return self.lang == "sh" or any(line.startswith("$ ") for line in self.lines)
+
+
+def blocks(page: Path) -> list[Block]:
+    found, block, before = [], None, ""
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        if block is None and line.startswith("```"):
+            marked = NOT_RUN.search(before)
+            block = Block(page, number, line[3:].strip(), [], marked and marked.group(1))
+        elif block is not None and line.startswith("```"):
+            found.append(block)
+            block = None
+        elif block is not None:
+            block.lines.append(line)
+        elif line.strip():
+            before = line
+    return found
+
+
+BLOCKS = [b for page in PAGES for b in blocks(page) if b.is_shell]
+RUN = [b for b in BLOCKS if not b.not_run]
+
+
+def masked(lines: list[str]) -> list[str]:
+    out = []
+    for line in lines:
+        for pattern, mask in MASKS:
+            line = pattern.sub(mask, line)
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def test_every_shell_example_is_run_or_says_why_not():
+    unrunnable = [f"{b}: {command}" for b in RUN for command, _ in b.steps
+                  if not RUNS.match(command)]
+    bare = [str(b) for b in RUN if not b.steps]
+    assert not unrunnable + bare, (
+        "examples the tests cannot run (mark the block `<!-- not run: why -->`, or make "
+        f"them runnable): {unrunnable + bare}")
+    assert len(RUN) >= 5 and sum(len(b.steps) for b in RUN) >= 15
+
+
+def test_the_examples_not_run_say_why():
+    """Listed here (pytest -rP shows them), so that nothing is skipped silently."""
+    skipped = [b for b in BLOCKS if b.not_run]
+    for b in skipped:
+        print(f"not run: {b} ({len(b.steps)} command(s)): {b.not_run}")
+    assert all(len(b.not_run) > 10 and "--" not in b.not_run for b in skipped)
+    print(f"{len(RUN)} example blocks run ({sum(len(b.steps) for b in RUN)} commands), "
+          f"{len(skipped)} not run")
+
+
+@pytest.fixture
+def served(offline_data, tmp_path):
+    """`kelime serve` of the offline lexicons as `make serve` runs it (player reports in
+    reports.sqlite), fresh for each block: a block is a session against `make serve` (its
+    /metrics counts only that block's requests, `kelime reports` reads its store)."""
+    from tests.test_service_server import kelime_serve
+
+    with kelime_serve("--data", str(offline_data),
+                      "--reports", str(tmp_path / "reports.sqlite")) as url:
+        yield url
+
+
+@pytest.mark.skipif(not shutil.which("curl"), reason="the examples use curl: apt-get install curl")
+@pytest.mark.parametrize("block", RUN, ids=[str(b) for b in RUN])
+def test_the_example_prints_what_it_shows(block, offline_data, request, tmp_path):
+    env = {**os.environ, "KELIME_DATA": str(offline_data), "PYTHONUNBUFFERED": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    status = 0
+    asks = any(command.startswith("curl ") for command, _ in block.steps)
+    served = request.getfixturevalue("served") if asks else ""
+    for command, shown in block.steps:
+        if command == "echo $?":
+            printed = [str(status)]
+        else:
+            script = command.replace("localhost:8000", served.removeprefix("http://"))
+            builds = command.startswith("kelime build")  # into tmp_path/data, as it says
+            run = subprocess.run(["bash", "-c", script], cwd=tmp_path, timeout=300,
+                                 env={k: v for k, v in env.items()
+                                      if not (builds and k == "KELIME_DATA")},
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            status, printed = run.returncode, run.stdout.splitlines()
+        assert masked(printed) == masked(shown), f"{block}: $ {command}"
+
+
+def test_every_setting_is_in_the_settings_table():
+    from kelime.service.settings import ENV
+
+    text = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `(KELIME_[A-Z_]+)` \|", text, re.MULTILINE))
+    assert set(ENV) - rows == set(), "settings of service/settings.py missing from docs/settings.md"
+    assert rows - set(ENV) <= {"KELIME_TDK_BASE_URL"}, "rows for settings that do not exist"
+
+
+def test_the_shell_completion_the_docs_show_completes():
+    kelime = Path(sys.executable).parent / "kelime"
+    if not kelime.exists():
+        pytest.skip("kelime is not installed as a command in this venv")
+    assert "_KELIME_COMPLETE=bash_source kelime" in (ROOT / "docs" / "cli.md").read_text()
+    script = subprocess.run([kelime], env={**os.environ, "_KELIME_COMPLETE": "bash_source"},
+                            capture_output=True, text=True, timeout=60)
+    assert "complete -o nosort -F _kelime_completion kelime" in script.stdout
+    for words, cword, expected in (("kelime an", "1", "plain,anagram"),
+                                   ("kelime anagram --ga", "2", "plain,--game")):
+        done = subprocess.run([kelime], capture_output=True, text=True, timeout=60, env={
+            **os.environ, "_KELIME_COMPLETE": "bash_complete", "COMP_WORDS": words,
+            "COMP_CWORD": cword})
+        assert done.stdout.split() == [expected]
+
+
+def test_the_usage_build_dict_py_prints_works_when_followed(tmp_path):
+    """`python build_dict.py --help` printed `Usage: build_dict.py build [OPTIONS]`, and
+    `python build_dict.py build …` then failed (`build` was taken as an argument)."""
+    script = ROOT / "build_dict.py"
+    shown = subprocess.run([sys.executable, script, "--help"], capture_output=True,
+                           text=True, timeout=120).stdout.splitlines()[0]
+    assert shown == "Usage: python build_dict.py build [OPTIONS]"
+    (tmp_path / "w.txt").write_text("kitap\nkalem\n", encoding="utf-8")
+    followed = shown.removeprefix("Usage: python build_dict.py").replace(
+        "[OPTIONS]", "--wordlist w.txt --out d").split()
+    run = subprocess.run([sys.executable, script, *followed], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "d" / "w" / "manifest.json").exists()
+
+
+def test_the_readme_links_lead_somewhere():
+    """README.md is read on a git host too, where mkdocs' link checks do not run."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#([^)]+))?\)", text)
+    assert len(links) >= 10
+    for target, anchor in links:
+        path = ROOT / target
+        assert path.exists(), f"README links to {target}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+            slugs = {re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", h.lower()).strip())
+                     for h in headings}
+            assert anchor in slugs, f"README links to {target}#{anchor}, which has no such heading"
