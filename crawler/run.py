@@ -101,7 +101,7 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
     from .spider import TdkSpider
 
     db = cache.open_cache(cache_path, create=True)
-    began = cache.now_iso()
+    began = cache.next_second()  # what the refresh names from here on is newer than the rest
     if words is not None:
         words = [q for q in dict.fromkeys(query_for(w) for w in words) if q]
         cache.save_words(db, words, "word list")

@@ -607,3 +607,17 @@ def test_the_politeness_clock_serves_one_request_at_a_time_and_whoever_waited_ne
     assert cache.take_turn(db, "crawl", 102.1, 60) > 0  # the define waited: it is next
     assert cache.take_turn(db, "define", 102.1, 60) == 0
     assert cache.take_turn(db, "crawl", 102.2, 60) == pytest.approx(60 - 0.1)
+
+
+def test_an_enumeration_begun_right_after_an_import_still_retires_what_it_does_not_name(
+        tmp_path):
+    """Times are kept to the second: a refresh begun in the second an import wrote took the
+    imported words for words it had named, and retired none the site had dropped (a flaky
+    tests/test_crawl_coverage.py run). `next_second` begins it after every earlier write."""
+    db = open_cache(tmp_path / "tdk.sqlite", create=True)
+    cache.save_words(db, ["kitap", "kalem", "silgi"], "dump:tdk.jsonl")
+    began = cache.next_second()
+    cache.save_words(db, ["kitap", "kalem"], "sitemap")  # the enumeration names two of them
+    assert cache.not_seen_since(db, began) == 1
+    assert cache.mark_gone(db, began) == 1
+    assert cache.seen_since(db, began) == 2

@@ -398,6 +398,17 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def next_second() -> str:
+    """`now_iso()` once the clock has passed into the next second. Times are kept to the
+    second, so a refresh that began in the second an import (or another crawl) last wrote
+    would take that import's words for words its own enumeration named, and retire none of
+    the ones the site dropped: every row written before this call is older than what it
+    returns, every row written after it at least as new."""
+    now = time.time()
+    time.sleep(int(now) + 1 - now + 0.01)
+    return now_iso()
+
+
 # --- writing -------------------------------------------------------------------------------
 
 @contextmanager
