@@ -129,6 +129,10 @@ class Supervisor:
     def start(self, slot: Slot) -> None:
         ours, theirs = socket.socketpair()
         fds = (self.sock.fileno(), theirs.fileno())
+        # A worker is born with SIGHUP blocked (the mask outlives exec), so a SIGHUP sent to
+        # the whole process group (a closed terminal, `timeout`, `kill -HUP -PGID`) is a
+        # reload of ours, never the death of every worker at once. Ours arrives on unblock.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
         try:
             slot.proc = subprocess.Popen([sys.executable, "-m", f"{__package__}.worker",
                                           *map(str, fds)], pass_fds=fds)
@@ -137,6 +141,7 @@ class Supervisor:
             self.retry(slot, f"cannot start a worker ({e})")
             return
         finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
             theirs.close()
         slot.channel, slot.first, slot.serving = Channel(ours), self.pins.generation, 0
         slot.due = time.monotonic() + BOOT

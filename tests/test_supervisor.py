@@ -120,28 +120,38 @@ def test_kill_and_reload_races_leave_one_version(tmp_path):
         assert "failed to start" not in server.log_text()
 
 
-def test_sighup_at_every_moment_of_start_up(tmp_path):
+@pytest.mark.parametrize("to", ["supervisor", "group"])
+def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     """SIGHUPs from the moment `kelime serve` takes them (its first lines) until its workers
-    run: each is a reload, none kills the server or a booting worker."""
+    run, and once they do: each is a reload, none kills the server or a worker. Sent to the
+    supervisor (`kill -HUP PID`), or to its whole process group, as a closed terminal,
+    `timeout` or `kill -HUP -PGID` do (workers once died of it, all at once)."""
     data = tmp_path / "data"
     v1 = build(data)
     port, log = free_port(), tmp_path / "serve.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
                                  str(port), "--workers", "2"], stdout=out, stderr=out,
-                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
+                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN},
+                                start_new_session=True)
     server = Server(proc, port, log)
+    hangup = (lambda: proc.send_signal(signal.SIGHUP)) if to == "supervisor" else (
+        lambda: os.killpg(proc.pid, signal.SIGHUP))
     try:
         wait_for(lambda: catches_sighup(proc.pid), 30, server.log_text)
         start = time.monotonic()
         for moment in (0.0, 0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.6, 2.2, 3.0):
             time.sleep(max(0.0, start + moment - time.monotonic()))
             assert proc.poll() is None, (moment, server.log_text())
-            proc.send_signal(signal.SIGHUP)
+            hangup()
         wait_for(lambda: server.log_text().count("Application startup complete.") >= 2, 60,
                  server.log_text)
         server.settle(v1)
-        assert proc.poll() is None and len(server.workers()) == 2
+        workers = sorted(server.workers())
+        hangup()  # once they serve
+        wait_for(lambda: server.log_text().count("Received SIGHUP") >= 2, 30, server.log_text)
+        server.settle(v1)
+        assert proc.poll() is None and sorted(server.workers()) == workers
         text = server.log_text()
         assert "reload unchanged" in text, text
         assert text.count("Started server process") == 2, text  # no worker killed, replaced
