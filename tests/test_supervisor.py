@@ -286,6 +286,25 @@ def test_wrong_admin_tokens_are_limited(tmp_path):
         assert client.post("/v1/admin/reload", headers=AUTH).status_code == 200
 
 
+def test_forged_forwarded_addresses_buy_no_more_wrong_tokens(tmp_path):
+    """With loopback trusted as a proxy (what deploy/nginx/kelime.conf tells replicas), a
+    caller on the replica's port wrote a new X-Forwarded-For with each wrong token and was
+    never limited. They now all count as one client; the peer without the header keeps its
+    own count."""
+    from kelime.service.routes.admin import TRIES
+
+    data = tmp_path / "data"
+    build(data)
+    wrong = {"Authorization": "Bearer wrong-token-0123456789"}
+    with serve(data, tmp_path, 1, KELIME_FORWARDED_ALLOW_IPS="127.0.0.1") as server:
+        statuses = [request(server.port, "POST", "/v1/admin/reload", b"",
+                            {**wrong, "X-Forwarded-For": f"10.0.{n // 250}.{n % 250 + 1}"})[0]
+                    for n in range(TRIES + 3)]
+        assert statuses == [403] * TRIES + [429] * 3, statuses
+        assert request(server.port, "POST", "/v1/admin/reload", b"", wrong)[0] == 403
+        assert admin_reload(server)[0] == 200
+
+
 def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
     from tests.test_reload import scrape
 
