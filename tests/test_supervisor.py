@@ -15,6 +15,7 @@ import struct
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -303,6 +304,58 @@ def test_forged_forwarded_addresses_buy_no_more_wrong_tokens(tmp_path):
         assert statuses == [403] * TRIES + [429] * 3, statuses
         assert request(server.port, "POST", "/v1/admin/reload", b"", wrong)[0] == 403
         assert admin_reload(server)[0] == 200
+
+
+@contextmanager
+def small_tmpfs(path: Path, size: str = "4m"):
+    """A tmpfs of `size` mounted at `path` (skips unless this process may mount one)."""
+    path.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def fill(folder: Path) -> None:
+    """Write into `folder` until its file system is full."""
+    with open(folder / "filler", "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * (1 << 16))
+        except OSError:
+            pass
+
+
+def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
+    """Once the disk of the runtime folder is full, workers serve on: each new series used to
+    be a page of a sparse memory-mapped file written on a full disk, a SIGBUS that killed
+    the worker on its first request (and each one respawned the same way)."""
+    data = tmp_path / "data"
+    build(data)
+    with small_tmpfs(tmp_path / "small") as small, \
+            serve(data, tmp_path, 2, TMPDIR=str(small)) as server:
+        assert runtime_folder(server).parent == small
+        fill(small)
+        paths = ["/v1/lexicons", "/v1/games", "/nowhere", "/healthz", "/v1/validate?word=ev"]
+        for path in paths * 4:  # new series, on new connections: both workers
+            assert request(server.port, "GET", path)[0] in (200, 404), server.log_text()
+        replace_worker(server)  # its metrics cannot be added to the dead's: logged
+        wait_for(lambda: server.log_text().count("Application startup complete.") == 3, 60,
+                 server.log_text)
+        for path in paths * 4:  # the new worker cannot allocate its files: it serves on
+            assert request(server.port, "GET", path)[0] in (200, 404), server.log_text()
+        assert server.proc.poll() is None and len(server.workers()) == 2
+        text = server.log_text()
+        # a worker that reserved before the disk filled counts on; one that could not says so
+        # (and the supervisor says so of the dead's file it cannot grow)
+        assert "counts no metrics" in text or "could not be added" in text, text
+        assert "Traceback" not in text, text
 
 
 def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
