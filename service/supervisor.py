@@ -62,7 +62,9 @@ class Supervisor:
         self.slots = [Slot() for _ in range(workers)]
         self.holds: dict[str, int] = {}        # build folder → descriptor holding it
         self._hold()
-        self.asks: list[tuple[Slot, int, Pins, float]] = []  # (asker, id, pins, deadline)
+        # (the asking worker's channel, its id, pins, deadline): the channel, not the slot,
+        # for a worker started in a slot numbers its asks from 1 again
+        self.asks: list[tuple[Channel, int, Pins, float]] = []
         self.early = hangups if hangups is not None else []  # SIGHUPs before we listened
         self.hangups, self.stopping = 0, False
         self.selector = selectors.DefaultSelector()
@@ -174,7 +176,7 @@ class Supervisor:
                 slot.delay, slot.serving = 0.0, message["serving"]  # it started fine
             elif "reload" in message:
                 self.reload()
-                self.asks.append((slot, message["reload"], self.pins,
+                self.asks.append((slot.channel, message["reload"], self.pins,
                                   time.monotonic() + DEADLINE))
 
     def reap(self) -> None:
@@ -232,10 +234,10 @@ class Supervisor:
             asker, ask_id, pins, deadline = ask
             lagging = {str(s.proc.pid): s.serving for s in self.slots if s.proc is not None
                        and max(s.serving, s.first) < pins.generation}
-            if lagging and time.monotonic() < deadline and asker.channel is not None:
+            if lagging and time.monotonic() < deadline and asker.fileno() != -1:
                 continue
             self.asks.remove(ask)
             try:
-                asker.channel.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
-            except (OSError, AttributeError):
-                pass  # it died meanwhile: nobody waits for the answer
+                asker.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
+            except OSError:
+                pass  # it died meanwhile (its channel closed): nobody waits for the answer

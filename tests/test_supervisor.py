@@ -188,6 +188,50 @@ def test_admin_reload_answers_once_every_worker_switched(tmp_path):
                 conn.close()
 
 
+def test_a_reload_answer_goes_to_the_worker_that_asked(tmp_path):
+    """A worker asks for a reload and is killed before the answer (a stopped worker makes
+    the answer wait); the worker started in its place asks for its own. Each worker numbers
+    its asks from 1: the answer to the dead one's went to the newcomer, whose client got
+    the older generation as the answer to its reload."""
+    import threading
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        asker, stopped = server.workers()
+        os.kill(stopped, signal.SIGSTOP)  # it switches to nothing, and accepts nothing
+        try:
+            replies = []
+
+            def reload_in_background() -> threading.Thread:
+                def run():
+                    try:
+                        replies.append(admin_reload(server))
+                    except OSError as e:  # the asker was killed: no reply
+                        replies.append(repr(e))
+                thread = threading.Thread(target=run, daemon=True)
+                thread.start()
+                return thread
+
+            build(data, "eski")
+            first = reload_in_background()
+            wait_for(lambda: server.log_text().count("reload reloaded") == 1, 30,
+                     server.log_text)
+            os.kill(asker, signal.SIGKILL)
+            first.join(30)
+            wait_for(lambda: server.log_text().count("Application startup complete.") == 3,
+                     60, server.log_text)
+            newest = build(data, "yeni")
+            second = reload_in_background()
+            wait_for(lambda: server.log_text().count("reload reloaded") == 2, 30,
+                     server.log_text)
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        second.join(60)
+        status, body = replies[-1]
+        assert status == 200 and body["lexicons"]["tr"] == newest, (replies, server.log_text())
+
+
 def ask(conn: http.client.HTTPConnection) -> dict:
     conn.request("POST", "/v1/validate", body=BODY, headers=JSON)
     reply = conn.getresponse()
