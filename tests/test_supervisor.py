@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
-from kelime.lexicon.format import MANIFEST_FILE
+from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
 from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
 from tests.test_service_server import kelime_command
@@ -236,6 +236,38 @@ def ask(conn: http.client.HTTPConnection) -> dict:
     conn.request("POST", "/v1/validate", body=BODY, headers=JSON)
     reply = conn.getresponse()
     return json.loads(reply.read())
+
+
+def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(tmp_path):
+    """The new build is verified by the supervisor and then damaged before one worker (held
+    stopped meanwhile) loads it. That worker used to keep the old build while the other
+    served the new one: two versions until the next reload. It now stops, its replacement
+    cannot load the damaged build either (retried with a backoff), and only the new version
+    is served."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        slow, other = server.workers()
+        os.kill(slow, signal.SIGSTOP)
+        try:
+            newest = build(data, "silgi")
+            os.kill(server.proc.pid, signal.SIGHUP)
+            wait_for(lambda: "reload reloaded" in server.log_text(), 30, server.log_text)
+            wait_for(lambda: f"worker {other} serves" in server.log_text(), 30,
+                     server.log_text)
+            with open(data / "tr" / WORDS_FILE, "r+b") as damaged:  # in place, after the check
+                damaged.seek(64)
+                damaged.write(b"\xff" * 8)
+        finally:
+            os.kill(slow, signal.SIGCONT)
+        # the stopped worker tried the damaged build; (before) it kept the old one and served
+        # on, (now) it stopped and its replacement failed to start
+        wait_for(lambda: "does not match its manifest" in server.log_text(), 30,
+                 server.log_text)
+        wait_for(lambda: "before it served" in server.log_text(), 60, server.log_text)
+        for _ in range(20):  # new connections: whichever worker is up
+            assert server.version() == newest, server.log_text()
+        assert server.proc.poll() is None
 
 
 def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
