@@ -33,6 +33,9 @@ BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 LOG_KEY = "kelime.log"  # routes put {"words": N, "lexicon": version} in the scope under it
+#: Bytes allocated for each of a worker's multiprocess files before it writes one (see
+#: `reserve`): room for thousands of series, far more than kelime's labels make.
+RESERVE = 1 << 20
 
 
 class Live:
@@ -89,11 +92,16 @@ class Metrics:
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
         self.lost = False
+        self.reserved = True if self.folder is None else None  # its files allocated? `reserve`
 
     def _child(self, metric, *labels):
         key = (id(metric), *labels)
         child = self._children.get(key)
         if child is None:
+            if self.reserved is None:
+                self.reserved = reserve(self.folder)
+            if self.reserved is False:  # no room for them: serve on, counting nothing
+                return _UNCOUNTED
             try:  # multiprocess: opens this worker's file in the runtime folder
                 child = self._children[key] = metric.labels(*labels)
             except OSError as e:  # the folder is gone (a tmp cleaner): the supervisor makes
@@ -142,6 +150,40 @@ class Metrics:
             multiprocess.MultiProcessCollector(registry, path=self.folder)
         registry.register(self.live)
         return generate_latest(registry)
+
+
+def reserve(folder: str) -> bool | None:
+    """Allocate this worker's multiprocess files (RESERVE bytes each) before prometheus_client
+    maps them. It writes them through a memory map, and a page of a sparse file written on a
+    full disk is a SIGBUS: on a full runtime folder every worker died on its first request,
+    and each one respawned died the same way. True when allocated (prometheus_client then
+    finds a file of that size, empty, and never grows it for kelime's series); False when
+    there is no room (logged: the worker serves on, uncounted); None when the folder is gone
+    (a tmp cleaner: tried again on the next new series, once the supervisor made it again)."""
+    for kind in ("counter", "histogram"):
+        path = os.path.join(folder, f"{kind}_{os.getpid()}.db")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            return _unreserved(folder, e)
+        try:
+            if os.fstat(fd).st_size < RESERVE:
+                os.posix_fallocate(fd, 0, RESERVE)
+        except OSError as e:
+            os.ftruncate(fd, 0)  # a file of size 0 is one prometheus_client would map sparse
+            os.remove(path)
+            return _unreserved(folder, e)
+        finally:
+            os.close(fd)
+    return True
+
+
+def _unreserved(folder: str, e: OSError) -> bool:
+    log.error("worker %d counts no metrics: it cannot allocate its files in %s (%s); it "
+              "serves on", os.getpid(), folder, e.strerror or e)
+    return False
 
 
 class _Uncounted:

@@ -471,6 +471,9 @@ class Guard(asyncio.BufferedProtocol):
         try:
             self.parser.feed_data(piece)
         except httptools.HttpParserUpgrade:
+            if self.parser.get_method() == b"CONNECT":  # uvicorn's answer would be text
+                self.refuse_invalid()
+                return
             self.message_done = True  # uvicorn serves it as a plain request (no WebSocket)
         except httptools.HttpParserError:
             self.refuse_invalid()

@@ -162,7 +162,16 @@ class Reloader:
         try:
             lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
         except LexiconError as e:  # verified by the supervisor, then changed on disk
-            log.error("worker %d keeps generation %d: %s", os.getpid(), self.pins.generation, e)
+            if self.channel is None:
+                log.error("keeping generation %d: %s", self.pins.generation, e)
+                return False
+            # Kept, it would serve an older build than the other workers until the next
+            # reload. Stopped, it is replaced by a worker on the pinned builds (retried with
+            # a backoff while they cannot load) and the others serve one version.
+            log.error("worker %d cannot switch to generation %d (%s); stopping, so that it "
+                      "never serves an older build than the others", os.getpid(),
+                      pins.generation, e)
+            os.kill(os.getpid(), signal.SIGTERM)
             return False
         if lexicons != current:
             kelime = self.app.state.kelime

@@ -62,7 +62,9 @@ class Supervisor:
         self.slots = [Slot() for _ in range(workers)]
         self.holds: dict[str, int] = {}        # build folder → descriptor holding it
         self._hold()
-        self.asks: list[tuple[Slot, int, Pins, float]] = []  # (asker, id, pins, deadline)
+        # (the asking worker's channel, its id, pins, deadline): the channel, not the slot,
+        # for a worker started in a slot numbers its asks from 1 again
+        self.asks: list[tuple[Channel, int, Pins, float]] = []
         self.early = hangups if hangups is not None else []  # SIGHUPs before we listened
         self.hangups, self.stopping = 0, False
         self.selector = selectors.DefaultSelector()
@@ -129,6 +131,10 @@ class Supervisor:
     def start(self, slot: Slot) -> None:
         ours, theirs = socket.socketpair()
         fds = (self.sock.fileno(), theirs.fileno())
+        # A worker is born with SIGHUP blocked (the mask outlives exec), so a SIGHUP sent to
+        # the whole process group (a closed terminal, `timeout`, `kill -HUP -PGID`) is a
+        # reload of ours, never the death of every worker at once. Ours arrives on unblock.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
         try:
             slot.proc = subprocess.Popen([sys.executable, "-m", f"{__package__}.worker",
                                           *map(str, fds)], pass_fds=fds)
@@ -137,6 +143,7 @@ class Supervisor:
             self.retry(slot, f"cannot start a worker ({e})")
             return
         finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
             theirs.close()
         slot.channel, slot.first, slot.serving = Channel(ours), self.pins.generation, 0
         slot.due = time.monotonic() + BOOT
@@ -169,7 +176,7 @@ class Supervisor:
                 slot.delay, slot.serving = 0.0, message["serving"]  # it started fine
             elif "reload" in message:
                 self.reload()
-                self.asks.append((slot, message["reload"], self.pins,
+                self.asks.append((slot.channel, message["reload"], self.pins,
                                   time.monotonic() + DEADLINE))
 
     def reap(self) -> None:
@@ -227,10 +234,10 @@ class Supervisor:
             asker, ask_id, pins, deadline = ask
             lagging = {str(s.proc.pid): s.serving for s in self.slots if s.proc is not None
                        and max(s.serving, s.first) < pins.generation}
-            if lagging and time.monotonic() < deadline and asker.channel is not None:
+            if lagging and time.monotonic() < deadline and asker.fileno() != -1:
                 continue
             self.asks.remove(ask)
             try:
-                asker.channel.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
-            except (OSError, AttributeError):
-                pass  # it died meanwhile: nobody waits for the answer
+                asker.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
+            except OSError:
+                pass  # it died meanwhile (its channel closed): nobody waits for the answer

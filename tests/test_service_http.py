@@ -288,7 +288,10 @@ def test_no_verdict_on_a_word_of_spaces(url, path):
     assert reply.status_code == 422 and "no word" in reply.json()["error"]["message"]
 
 
-def test_a_request_that_is_not_http_gets_the_error_shape(url):
+@pytest.mark.parametrize("request_head", [
+    b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+    b"CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: x\r\n\r\n"])  # a proxy's verb: not served
+def test_a_request_that_is_not_http_gets_the_error_shape(url, request_head):
     """uvicorn answered `Invalid HTTP request received.` as plain text."""
     import json
     import socket
@@ -296,7 +299,7 @@ def test_a_request_that_is_not_http_gets_the_error_shape(url):
 
     where = urlsplit(url)
     with socket.create_connection((where.hostname, where.port), timeout=5) as conn:
-        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        conn.sendall(request_head)
         raw = b""
         while chunk := conn.recv(65536):
             raw += chunk

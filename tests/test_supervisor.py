@@ -15,12 +15,13 @@ import struct
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
-from kelime.lexicon.format import MANIFEST_FILE
+from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
 from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
 from tests.test_service_server import kelime_command
@@ -120,28 +121,38 @@ def test_kill_and_reload_races_leave_one_version(tmp_path):
         assert "failed to start" not in server.log_text()
 
 
-def test_sighup_at_every_moment_of_start_up(tmp_path):
+@pytest.mark.parametrize("to", ["supervisor", "group"])
+def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     """SIGHUPs from the moment `kelime serve` takes them (its first lines) until its workers
-    run: each is a reload, none kills the server or a booting worker."""
+    run, and once they do: each is a reload, none kills the server or a worker. Sent to the
+    supervisor (`kill -HUP PID`), or to its whole process group, as a closed terminal,
+    `timeout` or `kill -HUP -PGID` do (workers once died of it, all at once)."""
     data = tmp_path / "data"
     v1 = build(data)
     port, log = free_port(), tmp_path / "serve.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
                                  str(port), "--workers", "2"], stdout=out, stderr=out,
-                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
+                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN},
+                                start_new_session=True)
     server = Server(proc, port, log)
+    hangup = (lambda: proc.send_signal(signal.SIGHUP)) if to == "supervisor" else (
+        lambda: os.killpg(proc.pid, signal.SIGHUP))
     try:
         wait_for(lambda: catches_sighup(proc.pid), 30, server.log_text)
         start = time.monotonic()
         for moment in (0.0, 0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.6, 2.2, 3.0):
             time.sleep(max(0.0, start + moment - time.monotonic()))
             assert proc.poll() is None, (moment, server.log_text())
-            proc.send_signal(signal.SIGHUP)
+            hangup()
         wait_for(lambda: server.log_text().count("Application startup complete.") >= 2, 60,
                  server.log_text)
         server.settle(v1)
-        assert proc.poll() is None and len(server.workers()) == 2
+        workers = sorted(server.workers())
+        hangup()  # once they serve
+        wait_for(lambda: server.log_text().count("Received SIGHUP") >= 2, 30, server.log_text)
+        server.settle(v1)
+        assert proc.poll() is None and sorted(server.workers()) == workers
         text = server.log_text()
         assert "reload unchanged" in text, text
         assert text.count("Started server process") == 2, text  # no worker killed, replaced
@@ -177,10 +188,86 @@ def test_admin_reload_answers_once_every_worker_switched(tmp_path):
                 conn.close()
 
 
+def test_a_reload_answer_goes_to_the_worker_that_asked(tmp_path):
+    """A worker asks for a reload and is killed before the answer (a stopped worker makes
+    the answer wait); the worker started in its place asks for its own. Each worker numbers
+    its asks from 1: the answer to the dead one's went to the newcomer, whose client got
+    the older generation as the answer to its reload."""
+    import threading
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        asker, stopped = server.workers()
+        os.kill(stopped, signal.SIGSTOP)  # it switches to nothing, and accepts nothing
+        try:
+            replies = []
+
+            def reload_in_background() -> threading.Thread:
+                def run():
+                    try:
+                        replies.append(admin_reload(server))
+                    except OSError as e:  # the asker was killed: no reply
+                        replies.append(repr(e))
+                thread = threading.Thread(target=run, daemon=True)
+                thread.start()
+                return thread
+
+            build(data, "eski")
+            first = reload_in_background()
+            wait_for(lambda: server.log_text().count("reload reloaded") == 1, 30,
+                     server.log_text)
+            os.kill(asker, signal.SIGKILL)
+            first.join(30)
+            wait_for(lambda: server.log_text().count("Application startup complete.") == 3,
+                     60, server.log_text)
+            newest = build(data, "yeni")
+            second = reload_in_background()
+            wait_for(lambda: server.log_text().count("reload reloaded") == 2, 30,
+                     server.log_text)
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        second.join(60)
+        status, body = replies[-1]
+        assert status == 200 and body["lexicons"]["tr"] == newest, (replies, server.log_text())
+
+
 def ask(conn: http.client.HTTPConnection) -> dict:
     conn.request("POST", "/v1/validate", body=BODY, headers=JSON)
     reply = conn.getresponse()
     return json.loads(reply.read())
+
+
+def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(tmp_path):
+    """The new build is verified by the supervisor and then damaged before one worker (held
+    stopped meanwhile) loads it. That worker used to keep the old build while the other
+    served the new one: two versions until the next reload. It now stops, its replacement
+    cannot load the damaged build either (retried with a backoff), and only the new version
+    is served."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        slow, other = server.workers()
+        os.kill(slow, signal.SIGSTOP)
+        try:
+            newest = build(data, "silgi")
+            os.kill(server.proc.pid, signal.SIGHUP)
+            wait_for(lambda: "reload reloaded" in server.log_text(), 30, server.log_text)
+            wait_for(lambda: f"worker {other} serves" in server.log_text(), 30,
+                     server.log_text)
+            with open(data / "tr" / WORDS_FILE, "r+b") as damaged:  # in place, after the check
+                damaged.seek(64)
+                damaged.write(b"\xff" * 8)
+        finally:
+            os.kill(slow, signal.SIGCONT)
+        # the stopped worker tried the damaged build; (before) it kept the old one and served
+        # on, (now) it stopped and its replacement failed to start
+        wait_for(lambda: "does not match its manifest" in server.log_text(), 30,
+                 server.log_text)
+        wait_for(lambda: "before it served" in server.log_text(), 60, server.log_text)
+        for _ in range(20):  # new connections: whichever worker is up
+            assert server.version() == newest, server.log_text()
+        assert server.proc.poll() is None
 
 
 def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
@@ -274,6 +361,77 @@ def test_wrong_admin_tokens_are_limited(tmp_path):
             assert 0 < int(limited.headers["Retry-After"]) <= 60
     with TestClient(create_app(Settings(data=data, admin_token=TOKEN))) as client:
         assert client.post("/v1/admin/reload", headers=AUTH).status_code == 200
+
+
+def test_forged_forwarded_addresses_buy_no_more_wrong_tokens(tmp_path):
+    """With loopback trusted as a proxy (what deploy/nginx/kelime.conf tells replicas), a
+    caller on the replica's port wrote a new X-Forwarded-For with each wrong token and was
+    never limited. They now all count as one client; the peer without the header keeps its
+    own count."""
+    from kelime.service.routes.admin import TRIES
+
+    data = tmp_path / "data"
+    build(data)
+    wrong = {"Authorization": "Bearer wrong-token-0123456789"}
+    with serve(data, tmp_path, 1, KELIME_FORWARDED_ALLOW_IPS="127.0.0.1") as server:
+        statuses = [request(server.port, "POST", "/v1/admin/reload", b"",
+                            {**wrong, "X-Forwarded-For": f"10.0.{n // 250}.{n % 250 + 1}"})[0]
+                    for n in range(TRIES + 3)]
+        assert statuses == [403] * TRIES + [429] * 3, statuses
+        assert request(server.port, "POST", "/v1/admin/reload", b"", wrong)[0] == 403
+        assert admin_reload(server)[0] == 200
+
+
+@contextmanager
+def small_tmpfs(path: Path, size: str = "4m"):
+    """A tmpfs of `size` mounted at `path` (skips unless this process may mount one)."""
+    path.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def fill(folder: Path) -> None:
+    """Write into `folder` until its file system is full."""
+    with open(folder / "filler", "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * (1 << 16))
+        except OSError:
+            pass
+
+
+def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
+    """Once the disk of the runtime folder is full, workers serve on: each new series used to
+    be a page of a sparse memory-mapped file written on a full disk, a SIGBUS that killed
+    the worker on its first request (and each one respawned the same way)."""
+    data = tmp_path / "data"
+    build(data)
+    with small_tmpfs(tmp_path / "small") as small, \
+            serve(data, tmp_path, 2, TMPDIR=str(small)) as server:
+        assert runtime_folder(server).parent == small
+        fill(small)
+        paths = ["/v1/lexicons", "/v1/games", "/nowhere", "/healthz", "/v1/validate?word=ev"]
+        for path in paths * 4:  # new series, on new connections: both workers
+            assert request(server.port, "GET", path)[0] in (200, 404), server.log_text()
+        replace_worker(server)  # its metrics cannot be added to the dead's: logged
+        wait_for(lambda: server.log_text().count("Application startup complete.") == 3, 60,
+                 server.log_text)
+        for path in paths * 4:  # the new worker cannot allocate its files: it serves on
+            assert request(server.port, "GET", path)[0] in (200, 404), server.log_text()
+        assert server.proc.poll() is None and len(server.workers()) == 2
+        text = server.log_text()
+        # a worker that reserved before the disk filled counts on; one that could not says so
+        # (and the supervisor says so of the dead's file it cannot grow)
+        assert "counts no metrics" in text or "could not be added" in text, text
+        assert "Traceback" not in text, text
 
 
 def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):

@@ -4,7 +4,10 @@ Exists only when KELIME_ADMIN_TOKEN is set (MIN_ADMIN_TOKEN characters or more);
 request must carry ``Authorization: Bearer <token>`` (401 without it, 403 with another
 token). A client that sends TRIES wrong tokens within WINDOW seconds gets 429 with
 Retry-After until the oldest of them is WINDOW s old, whatever it sends meanwhile (each
-worker counts its own).
+worker counts its own). Every request that names a client in X-Forwarded-For counts as one
+client, FORWARDED: the admin route is called on a replica's own port, never through the
+proxy (deploy/nginx/kelime.conf refuses it), so a forwarded address there is one the
+caller wrote, and would otherwise buy TRIES more guesses per address it makes up.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ router = APIRouter(prefix="/v1/admin", tags=["admin"], dependencies=[NoQuery])
 log = logging.getLogger("uvicorn.error")
 TRIES, WINDOW = 5, 60.0
 CLIENTS = 10_000  # clients remembered (the oldest are forgotten first): bounded memory
+FORWARDED = "any client named in X-Forwarded-For"
 
 
 class Unauthorized(ServiceError):
@@ -66,7 +70,7 @@ class Guard:
 
 def check_token(request: Request, token: str) -> None:
     guard: Guard = request.app.state.admin_guard
-    client, now = request.client.host if request.client else "?", time.monotonic()
+    client, now = wrong_tokens_key(request), time.monotonic()
     guard.check(client, now)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given:
@@ -75,6 +79,14 @@ def check_token(request: Request, token: str) -> None:
     if not hmac.compare_digest(_digest(given.strip()), _digest(token)):  # no length leaked
         guard.failed(client, now)
         raise Forbidden("forbidden", "the admin token is wrong")
+
+
+def wrong_tokens_key(request: Request) -> str:
+    """Whom a wrong token counts against: the peer, or FORWARDED (see above) when the
+    request carries X-Forwarded-For, which a trusted proxy's peer may have rewritten."""
+    if "x-forwarded-for" in request.headers:
+        return FORWARDED
+    return request.client.host if request.client else "?"
 
 
 def _digest(token: str) -> bytes:
