@@ -400,6 +400,11 @@ NGINX_REFUSALS = [  # (what, raw request, status nginx answers, error code)
      "http_version_not_supported"),
     ("Transfer-Encoding: gzip", b"POST /v1/validate HTTP/1.1\r\nHost: kelime\r\n"
      b"Transfer-Encoding: gzip\r\n\r\n", 501, "not_implemented"),
+    ("a bad chunk in a report", b"POST /v1/reports HTTP/1.1\r\nHost: kelime\r\n"
+     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n",
+     400, "invalid_request"),
+    ("TRACE a report", b"TRACE /v1/reports HTTP/1.1\r\nHost: kelime\r\n\r\n", 405,
+     "method_not_allowed"),
     ("a search body over 400 KiB", b"POST /v1/anagram HTTP/1.1\r\nHost: kelime\r\n"
      b"Content-Type: application/json\r\nContent-Length: 4194304\r\n\r\n", 413,
      "over_limit"),
