@@ -52,6 +52,20 @@ class Unavailable(ServiceError):
     status = 503
 
 
+class TooMany(ServiceError):
+    """A client over one of its limits (reports an hour, wrong admin tokens): 429, with
+    Retry-After."""
+
+    status = 429
+
+
+def client_address(request: Request) -> str:
+    """The client's address: uvicorn puts X-Forwarded-For's client there only when the
+    connection comes from a proxy named in KELIME_FORWARDED_ALLOW_IPS (none by default)."""
+    client = request.scope.get("client")
+    return client[0] if client else "unknown"
+
+
 #: The error shape, as JSON Schema, and the errors any route can answer (OpenAPI).
 ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error": {
     "type": "object", "required": ["code", "message"],

@@ -21,7 +21,7 @@ import time
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from ..errors import ServiceError
+from ..errors import ServiceError, TooMany, client_address
 from ..responses import json_response
 from ..schemas import Reloaded
 from ..state import KelimeDep, NoQuery
@@ -41,10 +41,6 @@ class Forbidden(ServiceError):
     status = 403
 
 
-class TooManyTries(ServiceError):
-    status = 429
-
-
 class Guard:
     """Wrong tokens by client address: when each was sent, the last TRIES at most."""
 
@@ -55,7 +51,7 @@ class Guard:
         recent = [t for t in self.wrong.get(client, ()) if t > now - WINDOW]
         if len(recent) >= TRIES:
             wait = math.ceil(recent[0] + WINDOW - now)
-            raise TooManyTries("too_many_tries", f"{TRIES} wrong admin tokens within "
+            raise TooMany("too_many_tries", f"{TRIES} wrong admin tokens within "
                                f"{WINDOW:.0f} s from {client}: try again in {wait} s",
                                {"retry_after": wait}, headers={"Retry-After": str(wait)})
 
@@ -86,7 +82,7 @@ def wrong_tokens_key(request: Request) -> str:
     request carries X-Forwarded-For, which a trusted proxy's peer may have rewritten."""
     if "x-forwarded-for" in request.headers:
         return FORWARDED
-    return request.client.host if request.client else "?"
+    return client_address(request)
 
 
 def _digest(token: str) -> bytes:

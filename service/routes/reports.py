@@ -35,7 +35,7 @@ from kelime.reports import (
 )
 
 from ..body import read_body
-from ..errors import Invalid, ServiceError, TooLarge, Unavailable
+from ..errors import Invalid, TooLarge, TooMany, Unavailable, client_address
 from ..parse import refuse_query
 from ..questions import REPORT_EXAMPLE, parse_report
 from ..responses import JSON, json_response
@@ -47,19 +47,6 @@ NOT_A_WORD = ("invalid_chars", "phrase")
 log = logging.getLogger("kelime.reports")
 BUSY_TIMEOUT = 2.0  # seconds a report waits for another process's write to the store
 FULL_RETRY = 3600  # Retry-After of a full store: the maintainers' review takes a while
-
-
-class TooMany(ServiceError):
-    """A client over its reports per hour: 429 with Retry-After."""
-
-    status = 429
-
-
-def client_address(request: Request) -> str:
-    """The client's address: uvicorn puts the proxy's X-Forwarded-For client there when
-    the connection comes from a trusted proxy (FORWARDED_ALLOW_IPS, 127.0.0.1 by default)."""
-    client = request.scope.get("client")
-    return client[0] if client else "unknown"
 
 
 #: A report is a word and a note of KELIME_MAX_NOTE_CHARS (500), 7 KB at most even with
