@@ -25,7 +25,13 @@ import httpx
 import orjson
 import pytest
 
-from kelime.service.protocol import ConnectionLimits, connection_limit, uvicorn_options
+from kelime.service.protocol import (
+    EXTRA_MOST,
+    FD_RESERVE,
+    ConnectionLimits,
+    connection_limit,
+    uvicorn_options,
+)
 from kelime.service.settings import Settings
 from tests.service_helpers import free_port, stop, wait_ready
 
@@ -549,7 +555,8 @@ def test_uvicorn_options_carry_the_settings():
     settings = Settings(max_header_bytes=1000, header_timeout=3, body_timeout=4,
                         keepalive_timeout=6, max_connections=50)
     options = uvicorn_options(settings)
-    assert options["http"].keywords["limits"] == ConnectionLimits(1000, 3, 4, 50)
+    assert options["http"].keywords["limits"] == ConnectionLimits(
+        max_header_bytes=1000, header_timeout=3, body_timeout=4, max_connections=50)
     # the guard counts connections: uvicorn's own limit would answer 503 in plain text
     assert "limit_concurrency" not in options and options["timeout_keep_alive"] == 6
     assert options["loop"] == "uvloop" and options["access_log"] is False
@@ -561,7 +568,7 @@ def test_uvicorn_options_carry_the_settings():
 def test_the_connection_limit_leaves_descriptors_free():
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     many = Settings(max_connections=10 * soft)
-    assert connection_limit(many) == soft - 64 - 32
+    assert connection_limit(many) == soft - FD_RESERVE - EXTRA_MOST
     assert connection_limit(Settings(max_connections=5)) == 5
 
 
