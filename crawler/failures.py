@@ -61,6 +61,12 @@ def retry_after(value: bytes | str | None, now: float | None = None) -> float:
         return 0.0
 
 
+def robots_unreadable(status: int) -> bool:
+    """A robots.txt answer that means "everything disallowed" (RFC 9309): a 5xx, or a 429
+    ("not now", not "no rules"). Any other 4xx means no rules."""
+    return status == 429 or status >= 500
+
+
 _PORTS = {"http": 80, "https": 443}
 
 

@@ -46,8 +46,17 @@ from kelime.normalize import normalize
 from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
-from .failures import RETRY, RETRYABLE, describe, failure_kind, offsite_text, retry_after, same_host
-from .settings import DEFAULT_DELAY, GTS_MAX_BYTES, USER_AGENT
+from .failures import (
+    RETRY,
+    RETRYABLE,
+    describe,
+    failure_kind,
+    offsite_text,
+    retry_after,
+    robots_unreadable,
+    same_host,
+)
+from .settings import DEFAULT_DELAY, GTS_MAX_BYTES, POLITE, USER_AGENT
 
 MIB = 2**20
 ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
@@ -171,7 +180,7 @@ def _too_slow(limits: Limits, url: str) -> BadReply:
 #: How each request takes its turn on the politeness clock (set by `lookup` for its cache).
 TURN: ContextVar = ContextVar("kelime_turn", default=nullcontext)
 LEASE = 60.0  # seconds a request holds the clock at most (a look-up killed mid-request)
-ROBOTS_AGENT = "kelime"  # as the crawl's ROBOTSTXT_USER_AGENT
+ROBOTS_AGENT = POLITE["ROBOTSTXT_USER_AGENT"]  # the crawl's own
 ROBOTS_FRESH = 24 * 3600.0  # seconds robots.txt is kept (RFC 9309: at most a day)
 
 
@@ -383,7 +392,7 @@ def _obey_robots(client, cache_path: Path, base_url: str, url: str, row: dict,
 
     status, body = _robots(client, cache_path, base_url, limits)
     site = urlsplit(base_url).netloc
-    if status == 429 or status >= 500:
+    if robots_unreadable(status):
         raise FetchError(f"could not read {site}/robots.txt (HTTP {status}): without it "
                          "nothing may be fetched (RFC 9309); try again later")
     if 400 <= status < 500:
@@ -410,7 +419,7 @@ def _robots(client, cache_path: Path, base_url: str, limits: Limits) -> tuple[in
         raise FetchError(f"could not read {url} ({explain(e, url)}): without it nothing may "
                          "be fetched (RFC 9309); try again later") from None
     text = body.decode("utf-8", errors="replace")
-    if response.status_code < 500 and response.status_code != 429:
+    if not robots_unreadable(response.status_code):
         db = _clock(cache_path)
         if db is not None:
             _safely(cache.save_robots, db, site, response.status_code, text)

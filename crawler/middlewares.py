@@ -29,6 +29,7 @@ from .failures import (
     failure_kind,
     offsite_text,
     retry_after,
+    robots_unreadable,
     same_host,
 )
 from .items import Reply
@@ -205,7 +206,7 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
     means "everything disallowed": the crawl stops and says why. A 4xx still means no rules."""
 
     async def _parse_robots(self, response, netloc, request):
-        if response.status >= 500 or response.status == 429:  # 429: "not now", not "no rules"
+        if robots_unreadable(response.status):
             return self._refuse(netloc, response.url, f"HTTP {response.status}")
         if OFFSITE in response.meta:
             return self._refuse(netloc, response.url,

@@ -113,17 +113,12 @@ class Game:
             text += f"; +{self.bingo_bonus} when all {self.rack_size} tiles are played at once"
         if self.discard:
             text += ("; in a split, the tiles left over count against the hand (their values"
-                     f"{self._joker_left}) and {self.discard} tile is thrown away to finish")
+                     f", a joker {self.left_value(BLANK)}) and {self.discard} tile is thrown "
+                     "away to finish")
         if self.joker_finish_multiplier != 1:
             text += (f"; finishing by throwing the joker multiplies the other players' penalty "
                      f"by {self.joker_finish_multiplier}")
         return text
-
-    @property
-    def _joker_left(self) -> str:
-        if self.blank_penalty is None or self.blank_penalty == self.blank_value:
-            return f", a joker {self.blank_value}"
-        return f", a joker {self.blank_penalty}"
 
     def as_dict(self) -> dict:
         """The profile as JSON-ready data (what ``GET /v1/games`` lists)."""

@@ -75,7 +75,8 @@ MIGRATIONS = Migrations("kelime.cache")
 #: every run, so it is asked as soon as it is allowed). A state of its own: never pending.
 OUTCOMES = ("ok", "not_found", "failed", "disallowed")
 GOOD = ("ok", "not_found")
-_GOOD = "outcome IN ('ok', 'not_found')"
+_GOOD_IN = "IN (" + ", ".join(f"'{o}'" for o in GOOD) + ")"
+_GOOD = f"outcome {_GOOD_IN}"
 #: Outcomes that never replace a good reply (they record their error beside it).
 _NOT_ANSWERS = ("failed", "disallowed")
 #: Seconds a writer waits for another one's lock before giving up (CacheError).
@@ -768,7 +769,7 @@ def _cutoff(max_age_days: float | None, now: datetime | None) -> str:
 
 #: A reply not to ask again now: good (ok or not_found), or a final failure, fetched after
 #: the cutoff (one `?`). `fresh_queries` and `due_words` are its two sides.
-FRESH = "(r.outcome IN ('ok', 'not_found') OR coalesce(r.final, 0) = 1) AND r.fetched_at > ?"
+FRESH = f"(r.outcome {_GOOD_IN} OR coalesce(r.final, 0) = 1) AND r.fetched_at > ?"
 
 
 def fresh_queries(db: sqlite_utils.Database, max_age_days: float | None = None,
@@ -806,7 +807,7 @@ def _cache_stats(db: sqlite_utils.Database) -> dict:
                                 f"WHERE {_GOOD}").fetchone()
     live = "w.gone_at IS NULL" if "gone_at" in db["words"].columns_dict else "1"
     counts = db.execute(
-        f"SELECT count(*), sum(r.outcome IN ('ok', 'not_found')), "
+        f"SELECT count(*), sum(r.outcome {_GOOD_IN}), "
         f"sum(r.outcome = 'disallowed') FROM words w LEFT JOIN replies r ON r.query = w.word "
         f"WHERE {live}").fetchone()
     queued, done, disallowed = counts[0], counts[1] or 0, counts[2] or 0
