@@ -8,7 +8,7 @@
    (what the fake and loopback allow). Target ≥ 200 pages/s.
 2. `kelime build --cache` over a 100k-entry cache written through the crawl store's save
    functions, versus `kelime build --wordlist` of the same headwords. Target ≤ 15 s.
-3. The weekly refresh (`kelime crawl --refresh`) after a full polite-shaped crawl of the same
+3. The weekly refresh (`kelime crawl refresh`) after a full polite-shaped crawl of the same
    site, with 0.5% new and 0.25% vanished words: its requests ÷ the full crawl's. Target:
    the re-verified slice and the site's list ≤ 1% (benchmarks/refresh.py, no new words);
    each new word is one more request, as in a full crawl.
@@ -52,7 +52,7 @@ def bench_crawl(pages: int, tmp: Path) -> dict:
         baseline = pages / (time.perf_counter() - t0)
         fake.clear_log()
         t0 = time.perf_counter()
-        run = subprocess.run([*KELIME, "crawl", "--base-url", fake.url, "--words",
+        run = subprocess.run([*KELIME, "crawl", "run", "--base-url", fake.url, "--words",
                               str(tmp / "words.txt"), "--cache", str(tmp / "crawl.sqlite"),
                               *IMPOLITE], capture_output=True, text=True)
         whole = time.perf_counter() - t0
@@ -115,10 +115,12 @@ def bench_build(n: int, tmp: Path) -> dict:
             "manifest_words": manifest.get("words", manifest.get("counts"))}
 
 
-def crawl_requests(fake_args: list[str], cache_path: Path, *extra: str) -> tuple[int, str]:
-    """(requests the fake saw, the crawl's output) of one crawl against a fresh fake."""
+def crawl_requests(fake_args: list[str], cache_path: Path, *extra: str,
+                   verb: str = "run") -> tuple[int, str]:
+    """(requests the fake saw, the crawl's output) of one `kelime crawl VERB` against a fresh
+    fake."""
     with FakeProcess(*fake_args) as fake:
-        run = subprocess.run([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+        run = subprocess.run([*KELIME, "crawl", verb, "--base-url", fake.url, "--cache",
                               str(cache_path), "--delay", "0", "-s",
                               "AUTOTHROTTLE_ENABLED=false", "-s", "KELIME_PROGRESS_INTERVAL=60",
                               *extra], capture_output=True, text=True)
@@ -132,7 +134,7 @@ def bench_refresh(words: int, tmp: Path) -> dict:
     full, _ = crawl_requests(["--synthetic", str(words)], path)
     new, gone = max(1, words // 200), max(1, words // 400)
     refresh, output = crawl_requests(["--synthetic", str(words + new), "--without", str(gone)],
-                                     path, "--refresh")
+                                     path, verb="refresh")
     report = next(line for line in output.splitlines() if line.startswith("Refresh:"))
     return {"words": words, "full_crawl_requests": full, "refresh_requests": refresh,
             "ratio": round(refresh / full, 4), "report": report}
@@ -141,8 +143,8 @@ def bench_refresh(words: int, tmp: Path) -> dict:
 def peak_rss(fake_args: list[str], cache_path: Path) -> int:
     """Peak RSS (KiB) of one crawl, read by GNU time -v of the crawl alone."""
     with FakeProcess(*fake_args) as fake:
-        run = subprocess.run(["/usr/bin/time", "-v", *KELIME, "crawl", "--base-url", fake.url,
-                              "--cache", str(cache_path), "--delay", "0", "-s",
+        run = subprocess.run(["/usr/bin/time", "-v", *KELIME, "crawl", "run", "--base-url",
+                              fake.url, "--cache", str(cache_path), "--delay", "0", "-s",
                               "KELIME_BACKOFF_BASE=0.05"], capture_output=True, text=True)
     found = [line for line in run.stderr.splitlines() if "Maximum resident" in line]
     return int(found[0].split(":")[1]) if found else 0

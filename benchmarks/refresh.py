@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/refresh.py [--words 2000 --words 97000]
 
 1. For each size N: a cache of N words (crawled from the fake when the fake can list that
-   many, else written directly: a synthetic cache), then `kelime crawl --refresh` against
+   many, else written directly: a synthetic cache), then `kelime crawl refresh` against
    the fake with no new word; its requests ÷ a full crawl's (N /gts requests plus the
    site's list). Target ≤ 1% (the rotating slice is 1/150 of the replies: crawler/run.py).
 2. A crawl against a site answering 503 to every /gts request: its requests before the
@@ -30,9 +30,10 @@ MOST_FAKE_WORDS = len(synthetic_words(10**5))  # what the fake's syllables can m
 QUICK = ["--delay", "0", "-s", "KELIME_PROGRESS_INTERVAL=60", "-s", "KELIME_BACKOFF_BASE=0.05"]
 
 
-def crawl(url: str, path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*KELIME, "crawl", "--base-url", url, "--cache", str(path), *QUICK,
-                           *args], capture_output=True, text=True)
+def crawl(url: str, path: Path, verb: str = "run") -> subprocess.CompletedProcess:
+    """`kelime crawl VERB` (run, refresh) against `url`, quickly."""
+    return subprocess.run([*KELIME, "crawl", verb, "--base-url", url, "--cache", str(path),
+                           *QUICK], capture_output=True, text=True)
 
 
 def synthetic_cache(path: Path, words: list[str]) -> None:
@@ -66,7 +67,7 @@ def refresh_cost(n: int, tmp: Path) -> dict:
             full_requests = n + 5  # one /gts each, robots.txt, autocomplete, 3 sitemaps
             how = "synthetic cache (N /gts requests + 5 for the list as the full crawl)"
         fake.clear_log()
-        refreshed = crawl(fake.url, path, "--refresh")
+        refreshed = crawl(fake.url, path, "refresh")
         log = fake.log()
     gts = sum(r["path"].startswith("/gts") for r in log)
     return {"words": n, "cache": how, "full_crawl_requests": full_requests,

@@ -173,7 +173,8 @@ def _retire(db, began: str, force: bool) -> tuple[str, bool]:
         return (f"REFUSED to retire {missing:,} word(s) the site's list no longer names: "
                 f"{missing / reference:.1%} of {against}, over the {SHRINK:.0%} a refresh "
                 "may retire. A sitemap may have answered short; nothing was retired. Rerun "
-                "later, or if the site really dropped them, rerun with --refresh --force"), True
+                "later, or if the site really dropped them, rerun `kelime crawl refresh "
+                "--force`"), True
     gone = cache.mark_gone(db, began)
     cache.record_enumeration(db, began, named, gone, accepted=True)
     return f"{gone} word(s) the site no longer lists (kept, left out of builds)", False
@@ -197,11 +198,18 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     return ending(reason).code
 
 
-def status_text(cache_path: Path) -> str:
-    """`kelime crawl --status`: the cache's state in three lines (read-only)."""
+def status_data(cache_path: Path) -> dict:
+    """`kelime crawl status --json`: the cache's counts (`cache_stats`), read-only."""
     db = cache.open_readonly(cache_path)
-    st = cache.cache_stats(db)
-    db.close()
+    try:
+        return cache.cache_stats(db)
+    finally:
+        db.close()
+
+
+def status_text(cache_path: Path) -> str:
+    """`kelime crawl status`: the cache's state in three lines (read-only)."""
+    st = status_data(cache_path)
     r, w = st["replies"], st["words"]
     lines = [f"Cache {cache_path}: replies ok {r['ok']}, not_found {r['not_found']}, failed "
              f"{r['failed']}; {st['entries']} entries.",

@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 XML = {"Accept": "application/xml, text/xml;q=0.9, */*;q=0.1"}
 NOT_A_SITEMAP = "not a sitemap"
 NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words yourself with "
-                "`kelime crawl --words FILE` (one a line), or rerun later (done words are kept).")
+                "`kelime crawl run --words FILE` (one a line), or rerun later (done words are "
+                "kept).")
 
 
 CUT_OFF = "cut off"

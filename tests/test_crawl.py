@@ -84,7 +84,7 @@ def faulty(tmp_path_factory):
             fake.fault(word, kind, times, arg)
         fake.fault("kalem", "html", -1)
         path = tmp_path_factory.mktemp("crawl") / "tdk.sqlite"
-        result = crawl("--base-url", fake.url, "--cache", str(path), "--delay", str(DELAY),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", str(DELAY),
                        *FAST, environ=env(KELIME_CACHE="/nonexistent/flag-beats-env.sqlite"))
         yield fake, path, result, fake.log()
 
@@ -144,13 +144,13 @@ def test_rerun_fetches_only_the_failed_word_then_status(faulty):
     fake, path, _, _ = faulty
     fake.clear_faults()
     fake.clear_log()
-    result = crawl("--max-age", "30", "--delay", str(DELAY), *FAST,  # URL, cache from the env
+    result = crawl("run", "--max-age", "30", "--delay", str(DELAY), *FAST,  # URL, cache: env
                    environ=env(KELIME_TDK_BASE_URL=fake.url, KELIME_CACHE=str(path)))
     assert result.returncode == 0, result.stderr
     assert gts_queries(fake.log()) == ["kalem"]
     assert replies(path)["kalem"]["outcome"] == "ok"
     requests_before = len(fake.log())
-    status = subprocess.run([*KELIME, "crawl", "--status", "--cache", str(path)],
+    status = subprocess.run([*KELIME, "crawl", "status", "--cache", str(path)],
                             capture_output=True, text=True, env=env())
     st = cache.cache_stats(cache.open_cache(path))
     assert status.returncode == 0
@@ -165,7 +165,7 @@ def test_max_age_zero_and_limit_with_a_word_list(faulty, tmp_path):
     fake.clear_log()
     words = tmp_path / "words.txt"
     words.write_text("# refresh these\nKİTAP\nİnek\n\nadet\n", encoding="utf-8")
-    result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+    result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
                    "--max-age", "0", "--limit", "2", "--delay", str(DELAY), *FAST)
     assert result.returncode == 0, result.stderr
     queries = gts_queries(fake.log())
@@ -182,8 +182,9 @@ def test_circuit_breaker_stops_on_403_then_html_streaks(tmp_path):
             fake.clear_log()
             fake.fault("*", kind)
             path = tmp_path / f"{kind}.sqlite"
-            result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
-                           "--delay", str(DELAY), "-s", "KELIME_BREAKER_THRESHOLD=3", *FAST)
+            result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words",
+                           str(words), "--delay", str(DELAY), "-s",
+                           "KELIME_BREAKER_THRESHOLD=3", *FAST)
             assert result.returncode == 1, result.stderr
             assert "STOPPED by the circuit breaker" in result.stderr
             assert words_in_message in result.stderr and "Traceback" not in result.stderr
@@ -197,7 +198,7 @@ def test_tls_failure_is_explained(tmp_path):
     words.write_text("kitap\ninek\nadet\n")
     with FakeProcess() as fake:  # speaks plain HTTP: the TLS handshake fails
         https = fake.url.replace("http://", "https://")
-        result = crawl("--base-url", https, "--cache", str(tmp_path / "c.sqlite"), "--words",
+        result = crawl("run", "--base-url", https, "--cache", str(tmp_path / "c.sqlite"), "--words",
                        str(words), "--delay", "0", "-s", "KELIME_BREAKER_THRESHOLD=2", *FAST)
     assert result.returncode == 1
     assert "TLS handshake with 127.0.0.1" in result.stderr and "--ciphers" in result.stderr
@@ -205,21 +206,22 @@ def test_tls_failure_is_explained(tmp_path):
 
 
 def test_bad_arguments_are_refused_before_crawling(tmp_path):
-    bad_ua = crawl("--user-agent", "python-requests/2.31", "--cache", str(tmp_path / "c.sqlite"))
+    bad_ua = crawl("run", "--user-agent", "python-requests/2.31", "--cache",
+                   str(tmp_path / "c.sqlite"))
     assert bad_ua.returncode == 2 and "Python" in bad_ua.stderr  # a usage error
     not_db = tmp_path / "x.sqlite"
     not_db.write_text("not a database, really")
-    bad_cache = crawl("--status", "--cache", str(not_db))
+    bad_cache = crawl("status", "--cache", str(not_db))
     assert bad_cache.returncode == 1 and "not an SQLite database" in bad_cache.stderr
-    missing = crawl("--status", "--cache", str(tmp_path / "none.sqlite"))
+    missing = crawl("status", "--cache", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1 and "does not exist" in missing.stderr
 
 
 def test_ctrl_c_stops_cleanly(tmp_path):
     path = tmp_path / "c.sqlite"
     with FakeProcess("--synthetic", "300") as fake:
-        proc = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache", str(path),
-                                 "--delay", str(DELAY), *FAST], env=env(),
+        proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
+                                 str(path), "--delay", str(DELAY), *FAST], env=env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_for(lambda: done_count(path) >= 5)
         proc.send_signal(signal.SIGINT)
@@ -239,8 +241,8 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
     args = ["--delay", "0.02", *FAST]
     with FakeProcess("--synthetic", "60") as fake:
-        assert crawl("--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
-        proc = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+        assert crawl("run", "--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
+        proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
                                  str(killed), *args], env=env(),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: done_count(killed) >= 15)
@@ -248,7 +250,7 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
         proc.wait(10)
         done_at_kill = set(cache.fresh_queries(cache.open_cache(killed)))
         fake.clear_log()
-        rerun = crawl("--base-url", fake.url, "--cache", str(killed), *args)
+        rerun = crawl("run", "--base-url", fake.url, "--cache", str(killed), *args)
         assert rerun.returncode == 0, rerun.stderr
         refetched = set(gts_queries(fake.log()))
     assert len(done_at_kill) >= 15 and not refetched & done_at_kill
@@ -289,7 +291,7 @@ def test_unreadable_robots_txt_fetches_nothing(tmp_path, kind):
     words = tmp_path / "words.txt"
     words.write_text("kitap\ninek\n")
     with FakeProcess("--fault", f"/robots.txt={kind}") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--words", str(words), "--delay", "0", *FAST)
         log = fake.log()
     assert result.returncode == 1, result.stderr
@@ -303,7 +305,7 @@ def test_missing_robots_txt_means_no_rules(tmp_path):
     words = tmp_path / "words.txt"
     words.write_text("kitap\n")
     with FakeProcess("--fault", "/robots.txt=403:-1") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--words", str(words), "--delay", "0", *FAST)
         log = fake.log()
     assert result.returncode == 0, result.stderr
@@ -318,7 +320,7 @@ def test_unreadable_sitemap_stops_the_crawl(tmp_path, fault, came_back):
     """Since TDK's 2026 redesign unknown paths answer the SPA's HTML: a sitemap that is not
     one stops an enumerating crawl with the URL, what came back and the way out (--words)."""
     with FakeProcess("--fault", f"/sitemap.xml={fault}") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--delay", "0", *FAST)
         log = fake.log()
     assert result.returncode == 1, result.stderr
@@ -330,7 +332,7 @@ def test_unreadable_sitemap_stops_the_crawl(tmp_path, fault, came_back):
 
 def test_enumeration_finding_no_words_stops_the_crawl(tmp_path):
     with FakeProcess("--fault", "/sitemap.xml=no_words") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--delay", "0", *FAST)
         log = fake.log()
     assert result.returncode == 1, result.stderr
@@ -347,13 +349,13 @@ def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
     with FakeProcess() as fake:
         fake.fault("kitap", "slow", -1, 3.0)  # keeps the first crawl busy
         path = tmp_path / "tdk.sqlite"
-        first = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+        first = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
                                   str(path), "--delay", "0.05", *FAST, "-s",
                                   "DOWNLOAD_TIMEOUT=10"], env=env(),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: any(r["path"].startswith("/gts") for r in fake.log()))
-            second = crawl("--base-url", fake.url, "--cache", str(path), *FAST)
+            second = crawl("run", "--base-url", fake.url, "--cache", str(path), *FAST)
             still_first = first.poll() is None  # refused while the first one runs, not after
         finally:
             first.terminate()
@@ -374,7 +376,7 @@ def test_an_oversized_reply_is_recorded_failed_and_not_buffered(tmp_path, kind):
     with FakeProcess() as fake:
         fake.fault("kitap", kind, -1)
         path = tmp_path / "tdk.sqlite"
-        result = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST,
+        result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST,
                        "-s", "DOWNLOAD_TIMEOUT=20")
         asked = gts_queries(fake.log())
     row = replies(path)["kitap"]
@@ -386,7 +388,7 @@ def test_an_oversized_reply_is_recorded_failed_and_not_buffered(tmp_path, kind):
 def test_robots_txt_answering_429_stops_the_crawl(tmp_path):
     """A robots.txt answering 429 was read as "no rules" and the crawl went on."""
     with FakeProcess("--fault", "/robots.txt=429:-1") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
         asked = gts_queries(fake.log())
     assert result.returncode == 1 and "robots.txt" in result.stdout + result.stderr
     assert asked == []
@@ -396,7 +398,7 @@ def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
     """`Retry-After: 100000` paused the crawl for ~28 hours with only a growing ETA."""
     with FakeProcess() as fake:
         fake.fault("kitap", "429", -1, 100_000)
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
         asked = gts_queries(fake.log())
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "TDK asks to wait 100,000 s" in output, output
@@ -410,7 +412,7 @@ def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
     slow = 1.2
     with FakeProcess() as fake:
         fake.fault("kitap", "slow", 1, slow)
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--delay", "0.3", *FAST, "-s", "DOWNLOAD_TIMEOUT=10")
         log = fake.log()
     assert result.returncode == 0, result.stdout + result.stderr
@@ -429,7 +431,7 @@ def test_a_wrong_charset_header_does_not_garble_the_stored_body(tmp_path):
     with FakeProcess() as fake:
         fake.fault("ığdır", "charset", -1)
         path = tmp_path / "c.sqlite"
-        crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
     row = replies(path)["ığdır"]
     assert row["outcome"] == "ok" and "Iğdır" in row["body"] and "Ä" not in row["body"]
     assert row["sha256"] == hashlib.sha256(row["body"].encode()).hexdigest()
@@ -438,7 +440,7 @@ def test_a_wrong_charset_header_does_not_garble_the_stored_body(tmp_path):
 def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
     """A sitemap cut mid-transfer gave 516 of 2,000 words, "Crawl finished", exit 0."""
     with FakeProcess("--fault", "/sitemap-2.xml=cut:-1") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "is cut off" in output, output
 
@@ -448,11 +450,11 @@ def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
     left out of builds) and re-verify the oldest 1/150 of the replies (413: 3)."""
     path = tmp_path / "tdk.sqlite"
     with FakeProcess("--synthetic", "400") as fake:
-        full = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        full = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         assert full.returncode == 0, full.stdout + full.stderr
         full_requests = len(fake.log())
     with FakeProcess("--synthetic", "405", "--without", "3") as fake:  # 5 new, 3 gone
-        refreshed = crawl("--base-url", fake.url, "--cache", str(path), "--refresh",
+        refreshed = crawl("refresh", "--base-url", fake.url, "--cache", str(path),
                           "--delay", "0", *FAST)
         log = fake.log()
     output = refreshed.stdout + refreshed.stderr
@@ -474,7 +476,7 @@ def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
 def test_robots_disallowing_every_gts_request_says_so(tmp_path):
     """It ended "Crawl finished … 0 of 6" with no word about why."""
     with FakeProcess("--disallow-gts") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
         asked = gts_queries(fake.log())
     assert asked == [] and "robots.txt disallows every word" in result.stdout + result.stderr
     assert result.returncode == 1  # it printed "Error:" and exited 0
@@ -486,10 +488,10 @@ def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind
     path = tmp_path / "c.sqlite"
     with FakeProcess() as fake:
         fake.fault("kitap", kind, -1)
-        crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         assert replies(path)["kitap"]["outcome"] == "failed"
         fake.clear_log()
-        again = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        again = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         asked = gts_queries(fake.log())
     assert "kitap" not in asked, again.stdout + again.stderr
     row = replies(path)["kitap"]
@@ -500,7 +502,7 @@ def test_the_progress_line_says_when_it_is_waiting_and_why(tmp_path):
     """A long Retry-After showed only a growing ETA."""
     with FakeProcess() as fake:
         fake.fault("kitap", "429", 1, 3)
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--delay", "0", "-s", "KELIME_PROGRESS_INTERVAL=0.5",
                        "-s", "KELIME_BACKOFF_BASE=0.05")
     lines = [line for line in result.stderr.splitlines() if line.startswith("crawl:")]
@@ -527,7 +529,7 @@ def limited_crawl(fsize: int, *args: str) -> dict:
     import json
 
     done = subprocess.run([sys.executable, "-c", RUN_LIMITED, str(fsize), *KELIME, "crawl",
-                           *args], capture_output=True, text=True, timeout=320, env=env())
+                           "run", *args], capture_output=True, text=True, timeout=320, env=env())
     return json.loads(done.stdout)
 
 
@@ -550,7 +552,8 @@ def test_a_read_only_folder_refuses_the_crawl_before_any_request(tmp_path):
         pytest.skip("chattr +i is not available here (it makes a folder read-only for root)")
     try:
         with FakeProcess() as fake:
-            result = crawl("--base-url", fake.url, "--cache", str(folder / "c.sqlite"), *FAST)
+            result = crawl("run", "--base-url", fake.url, "--cache", str(folder / "c.sqlite"),
+                           *FAST)
             asked = gts_queries(fake.log())
     finally:
         subprocess.run(["chattr", "-i", str(folder)])

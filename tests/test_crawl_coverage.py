@@ -37,7 +37,7 @@ def test_an_import_killed_mid_way_does_not_build_as_complete(tmp_path):
     entries = synthetic_entries(17_000)
     dump = write_dump(tmp_path / "big.jsonl", entries)
     path = tmp_path / "tdk.sqlite"
-    proc = subprocess.Popen([*KELIME, "crawl", "--import", str(dump), "--cache", str(path)],
+    proc = subprocess.Popen([*KELIME, "crawl", "import", str(dump), "--cache", str(path)],
                             env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: done_count(path) >= 1000, timeout=120)
@@ -46,7 +46,7 @@ def test_an_import_killed_mid_way_does_not_build_as_complete(tmp_path):
         proc.wait(10)
     stored = done_count(path)
     assert 1000 <= stored < len(entries), "the import finished before it could be killed"
-    status = kelime("crawl", "--status", "--cache", str(path))
+    status = kelime("crawl", "status", "--cache", str(path))
     assert "INCOMPLETE: the import of big.jsonl" in status.stdout, status.stdout
     data = tmp_path / "data"
     refused = kelime("build", "--cache", str(path), "--out", str(data))
@@ -57,7 +57,7 @@ def test_an_import_killed_mid_way_does_not_build_as_complete(tmp_path):
     assert forced.returncode == 0, forced.stderr
     told = coverage(data)
     assert told["complete"] is False and told["imports"][0]["finished"] is False
-    again = kelime("crawl", "--import", str(dump), "--cache", str(path))  # resumes
+    again = kelime("crawl", "import", str(dump), "--cache", str(path))  # resumes
     assert again.returncode == 0, again.stderr
     built = kelime("build", "--cache", str(path), "--out", str(tmp_path / "data2"))
     assert built.returncode == 0, built.stderr
@@ -115,7 +115,7 @@ def test_a_file_that_is_no_dump_imports_nothing_and_says_how_to_fix_it(tmp_path,
     """A gzipped dump (0 of 5 lines), a JSON array (0 of 1) exited 0; the pretty-printed
     sample stored a proverb fragment as an entry, skipped 382 lines and exited 0."""
     path = tmp_path / "tdk.sqlite"
-    result = kelime("crawl", "--import", str(make(tmp_path)), "--cache", str(path))
+    result = kelime("crawl", "import", str(make(tmp_path)), "--cache", str(path))
     assert result.returncode == 1 and says in result.stderr, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     if path.exists():
@@ -129,9 +129,9 @@ def test_import_then_refresh_retires_the_words_the_site_stopped_listing(tmp_path
     synthetic = 300
     dump = write_dump(tmp_path / "tdk.jsonl", builtin_entries() + synthetic_entries(synthetic))
     path = tmp_path / "tdk.sqlite"
-    assert kelime("crawl", "--import", str(dump), "--cache", str(path)).returncode == 0
+    assert kelime("crawl", "import", str(dump), "--cache", str(path)).returncode == 0
     with FakeProcess("--synthetic", str(synthetic), "--without", "3") as fake:
-        refreshed = crawl("--base-url", fake.url, "--cache", str(path), "--refresh",
+        refreshed = crawl("refresh", "--base-url", fake.url, "--cache", str(path),
                           "--delay", "0", *FAST)
     output = refreshed.stdout + refreshed.stderr
     assert refreshed.returncode == 0, output
@@ -151,21 +151,21 @@ def test_an_empty_sitemap_in_a_refresh_retires_nothing_unless_forced(tmp_path):
     and a build into a fresh folder exited 0 with 999 words."""
     path = tmp_path / "tdk.sqlite"
     with FakeProcess("--synthetic", "200") as fake:
-        full = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        full = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         assert full.returncode == 0, full.stdout + full.stderr
     before = cache.cache_stats(cache.open_readonly(path))["words"]
     with FakeProcess("--synthetic", "200", "--fault", "/sitemap-2.xml=no_words") as fake:
-        short = crawl("--base-url", fake.url, "--cache", str(path), "--refresh",
+        short = crawl("refresh", "--base-url", fake.url, "--cache", str(path),
                       "--delay", "0", *FAST)
         output = short.stdout + short.stderr
         assert short.returncode == 1, output
-        assert "REFUSED to retire" in output and "--refresh --force" in output
+        assert "REFUSED to retire" in output and "kelime crawl refresh --force" in output
         after = cache.cache_stats(cache.open_readonly(path))["words"]
         assert after["gone"] == 0 and after["queued"] == before["queued"]
         data = tmp_path / "data"
         assert kelime("build", "--cache", str(path), "--out", str(data)).returncode == 0
         assert coverage(data)["enumerated"] == before["queued"]
-        forced = crawl("--base-url", fake.url, "--cache", str(path), "--refresh", "--force",
+        forced = crawl("refresh", "--base-url", fake.url, "--cache", str(path), "--force",
                        "--delay", "0", *FAST)
     assert forced.returncode == 0, forced.stdout + forced.stderr
     gone = cache.cache_stats(cache.open_readonly(path))["words"]["gone"]
@@ -177,10 +177,10 @@ def test_a_robots_disallowed_word_is_not_pending_and_does_not_block_the_build(tm
     it, and `build --cache` refused the cache as incomplete (1 of 89 words)."""
     path = tmp_path / "tdk.sqlite"
     with FakeProcess("--synthetic", "75") as fake:
-        first = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        first = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         assert first.returncode == 0, first.stdout + first.stderr
         fake.clear_log()
-        rerun = crawl("--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
+        rerun = crawl("run", "--base-url", fake.url, "--cache", str(path), "--delay", "0", *FAST)
         asked = gts_queries(fake.log())
     output = first.stdout + first.stderr
     assert "1 disallowed by robots.txt" in output and "0 pending" in output
@@ -199,7 +199,7 @@ def test_a_site_failing_everything_with_503_stops_the_crawl_within_a_few_request
     """It took 108 requests (403s and HTML stopped it after 8)."""
     with FakeProcess("--synthetic", "60") as fake:
         fake.fault("*", "503")
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--delay", "0", *FAST)
         asked = gts_queries(fake.log())
     output = result.stdout + result.stderr
@@ -217,11 +217,11 @@ def test_a_reply_too_big_to_store_is_final_after_one_try_and_paces_the_next(tmp_
     delay = 0.5
     with FakeProcess() as fake:
         fake.fault("kitap", kind, -1, 12)
-        crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
               "--delay", str(delay), *FAST, "-s", "DOWNLOAD_TIMEOUT=20")
         log = fake.log()
         fake.clear_log()
-        crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
               "--delay", "0", *FAST)
         again = gts_queries(fake.log())
     asked = gts_queries(log)

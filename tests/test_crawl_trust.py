@@ -48,7 +48,7 @@ def test_a_crawl_refuses_a_certificate_it_cannot_verify(tls, tmp_path):
     words = words_file(tmp_path, "kitap", "inek", "adet")
     with FakeProcess("--tls", str(tls / "good.pem")) as fake:  # its CA is not trusted
         path = tmp_path / "c.sqlite"
-        result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
                        "--delay", "0", *FAST)
         asked = answered(fake)
     output = result.stdout + result.stderr
@@ -65,13 +65,13 @@ def test_a_crawl_trusts_what_ssl_cert_file_names_and_nothing_else(tls, tmp_path)
     trusted = env(SSL_CERT_FILE=str(tls / "ca.pem"))
     with FakeProcess("--tls", str(tls / "good.pem")) as fake:
         path = tmp_path / "good.sqlite"
-        good = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        good = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
                      "--delay", "0", *FAST, environ=trusted)
     assert good.returncode == 0, good.stdout + good.stderr
     assert {q: r["outcome"] for q, r in replies(path).items()} == {"kitap": "ok", "inek": "ok"}
     with FakeProcess("--tls", str(tls / "evil.pem")) as fake:  # a trusted CA, the wrong name
         path = tmp_path / "evil.sqlite"
-        evil = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        evil = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
                      "--delay", "0", *FAST, environ=trusted)
         asked = answered(fake)
     output = evil.stdout + evil.stderr
@@ -117,7 +117,7 @@ def test_define_and_reports_check_refuse_an_unverified_certificate(tls, tmp_path
 def test_robots_txt_redirected_to_another_host_stops_the_crawl(tmp_path):
     words = words_file(tmp_path, "kitap")
     with FakeProcess("--fault", "/robots.txt=offsite") as fake:
-        result = crawl("--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                        "--words", str(words), "--delay", "0", *FAST)
         asked = gts_queries(fake.log())
     output = result.stdout + result.stderr
@@ -130,7 +130,7 @@ def test_a_gts_redirect_to_another_host_is_a_failed_reply_with_its_reason(tmp_pa
     with FakeProcess() as fake:
         fake.fault("kitap", "offsite")
         path = tmp_path / "c.sqlite"
-        crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
               "--delay", "0", *FAST)
     got = replies(path)
     assert got["kitap"]["outcome"] == "failed" and "evil.example" in got["kitap"]["error"]
@@ -151,7 +151,7 @@ def test_only_utf8_json_of_the_right_types_is_a_good_reply(tmp_path, kind, outco
     with FakeProcess() as fake:
         fake.fault("istanbul", kind)
         path = tmp_path / "c.sqlite"
-        result = crawl("--base-url", fake.url, "--cache", str(path), "--words", str(words),
+        result = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
                        "--delay", "0", *FAST)
         asked = gts_queries(fake.log())
     assert "Traceback" not in result.stderr, result.stderr
@@ -187,7 +187,7 @@ def test_define_stores_nothing_bad_and_raises_nothing(tmp_path, kind, says):
     (["-s", "DOWNLOADER_CLIENTCONTEXTFACTORY=x.Y"], "certificates are always verified"),
 ])
 def test_overrides_that_would_lie_or_trust_anyone_are_refused(tmp_path, args, says):
-    result = crawl("--base-url", "http://127.0.0.1:9", "--cache", str(tmp_path / "c.sqlite"),
+    result = crawl("run", "--base-url", "http://127.0.0.1:9", "--cache", str(tmp_path / "c.sqlite"),
                    *args)
     assert result.returncode == 2 and says in result.stderr, result.stderr
     assert not (tmp_path / "c.sqlite").exists()
@@ -229,7 +229,7 @@ def test_a_look_up_and_a_crawl_on_one_cache_share_one_politeness_clock(tmp_path)
     path = tmp_path / "c.sqlite"
     gap = 0.3
     with FakeProcess("--synthetic", "40") as fake:
-        crawler = subprocess.Popen([*KELIME, "crawl", "--base-url", fake.url, "--cache",
+        crawler = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
                                     str(path), "--delay", str(gap), *FAST], env=env(),
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

@@ -1,4 +1,4 @@
-"""`kelime crawl --import`: a JSON-lines dump of TDK entries (the 12th-edition mongoexport
+"""`kelime crawl import`: a JSON-lines dump of TDK entries (the 12th-edition mongoexport
 shape: TDK's fields plus Mongo's `_id`) into the cache, then a build and a check, offline."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_a_dump_imports_builds_and_checks(tmp_path):
         "not json", '{"madde_id": "x1", "madde": "kötü"}', '{"madde_id": "9"}', "",
         '{"madde_id": "12345678901234567890123", "madde": "uzun"}'])
     db_path = tmp_path / "tdk.sqlite"
-    done = kelime("crawl", "--import", str(dump), "--cache", str(db_path),
+    done = kelime("crawl", "import", str(dump), "--cache", str(db_path),
                   "--dump-date", "2024-03-01")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Imported {len(entries)} entries" in done.stdout + done.stderr
@@ -57,7 +57,7 @@ def test_a_dump_imports_builds_and_checks(tmp_path):
     assert built.returncode == 0, built.stderr
     lex = Lexicon.load(tmp_path / "data" / "tr")
     assert lex.check("kitap").valid and not lex.check("İstanbul").valid
-    again = kelime("crawl", "--import", str(dump), "--cache", str(db_path))
+    again = kelime("crawl", "import", str(dump), "--cache", str(db_path))
     assert again.returncode == 0  # importing twice changes nothing but the dates
     db = cache.open_readonly(db_path)
     assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == len(entries)
@@ -67,7 +67,7 @@ def test_the_shared_v12_sample_imports(tmp_path):
     if not SAMPLE.exists():
         pytest.skip(f"{SAMPLE} is absent (the shared TDK samples live beside the repository)")
     db_path = tmp_path / "tdk.sqlite"
-    done = kelime("crawl", "--import", str(SAMPLE), "--cache", str(db_path))
+    done = kelime("crawl", "import", str(SAMPLE), "--cache", str(db_path))
     assert done.returncode == 0 and "0 line(s) skipped" in done.stdout + done.stderr
     result = kelime("define", "dulda", "--cache", str(db_path), "--base-url",
                     "http://127.0.0.1:9")  # no network: the cache answers
@@ -75,7 +75,7 @@ def test_the_shared_v12_sample_imports(tmp_path):
 
 
 def test_a_missing_dump_is_an_error_line(tmp_path):
-    done = kelime("crawl", "--import", str(tmp_path / "nope.jsonl"), "--cache",
+    done = kelime("crawl", "import", str(tmp_path / "nope.jsonl"), "--cache",
                   str(tmp_path / "c.sqlite"))
     assert done.returncode != 0 and "Traceback" not in done.stderr
 
@@ -85,7 +85,7 @@ def test_a_build_from_an_unfinished_crawl_refuses_without_force(tmp_path):
     entries = builtin_entries()
     dump = write_dump(tmp_path / "tdk.jsonl", entries)
     db_path = tmp_path / "tdk.sqlite"
-    assert kelime("crawl", "--import", str(dump), "--cache", str(db_path)).returncode == 0
+    assert kelime("crawl", "import", str(dump), "--cache", str(db_path)).returncode == 0
     db = cache.open_cache(db_path)
     cache.save_words(db, [f"pending{i}" for i in range(40 * len(entries))], "sitemap")
     db.close()
@@ -97,3 +97,34 @@ def test_a_build_from_an_unfinished_crawl_refuses_without_force(tmp_path):
     assert forced.returncode == 0, forced.stderr
     coverage = Lexicon.load(tmp_path / "data" / "tr").manifest.source["coverage"]
     assert coverage["pending"] == 40 * len(entries) and coverage["enumerated"] > coverage["pending"]
+
+
+def test_the_old_crawl_spellings_still_work_and_name_the_new_ones(tmp_path):
+    """`kelime crawl --import FILE`, `--status` and plain `kelime crawl` (one command with
+    mode flags, before the verbs) sit in crontabs: each still does what it did, with one
+    line on stderr naming its new spelling, and stdout unchanged."""
+    dump = write_dump(tmp_path / "tdk.jsonl", builtin_entries())
+    db_path = tmp_path / "tdk.sqlite"
+    for old in (["--import", str(dump)], [f"--import={dump}"]):
+        done = kelime("crawl", *old, "--cache", str(db_path), "--dump-date", "2024-03-01")
+        assert done.returncode == 0, done.stderr
+        assert (f"Note: `kelime crawl import` is the new spelling: `kelime crawl import {dump} "
+                f"--cache {db_path} --dump-date 2024-03-01`") in done.stderr
+    status = kelime("crawl", "--cache", str(db_path), "--status")
+    new = kelime("crawl", "status", "--cache", str(db_path))
+    assert status.returncode == new.returncode == 0 and status.stdout == new.stdout
+    assert "`kelime crawl status --cache" in status.stderr and "Note" not in new.stderr
+    counts = json.loads(kelime("crawl", "status", "--cache", str(db_path), "--json").stdout)
+    assert counts["entries"] == len(builtin_entries()) and counts["cache"] == str(db_path)
+    # plain `kelime crawl …` is `run`: its own checks answer, before any request
+    plain = kelime("crawl", "--base-url", "ftp://example.org", "--cache", str(db_path))
+    assert plain.returncode == 2 and "must start with https://" in plain.stderr
+    assert "`kelime crawl run --base-url ftp://example.org" in plain.stderr
+    # an option the new verb does not take is refused, naming the verb's --help
+    mixed = kelime("crawl", "--refresh", "--words", "w.txt", "--cache", str(db_path))
+    assert mixed.returncode == 2 and "crawl refresh --help" in mixed.stderr
+    assert "No such option" in mixed.stderr and "'--words'" in mixed.stderr
+    helped = kelime("crawl", "--help")
+    assert helped.returncode == 0 and "Note" not in helped.stderr
+    assert [line.split()[0] for line in helped.stdout.split("Commands:")[1].splitlines()
+            if line.strip()] == ["run", "refresh", "status", "import"]

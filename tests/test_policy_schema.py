@@ -82,7 +82,7 @@ def test_a_headword_no_board_can_place_is_left_out_and_said(tmp_path):
         entry(900, long_word, [sense("Uzun")]), entry(901, "elektroensefalografi",
                                                       [sense("Beyin")])])
     cache = tmp_path / "tdk.sqlite"
-    done = subprocess.run([*KELIME, "crawl", "--import", str(dump), "--cache", str(cache)],
+    done = subprocess.run([*KELIME, "crawl", "import", str(dump), "--cache", str(cache)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     data = tmp_path / "data"

@@ -520,7 +520,7 @@ def test_a_read_only_folder_with_a_wal_left_behind_says_what_to_do(read_only_fol
     path.parent.chmod(0o555)
     said = read_as_unprivileged(path)
     assert said.startswith("CacheError:") and "write-ahead log" in said, said
-    assert f"kelime crawl --status --cache {path}" in said
+    assert f"kelime crawl status --cache {path}" in said
 
 
 def test_a_failed_reply_keeps_an_excerpt_and_the_whole_body_s_hash(tmp_path):
@@ -562,7 +562,7 @@ def test_a_corrupt_page_in_the_middle_is_a_cache_error_everywhere(tmp_path):
         f.seek(size // 2 // 4096 * 4096)
         f.write(bytes(rng.getrandbits(8) for _ in range(65536)))  # pages of every table
     kelime = [sys.executable, "-c", "from kelime.cli import main; main()"]
-    for args in (["crawl", "--status"], ["build", "--force", "--out", str(tmp_path / "d")]):
+    for args in (["crawl", "status"], ["build", "--force", "--out", str(tmp_path / "d")]):
         run = subprocess.run([*kelime, *args, "--cache", str(path)], capture_output=True,
                              text=True, timeout=60)
         assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr

@@ -159,7 +159,7 @@ def test_define_during_a_crawl_never_fails_and_loses_nothing(tmp_path):
     words = synthetic_words(80) + DEFINED
     words_file.write_text("\n".join(words) + "\n", encoding="utf-8")
     with FakeProcess("--synthetic", "80") as fake:
-        crawl_args = [*KELIME, "crawl", "--words", str(words_file), "--cache", str(path),
+        crawl_args = [*KELIME, "crawl", "run", "--words", str(words_file), "--cache", str(path),
                       "--base-url", fake.url, "--delay", "0.05"]
         crawl = subprocess.Popen(crawl_args, env=env(), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
@@ -217,7 +217,7 @@ def locked_crawl(tmp_path_factory):
     path, words_file = tmp / "tdk.sqlite", tmp / "words.txt"
     words_file.write_text("\n".join(synthetic_words(40)) + "\n", encoding="utf-8")
     with FakeProcess("--synthetic", "40") as fake:
-        crawl = subprocess.Popen([*KELIME, "crawl", "--words", str(words_file), "--cache",
+        crawl = subprocess.Popen([*KELIME, "crawl", "run", "--words", str(words_file), "--cache",
                                   str(path), "--base-url", fake.url, "--delay", "0.05",
                                   "-s", "KELIME_CACHE_BUSY_TIMEOUT=0.3"],
                                  env=env(), stdout=subprocess.PIPE,

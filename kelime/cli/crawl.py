@@ -1,11 +1,20 @@
-"""`kelime crawl` and `kelime define`: click shells around kelime.crawler. Scrapy is
-imported only by `crawl`, httpx only by `define`, so the other commands start fast."""
+"""`kelime crawl run|status|import|refresh` and `kelime define`: click shells around
+kelime.crawler. Scrapy is imported only by `run` and `refresh`, httpx only by `define`, so
+the other commands start fast.
+
+The four verbs were options of one command until 2026-12 (`kelime crawl --status`,
+`--import FILE`, `--refresh`, and plain `kelime crawl`); those spellings still work, each
+with a one-line note on stderr naming the new one (`CrawlGroup`), because they sit in
+crontabs and scripts that a rename must not break silently."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -18,7 +27,9 @@ from ..crawler.settings import (
     check_user_agent,
 )
 from ..errors import KelimeError
-from .common import print_json, say
+from .common import json_flag, print_json, say
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_CACHE = "tdk.sqlite"
 cache_option = click.option("--cache", type=click.Path(path_type=Path), envvar="KELIME_CACHE",
@@ -34,6 +45,27 @@ ciphers_option = click.option("--ciphers", default=None,
                                    "handshake), e.g. ECDHE-RSA-AES256-GCM-SHA384.")
 
 
+def fetching_options(command: F) -> F:
+    """The options of the two verbs that ask TDK (`run`, `refresh`): where, how politely,
+    as whom, and Scrapy overrides."""
+    for option in reversed((
+            base_url_option, cache_option,
+            click.option("--delay", type=click.FloatRange(0), default=DEFAULT_DELAY,
+                         show_default=True, help="Seconds between requests (robots.txt "
+                         "Crawl-delay can only raise it)."),
+            click.option("--concurrency", type=click.IntRange(1, 4),
+                         default=DEFAULT_CONCURRENCY, show_default=True,
+                         help="Requests in flight at once (TDK blocks bursts)."),
+            click.option("--limit", type=click.IntRange(1), default=None,
+                         help="At most N words this run."),
+            ua_option, ciphers_option,
+            click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
+                         help="Override a Scrapy/kelime setting (see "
+                              "kelime.crawler.settings)."))):
+        command = option(command)
+    return command
+
+
 def _setting(text: str) -> tuple[str, object]:
     key, sep, value = text.partition("=")
     if not sep or not key.isupper():
@@ -45,80 +77,78 @@ def _setting(text: str) -> tuple[str, object]:
         return key, value
 
 
-@click.command()
-@base_url_option
-@click.option("--words", "words_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="Crawl only these words (one a line, # comments) instead of the site's list.")
-@cache_option
-@click.option("--delay", type=click.FloatRange(0), default=DEFAULT_DELAY, show_default=True,
-              help="Seconds between requests (robots.txt Crawl-delay can only raise it).")
-@click.option("--concurrency", type=click.IntRange(1, 4), default=DEFAULT_CONCURRENCY,
-              show_default=True, help="Requests in flight at once (TDK blocks bursts).")
-@click.option("--max-age", type=click.FloatRange(0), default=DEFAULT_MAX_AGE, show_default=True,
-              help="Days a cached reply stays fresh; fresher words are not asked again.")
-@click.option("--limit", type=click.IntRange(1), default=None, help="At most N words this run.")
-@click.option("--status", is_flag=True, help="Print the cache's state and exit (no crawl).")
-@click.option("--refresh", is_flag=True, help="The weekly refresh: re-read the site's list, "
-              "fetch new words, retire vanished ones, re-verify the oldest 1/150 of replies "
-              "(each reply within 150 refreshes).")
-@click.option("--sample", type=click.IntRange(0), default=None,
-              help="With --refresh: how many of the oldest replies to re-verify [1/150].")
-@click.option("--import", "dump", type=click.Path(path_type=Path, dir_okay=False),
-              help="Load a JSON-lines dump of TDK entries (the 12th-edition mongoexport) into "
-                   "the cache instead of crawling; a crawl then only refreshes.")
-@click.option("--dump-date", default=None, metavar="ISO-DATE",
-              help="When the dump was made [default: the file's modification time].")
-@click.option("--force", is_flag=True, help="With --refresh: retire the words the site's list "
-              "no longer names even when they are over 1% of it (a short sitemap is refused).")
-@ua_option
-@ciphers_option
-@click.option("-s", "--set", "overrides", multiple=True, metavar="NAME=VALUE",
-              help="Override a Scrapy/kelime setting (see kelime.crawler.settings).")
-def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, status, refresh,
-          sample, dump, dump_date, force, user_agent, ciphers, overrides) -> None:
-    """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably.
+#: The old spellings (one command with mode flags) → the verb each now is.
+OLD_MODES = (("--status", "status"), ("--import", "import"), ("--refresh", "refresh"))
 
-    One request at a time, DELAY seconds apart (robots.txt obeyed), backing off on
-    429/503/timeouts, stopping when TDK starts refusing. Every reply is stored as it
-    arrives: rerun the same command after Ctrl-C or a crash to resume.
+
+def new_spelling(args: list[str]) -> tuple[list[str], str]:
+    """An old `kelime crawl …` argument list as the new one, and the verb it became:
+    `--status` → `status`, `--import FILE` → `import FILE`, `--refresh` → `refresh`, and
+    anything else (plain `kelime crawl`, `--words FILE`) → `run`."""
+    for flag, verb in OLD_MODES:
+        for i, arg in enumerate(args):
+            if arg == flag or (verb == "import" and arg.startswith("--import=")):
+                value = ([arg.partition("=")[2]] if "=" in arg
+                         else args[i + 1:i + 2] if verb == "import" else [])
+                rest = args[i + 1 + (verb == "import" and "=" not in arg):]
+                return [verb, *value, *args[:i], *rest], verb
+    return ["run", *args], "run"
+
+
+class CrawlGroup(click.Group):
+    """`kelime crawl`, whose first argument names the verb; an argument list from before
+    the verbs (`--status`, `--import FILE`, `--refresh`, or none) is read as the new
+    spelling it means, with a note on stderr naming it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if first not in self.commands and first not in ctx.help_option_names:
+            args, verb = new_spelling(list(args))
+            if not ctx.resilient_parsing:  # not while the shell completes a word
+                say(f"Note: `kelime crawl {verb}` is the new spelling: "
+                    f"`{shlex.join(['kelime', 'crawl', *args])}` (the old one still works "
+                    "for now)")
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # as defined: run, refresh, status, import
+
+
+@click.group(cls=CrawlGroup)
+def crawl() -> None:
+    """Crawl TDK's Güncel Türkçe Sözlük into the SQLite cache, politely and resumably:
+    `run` (the whole site or a word list), `refresh` (weekly), `import` (a dump), `status`.
 
     \b
     Examples:
-      kelime crawl --cache tdk.sqlite               # the whole dictionary (~1 day)
-      kelime crawl --words new.txt --max-age 0      # refresh a few words now
-      kelime crawl --status                         # what the cache holds
-      kelime crawl --import tdk-v12.jsonl           # start from a dump (minutes)
-      kelime crawl --refresh                        # weekly: new words, 1/150 re-verified
+      kelime crawl run --cache tdk.sqlite           # the whole dictionary (~1 day)
+      kelime crawl run --words new.txt --max-age 0  # refresh a few words now
+      kelime crawl status                           # what the cache holds
+      kelime crawl import tdk-v12.jsonl             # start from a dump (minutes)
+      kelime crawl refresh                          # weekly: new words, 1/150 re-verified
       kelime build --cache tdk.sqlite               # then rebuild the lexicon
     """
-    from ..crawler.run import read_words, run_crawl, status_text
 
-    if status:
-        click.echo(status_text(cache))
-        return
-    if dump:
-        import_into(cache, dump, dump_date)
-        return
+
+def _check_site(base_url: str, delay: float, concurrency: int) -> None:
     if not base_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"{base_url!r} must start with https:// (or http://)",
                                  param_hint="--base-url")
     if "sozluk.gov.tr" in base_url and (delay < 1 or concurrency > 1):
         say(f"Warning: --delay {delay:g} / --concurrency {concurrency} against {base_url} "
             "risks an IP block (TDK blocks bursts); the defaults are 1 s and 1.")
-    if force and not refresh:
-        raise click.BadParameter("--force only lets a refresh retire many words: use it "
-                                 "with --refresh", param_hint="--force")
-    if refresh and words_file:
-        raise click.BadParameter("a refresh reads the site's list: leave out --words",
-                                 param_hint="--refresh")
-    words = None
-    if words_file:
-        try:
-            words = read_words(words_file)
-        except (OSError, UnicodeDecodeError) as e:
-            raise KelimeError(f"cannot read --words {words_file}: {e}") from None
+
+
+def _fetch(*, base_url: str, cache: Path, delay: float, concurrency: int, limit: int | None,
+           user_agent: str, ciphers: str | None, overrides: tuple[str, ...],
+           words: list[str] | None = None, max_age: float = DEFAULT_MAX_AGE,
+           refresh: bool = False, sample: int | None = None, force: bool = False) -> None:
+    """What `run` and `refresh` share: the settings checked, then the crawl; exits with
+    its status."""
+    from ..crawler.run import run_crawl
     from ..crawler.settings import check_overrides, crawl_settings
 
+    _check_site(base_url, delay, concurrency)
     extra = dict(_setting(o) for o in overrides)
     if problem := check_overrides(extra):
         raise click.BadParameter(problem, param_hint="-s")
@@ -131,8 +161,98 @@ def crawl(base_url, words_file, cache, delay, concurrency, max_age, limit, statu
                        sample=sample, force=force))
 
 
-def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
-    """`kelime crawl --import`: the dump into the cache, under the crawl lock."""
+@crawl.command(short_help="Crawl the site's word list (or --words FILE) into the cache.")
+@fetching_options
+@click.option("--words", "words_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Crawl only these words (one a line, # comments) instead of the site's list.")
+@click.option("--max-age", type=click.FloatRange(0), default=DEFAULT_MAX_AGE, show_default=True,
+              help="Days a cached reply stays fresh; fresher words are not asked again.")
+def run(base_url: str, cache: Path, delay: float, concurrency: int, limit: int | None,
+        user_agent: str, ciphers: str | None, overrides: tuple[str, ...],
+        words_file: Path | None, max_age: float) -> None:
+    """Crawl the site's word list (or --words FILE) into the cache, one polite request at
+    a time.
+
+    DELAY seconds apart (robots.txt obeyed), backing off on 429/503/timeouts, stopping
+    when TDK starts refusing. Every reply is stored as it arrives: rerun the same command
+    after Ctrl-C or a crash to resume. Exit status 0 when done, 1 when it stopped.
+
+    \b
+    Examples:
+      kelime crawl run --cache tdk.sqlite           # the whole dictionary (~1 day)
+      kelime crawl run --words new.txt --max-age 0  # a few words again, now
+    """
+    from ..crawler.run import read_words
+
+    words = None
+    if words_file:
+        try:
+            words = read_words(words_file)
+        except (OSError, UnicodeDecodeError) as e:
+            raise KelimeError(f"cannot read --words {words_file}: {e}") from None
+    _fetch(base_url=base_url, cache=cache, delay=delay, concurrency=concurrency, limit=limit,
+           user_agent=user_agent, ciphers=ciphers, overrides=overrides, words=words,
+           max_age=max_age)
+
+
+@crawl.command(short_help="The weekly refresh: new words, 1/150 of replies re-verified.")
+@fetching_options
+@click.option("--sample", type=click.IntRange(0), default=None,
+              help="How many of the oldest replies to re-verify [1/150 of them].")
+@click.option("--force", is_flag=True, help="Retire the words the site's list no longer "
+              "names even when they are over 1% of it (a short sitemap is refused).")
+def refresh(base_url: str, cache: Path, delay: float, concurrency: int, limit: int | None,
+            user_agent: str, ciphers: str | None, overrides: tuple[str, ...],
+            sample: int | None, force: bool) -> None:
+    """The weekly refresh: re-read the site's list, fetch the new words, retire vanished
+    ones, re-verify the oldest 1/150 of the replies (so each reply within 150 refreshes).
+
+    Says how many words are new, how many re-verified replies changed and how many words
+    were retired. Exit status 1 when the crawl stopped or the retirement was refused.
+
+    \b
+    Example:
+      kelime crawl refresh --cache tdk.sqlite
+    """
+    _fetch(base_url=base_url, cache=cache, delay=delay, concurrency=concurrency, limit=limit,
+           user_agent=user_agent, ciphers=ciphers, overrides=overrides, refresh=True,
+           sample=sample, force=force)
+
+
+@crawl.command(short_help="What the cache holds (read-only).")
+@cache_option
+@json_flag("Print the counts as JSON (replies by outcome, words, imports, the last "
+           "accepted list).")
+def status(cache: Path, as_json: bool) -> None:
+    """Print what the cache holds (read-only; nothing is asked of TDK): replies by outcome,
+    entries, words queued, done, pending, gone, and an import left unfinished.
+
+    \b
+    Example:
+      kelime crawl status --cache tdk.sqlite
+    """
+    from ..crawler.run import status_data, status_text
+
+    if as_json:
+        print_json({"cache": str(cache), **status_data(cache)})
+    else:
+        click.echo(status_text(cache))
+
+
+@crawl.command("import", short_help="Load a JSON-lines dump of TDK entries into the cache.")
+@click.argument("dump", type=click.Path(path_type=Path, dir_okay=False))
+@cache_option
+@click.option("--dump-date", default=None, metavar="ISO-DATE",
+              help="When the dump was made [default: the file's modification time].")
+def import_(dump: Path, cache: Path, dump_date: str | None) -> None:
+    """Load DUMP, a JSON-lines dump of TDK entries (the 12th-edition mongoexport), into
+    the cache instead of crawling; a crawl then only refreshes. Stopped midway, it resumes
+    when run again.
+
+    \b
+    Example:
+      kelime crawl import tdk-v12.jsonl --cache tdk.sqlite --dump-date 2024-03-01
+    """
     import datetime as dt
 
     from ..crawler.run import status_text
@@ -151,7 +271,7 @@ def import_into(cache: Path, dump: Path, dump_date: str | None) -> None:
         when = dt.datetime.fromtimestamp(dump.stat().st_mtime, dt.UTC)
     when = (when if when.tzinfo else when.replace(tzinfo=dt.UTC))
     fetched_at = when.astimezone(dt.UTC).isoformat(timespec="seconds")
-    with store.crawl_lock(cache):
+    with store.crawl_lock(cache):  # one writer of the cache, as a crawl is
         db = store.open_cache(cache, create=True)
         try:
             say(f"Importing {dump} into {cache} …")

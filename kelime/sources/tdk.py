@@ -36,7 +36,7 @@ def cache_source(path: str | Path) -> dict:
         db.close()
     if not stats["entries"]:
         raise store.CacheError(f"cache {path} holds no TDK entries yet: run `kelime crawl "
-                               f"--cache {path}` first")
+                               f"run --cache {path}` first")
     crawled = (stats["newest_fetch"] or "unknown date")[:10]
     return {"kind": "tdk-cache", "name": f"{SOURCE_NAME}, crawled {crawled}",
             "licence": SOURCE_LICENCE, "entries": stats["entries"], "date": stats["newest_fetch"],
@@ -79,7 +79,7 @@ def check_coverage(source: dict, force: bool) -> None:
         raise BuildError(f"the crawl cache holds an import of {dump['file']} (sha256 "
                          f"{dump['sha256'][:16]}…) that never finished (it was stopped or "
                          "killed): part of the dictionary is missing. Import the dump again "
-                         "(`kelime crawl --import FILE`, it resumes) or pass --force to "
+                         "(`kelime crawl import FILE`, it resumes) or pass --force to "
                          "build from what it has (the manifest's coverage says so)")
     if force or not enumerated or pending <= INCOMPLETE * enumerated:
         return

@@ -261,7 +261,7 @@ def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_u
                 raise CacheError(
                     f"cannot read cache {path}: it has a write-ahead log ({path.name}-wal) "
                     "but SQLite cannot create its shared-memory file in that folder "
-                    f"({e}). Open it once where it can be written (`kelime crawl --status "
+                    f"({e}). Open it once where it can be written (`kelime crawl status "
                     f"--cache {path}` folds the log in), or make the folder writable") from None
             db = _connect_ro(path, timeout, immutable=True)
             _check_ours(db, path, False)
@@ -292,7 +292,7 @@ def _check_path(path: Path, must_exist: bool) -> None:
     if path.is_dir():
         raise CacheError(f"cache {path} is a folder; give the path of a .sqlite file")
     if must_exist and not path.exists():
-        raise CacheError(f"cache {path} does not exist: run `kelime crawl --cache {path}` "
+        raise CacheError(f"cache {path} does not exist: run `kelime crawl run --cache {path}` "
                          "first (or check --cache / KELIME_CACHE)")
 
 
