@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -717,3 +718,119 @@ def test_accepting_again_keeps_every_report_on_the_line(tmp_path, policy):
     wrong = run("reports", "reject", "katil", "--why", "x", "--reports", store, "--data",
                 tmp_path / "nowhere", ok=False)
     assert wrong.exit_code == 1 and "no lexicon 'tr' under" in wrong.output
+
+
+# --- accept as a core operation, and git only when asked --------------------------------------
+
+def _reported(store: Path, *reports: tuple[str, str]) -> None:
+    with ReportStore(store, create=True) as s:
+        for i, (word, kind) in enumerate(reports):
+            s.submit(word=word, sent=word, kind=kind, lexicon="tr", client=f"10.8.0.{i}")
+
+
+def test_accept_is_a_core_operation_on_real_files(tmp_path, policy):
+    """kelime.reports_accept.accept with no CLI: a real lexicon, a real store, the policy's
+    real lists; what it did comes back as an object, and a failure leaves both as they were."""
+    from kelime.lexicon import load_lexicon
+    from kelime.reports_accept import BadDecision, PolicyMismatch, accept
+
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    _reported(store, ("katil", "offensive"), ("katil", "missing"), ("kalem", "missing"))
+    lex = load_lexicon(data, "tr")
+    block, allow = policy.parent / "blocklist.txt", policy.parent / "allowlist.txt"
+    with ReportStore(store) as s:
+        done = accept(s, lex, "KATİL", "obscene", "an  insult\nhere", lexicon="tr",
+                      policy=policy, today=date(2026, 12, 1))
+        assert (done.word, done.verdict, [r["kind"] for r in done.closed]) == (
+            "katil", "obscene", ["offensive"])
+        assert done.still_open == {"missing": 1}
+        line = "katil  # report 1 (2026-12-01): an insult here"
+        assert [(e.path, e.action, e.line) for e in done.edits] == [(block, "added", line)]
+        assert line in block.read_text(encoding="utf-8").splitlines()
+        assert done.as_dict()["reports"] == [1] and done.notes == []
+        assert s.report(1)["status"] == "accepted" and s.report(2)["status"] == "open"
+
+        lists = [p.read_text(encoding="utf-8") for p in (allow, block)]
+        for word, why, param in (("ev1", "x", "WORD"), ("kalem", "\x1b[2J", "--why")):
+            with pytest.raises(BadDecision) as bad:
+                accept(s, lex, word, "valid", why, lexicon="tr", policy=policy)
+            assert bad.value.param == param
+        with pytest.raises(PolicyMismatch, match="not a file of a git checkout"):
+            accept(s, lex, "kalem", "valid", "x", lexicon="tr",
+                   shipped_check=lambda shipped: f"{shipped} is not a file of a git checkout")
+        with pytest.raises(NoOpenReport):
+            accept(s, lex, "kitap", "valid", "x", lexicon="tr", policy=policy)
+        allow.unlink()
+        allow.mkdir()  # the allowlist cannot be replaced: the store's transaction rolls back
+        with pytest.raises(PolicyError, match="allowlist.txt"):
+            accept(s, lex, "kalem", "valid", "TDK lists it", lexicon="tr", policy=policy)
+        allow.rmdir()
+        allow.write_text(lists[0], encoding="utf-8")
+        assert [p.read_text(encoding="utf-8") for p in (allow, block)] == lists
+        assert [g["word"] for g in s.open_reports()] == ["kalem", "katil"]
+    assert (default_policy_path().parent / "allowlist.txt").read_text(
+        encoding="utf-8").count("kalem") == 0  # the refused accepts touched no shipped list
+
+
+def _no_git_path(tmp_path: Path) -> str:
+    """A PATH with no git on it (only what a report accept may need besides)."""
+    bare = tmp_path / "bin-without-git"
+    bare.mkdir(exist_ok=True)
+    return str(bare)
+
+
+def test_accept_needs_no_git_unless_asked_to_commit(tmp_path, policy):
+    """Without --commit an accept into a policy of one's own runs no git at all (no git on
+    the PATH, no repository); --commit without git is refused before anything is written."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    _reported(store, ("yağış", "missing"), ("kalem", "missing"))
+    runner = CliRunner(env={"PATH": _no_git_path(tmp_path)})
+    assert shutil.which("git", path=_no_git_path(tmp_path)) is None
+    args = ["reports", "accept", "--as", "valid", "--why", "TDK lists it", "--reports",
+            str(store), "--data", str(data), "--policy", str(policy)]
+    done = runner.invoke(cli, [*args[:2], "yağış", *args[2:]])
+    assert done.exit_code == 0, done.output
+    assert "added in" in done.output and "git diff" in done.output
+    allow = policy.parent / "allowlist.txt"
+    before = allow.read_text(encoding="utf-8")
+    refused = runner.invoke(cli, [*args[:2], "kalem", *args[2:], "--commit"])
+    assert refused.exit_code == 1 and "--commit needs git" in refused.output
+    assert allow.read_text(encoding="utf-8") == before
+    not_a_repo = CliRunner().invoke(cli, [*args[:2], "kalem", *args[2:], "--commit"])
+    assert not_a_repo.exit_code == 1 and "no git work tree" in not_a_repo.output
+    with ReportStore(store) as s:
+        assert [g["word"] for g in s.open_reports()] == ["kalem"]
+
+
+def test_accept_commit_commits_the_lists_only(tmp_path, policy):
+    """--commit: the accept's list edits become one commit with the reason as its
+    message; other changes in the work tree, staged or not, stay out of it."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    _reported(store, ("dangalak", "offensive"))
+    repo = policy.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
+                              text=True, check=True).stdout
+
+    git("init", "--quiet")
+    git("config", "user.email", "maintainer@example.org")
+    git("config", "user.name", "Maintainer")
+    git("add", ".")
+    git("commit", "--quiet", "-m", "the lists")
+    (repo / "policy.toml").write_text((repo / "policy.toml").read_text() + "\n")
+    (repo / "other.txt").write_text("staged, not the accept's\n")
+    git("add", "other.txt", "policy.toml")
+    done = run("reports", "accept", "dangalak", "--as", "obscene", "--why", "TDK: hakaret "
+               "yollu", "--reports", store, "--data", data, "--policy", policy, "--commit",
+               "--json")
+    answer = json.loads(done.stdout)
+    assert answer["commit"] == git("rev-parse", "--short", "HEAD").strip()
+    assert git("show", "--name-only", "--format=%B", "HEAD").split() == [
+        "reports:", "dangalak", "accepted", "as", "obscene", "in", "tr", "(#1)", "TDK:",
+        "hakaret", "yollu", "blocklist.txt"]
+    assert sorted(git("diff", "--cached", "--name-only").split()) == ["other.txt",
+                                                                      "policy.toml"]

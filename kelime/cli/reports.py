@@ -12,8 +12,9 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import UTC, date
+from datetime import UTC
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,6 +22,11 @@ from ..errors import KelimeError
 from ..normalize import TURKISH
 from ..reports import DECISIONS, KINDS, ReportError, ReportStore
 from .common import data_dir, data_option, environment, print_json, say
+
+if TYPE_CHECKING:
+    from ..lexicon import Lexicon
+    from ..policy.review import Edit
+    from ..reports_accept import Accepted
 
 reports_option = click.option(
     "--reports", "store_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -299,38 +305,21 @@ def _print_check(groups: list[dict]) -> None:
 
 # --- accept and reject ---------------------------------------------------------------------
 
-def _why(why: str) -> str:
-    """The maintainer's reason on one line, as plain text (it goes into a policy list)."""
-    from ..reports import note_problem
+def _reviewed(word: str, why: str, lex: Lexicon) -> tuple[str, str]:
+    """The word and reason as the lists take them; the core's refusal as a usage error."""
+    from ..reports_accept import BadDecision, reviewed_why, reviewed_word
 
-    flat = " ".join(why.split())
-    problem = note_problem(flat)
-    if not flat or problem:
-        raise click.BadParameter(f"say why in plain text ({problem})" if problem else "say why",
-                                 param_hint="--why")
-    return flat
+    try:
+        return reviewed_word(word, lex.alphabet), reviewed_why(why)
+    except BadDecision as e:
+        raise click.BadParameter(str(e), param_hint=e.param) from None
 
 
-def _word(word: str, lexicon) -> str:
-    from ..normalize import letters_problem, normalize
-
-    alphabet = lexicon.alphabet
-    norm = normalize(word, alphabet)
-    if not norm or letters_problem(norm, alphabet):
-        raise click.BadParameter(f"{word!r} is not a word of the lexicon's letters",
-                                 param_hint="WORD")
-    return norm
-
-
-#: The kinds of report an accepted verdict answers: making a word valid answers "missing";
-#: refusing it answers "wrong" and "offensive". The other kinds stay open.
-ANSWERS = {"valid": ("missing",), "obscene": ("offensive", "wrong"),
-           "proper_name": ("wrong", "offensive")}
 kind_option = click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
                            help="Only reports of this kind (repeat for several).")
 
 
-def _from_group(**given):
+def _from_group(**given: Any) -> list[Any]:
     """Each option left out here taken from `kelime reports`' own (`kelime reports
     --reports FILE accept …` means what `kelime reports accept … --reports FILE` does)."""
     parent = click.get_current_context().parent
@@ -339,42 +328,56 @@ def _from_group(**given):
             for name, value in given.items()]
 
 
-def _policy_for(lex, policy: Path | None) -> None:
-    """Refuse an accept whose line the next build would not read: a lexicon built with
-    --no-policy or with another policy than the one the line goes into, the shipped
-    policy of an installed (not checked-out) kelime, a language the shipped lists are not."""
-    from ..policy import default_policy_path
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str] | None:
+    """`git ARGS` in `cwd`; None when there is no git to ask."""
+    if shutil.which("git") is None:
+        return None
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
+                          check=False)
 
-    applied = (lex.manifest.source or {}).get("policy") or {}
-    name = lex.info["name"]
-    if applied.get("applied") is False:
-        raise KelimeError(f"{name} was built with --no-policy: an accepted report's line would "
-                          "not apply. Build it with a policy first")
-    label = str(applied.get("policy") or "")
-    if policy is None and label and label != "kelime's default" and Path(label).suffix:
-        raise KelimeError(f"{name} was built with the policy {label}: pass --policy {label}, "
-                          "so that the line goes where the next build reads it")
-    if policy is not None:
-        shipped = label == "kelime's default" and Path(policy).resolve() != default_policy_path()
-        other = Path(label).suffix and Path(label).resolve() != Path(policy).resolve()
-        if shipped or other:
-            say(f"Note: {name} was built with {label}; the line goes into {policy}, which the "
-                f"next build reads only with --policy {policy}")
-        return
-    language = lex.alphabet.language
-    if language != "Turkish":
-        raise KelimeError(f"the {name} lexicon is {language or 'not Turkish'}: kelime's "
-                          "shipped lists are Turkish. Pass --policy FILE (and build with the "
-                          "same --policy)")
-    shipped = default_policy_path()
-    tracked = subprocess.run(["git", "-C", str(shipped.parent), "ls-files", "--error-unmatch",
-                              shipped.name], capture_output=True, check=False) \
-        if shutil.which("git") else None
-    if tracked is None or tracked.returncode != 0:
-        raise KelimeError(f"the shipped policy {shipped} is not a file of a git checkout (an "
-                          "installed kelime?): an accepted report must become a reviewed "
-                          "change. Pass --policy FILE (your checkout's kelime/policy/"
-                          "policy.toml) and build with the same --policy")
+
+def _shipped_in_git(shipped: Path) -> str | None:
+    """Why the shipped policy cannot take an accepted line: it is no file of a git
+    checkout (an installed kelime), so the line would be no reviewed change."""
+    tracked = _git("ls-files", "--error-unmatch", shipped.name, cwd=shipped.parent)
+    if tracked is not None and tracked.returncode == 0:
+        return None
+    return (f"the shipped policy {shipped} is not a file of a git checkout (an installed "
+            "kelime?): an accepted report must become a reviewed change. Pass --policy FILE "
+            "(your checkout's kelime/policy/policy.toml) and build with the same --policy")
+
+
+def _work_tree(policy: Path | None) -> Path:
+    """The git work tree holding the policy's lists (`--commit`), checked before anything
+    is written: an accept that cannot be committed is refused whole."""
+    from ..policy.review import list_paths
+
+    folder = list_paths(policy)[0].parent
+    top = _git("rev-parse", "--show-toplevel", cwd=folder)
+    if top is None:
+        raise KelimeError("--commit needs git, and there is none on the PATH: leave out "
+                          "--commit and commit the lists yourself")
+    if top.returncode != 0:
+        raise KelimeError(f"--commit: the lists in {folder} are in no git work tree "
+                          f"({top.stderr.strip()}); leave out --commit")
+    return Path(top.stdout.strip())
+
+
+def _commit(done: Accepted, why: str, tree: Path) -> str:
+    """Commit the lists the accept edited, those files only; the commit's short hash."""
+    files = sorted({str(e.path.resolve()) for e in done.edits})
+    ids = ", ".join(f"#{c['id']}" for c in done.closed)
+    message = (f"reports: {done.word} accepted as {done.verdict} in {done.lexicon} ({ids})"
+               f"\n\n{why}\n")
+    added = _git("add", "--", *files, cwd=tree)
+    committed = (_git("commit", "--quiet", "-m", message, "--", *files, cwd=tree)
+                 if added is not None and added.returncode == 0 else added)
+    if committed is None or committed.returncode != 0:
+        reason = (committed.stderr or committed.stdout).strip() if committed else "no git"
+        raise KelimeError(f"the reports are closed and the lists written, but git could not "
+                          f"commit them ({reason}): commit {', '.join(files)} yourself")
+    head = _git("rev-parse", "--short", "HEAD", cwd=tree)
+    return head.stdout.strip() if head is not None else "?"
 
 
 @reports.command()
@@ -386,58 +389,49 @@ def _policy_for(lex, policy: Path | None) -> None:
 @click.option("--lexicon", default=None, help="The reports' lexicon [the server's default].")
 @click.option("--policy", type=click.Path(path_type=Path, dir_okay=False),
               help="The policy whose lists get the line [the one shipped with kelime].")
+@click.option("--commit", "commit", is_flag=True,
+              help="Commit the edited lists with git (those files only), the reason as the "
+                   "message [off: review them with git diff, commit yourself].")
 @reports_option
 @data_option
 @json_option
-def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json) -> None:
+def accept(word: str, verdict: str, why: str, kinds: tuple[str, ...], lexicon: str | None,
+           policy: Path | None, commit: bool, store_path: Path | None, data: Path | None,
+           as_json: bool) -> None:
     """Accept WORD's open reports: write it into the policy's allowlist (--as valid) or
     blocklist (--as obscene, --as proper_name) with the reports and the date, and close
     them. --as valid answers the "missing" reports, the others "wrong" and "offensive"
-    (--kind chooses); reports of other kinds stay open. Review the line with `git diff`;
-    the next `kelime build` applies it.
+    (--kind chooses); reports of other kinds stay open. Review the line with `git diff`
+    (or let --commit commit it); the next `kelime build` applies it.
 
     \b
     Example:
       kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
     """
-    from ..normalize import turkish_sorted
-    from ..policy import INFLECTED_FROM, inflections
-    from ..policy.review import record_review, restore, snapshot
+    from ..reports_accept import accept as accept_reports
 
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
     _named(store_path)
     lexicon = lexicon or environment().default_lexicon
     lex = Lexicons(data_dir(data)).need(lexicon)
-    norm, why = _word(word, lex), _why(why)
-    _policy_for(lex, policy)
-    edits = []
-
-    def write_the_line(closing: list[dict]) -> None:  # inside the store's transaction
-        edits.extend(record_review(norm, verdict, [r["id"] for r in closing], why,
-                                   date.today().isoformat(), policy=policy,
-                                   alphabet=lex.alphabet))
-
-    saved = snapshot(policy)
+    norm, why = _reviewed(word, why, lex)
+    tree = _work_tree(policy) if commit else None
     with _store(store_path) as store:
-        try:
-            closed = store.decide(norm, lexicon, "accepted", why, verdict,
-                                  then=write_the_line, kinds=tuple(kinds) or ANSWERS[verdict])
-        except BaseException:  # the store did not commit: the lists as they were
-            restore(saved)
-            raise
-        left = store.open_reports(lexicon, norm)
-    now = lex.check(norm, 1)
-    if (verdict == "valid") == now.valid and (now.valid or now.reason == verdict):
-        say(f"Note: {norm} is already {verdict if now.valid else now.reason} in {lexicon} "
-            f"{lex.info['version']}; the line keeps it so")
-    if verdict == "obscene" and len(norm) >= INFLECTED_FROM:
-        forms = [w for w in turkish_sorted(inflections(norm), lex.alphabet)
-                 if w != norm and w in lex.words]
-        if forms:
-            say(f"Note: as obscene it also refuses {len(forms)} inflected or derived form(s) "
-                f"{lexicon} has now: {', '.join(forms[:8])}{' …' if len(forms) > 8 else ''}")
-    _closed(norm, "accepted", closed, edits, as_json, verdict, left)
+        done = accept_reports(store, lex, norm, verdict, why, lexicon=lexicon, kinds=kinds,
+                              policy=policy, shipped_check=_shipped_in_git)
+    for note in done.notes:
+        say(f"Note: {note}")
+    committed = _commit(done, why, tree) if tree is not None else None
+    if as_json:
+        print_json({**done.as_dict(), **({"commit": committed} if committed else {})})
+        return
+    _print_closed(norm, "accepted", done.closed, done.edits, verdict, done.still_open)
+    if committed:
+        click.echo(f"Committed the lists as {committed}; `kelime build` applies them.")
+    elif done.edits:
+        click.echo("Review the change (git diff), then `kelime build` applies it and lists "
+                   f"{norm} among the changes.")
 
 
 @reports.command()
@@ -448,7 +442,8 @@ def accept(word, verdict, why, kinds, lexicon, policy, store_path, data, as_json
 @reports_option
 @data_option
 @json_option
-def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
+def reject(word: str, why: str, kinds: tuple[str, ...], lexicon: str | None,
+           store_path: Path | None, data: Path | None, as_json: bool) -> None:
     """Reject WORD's open reports (of every kind, or --kind): the verdict stays; the
     reports are closed with the reason.
 
@@ -456,15 +451,21 @@ def reject(word, why, kinds, lexicon, store_path, data, as_json) -> None:
     Example:
       kelime reports reject ev --why "a common noun" --reports reports.sqlite
     """
+    from ..reports_accept import still_open
+
     store_path, data, lexicon, as_json = _from_group(store_path=store_path, data=data,
                                                      lexicon=lexicon, as_json=as_json)
     _named(store_path)
     lexicon = lexicon or environment().default_lexicon
-    norm, why = _word(word, Lexicons(data_dir(data)).need(lexicon)), _why(why)
+    norm, why = _reviewed(word, why, Lexicons(data_dir(data)).need(lexicon))
     with _store(store_path) as store:
         closed = store.decide(norm, lexicon, "rejected", why, kinds=tuple(kinds) or KINDS)
-        left = store.open_reports(lexicon, norm)
-    _closed(norm, "rejected", closed, [], as_json, None, left)
+        left = still_open(store.open_reports(lexicon, norm))
+    if as_json:
+        print_json({"word": norm, "status": "rejected", "verdict": None,
+                    "reports": [c["id"] for c in closed], "still_open": left, "edits": []})
+        return
+    _print_closed(norm, "rejected", closed, [], None, left)
 
 
 @reports.command()
@@ -506,15 +507,8 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
-            verdict: str | None, left: list[dict]) -> None:
-    still = {kind: n for g in left for kind, n in g["kinds"].items()}
-    if as_json:
-        print_json({"word": word, "status": status, "verdict": verdict,
-                    "reports": [c["id"] for c in closed], "still_open": still,
-                    "edits": [{"file": str(e.path), "action": e.action, "line": e.line}
-                              for e in edits]})
-        return
+def _print_closed(word: str, status: str, closed: list[dict[str, Any]], edits: list[Edit],
+                  verdict: str | None, still: dict[str, int]) -> None:
     ids = ", ".join(f"#{c['id']}" for c in closed)
     total = sum(c["count"] for c in closed)
     click.echo(f"{status.capitalize()} {len(closed)} report(s) of {word} ({ids}; {total} "
@@ -523,7 +517,3 @@ def _closed(word: str, status: str, closed: list[dict], edits, as_json: bool,
         click.echo(f"  {edit.action} in {_shown(edit.path)}: {edit.line}")
     if still:
         click.echo(f"Still open: {_kinds_text(still)} (another kind: close it with --kind)")
-    if edits:
-        click.echo("Review the change (git diff), then `kelime build` applies it and lists "
-                   f"{word} among the changes.")
-
