@@ -99,6 +99,22 @@ def test_a_build_from_an_unfinished_crawl_refuses_without_force(tmp_path):
     assert coverage["pending"] == 40 * len(entries) and coverage["enumerated"] > coverage["pending"]
 
 
+@pytest.mark.parametrize("old, new", [
+    ([], ["run"]),
+    (["--words", "w.txt", "--max-age", "0"], ["run", "--words", "w.txt", "--max-age", "0"]),
+    (["--cache", "c", "--status"], ["status", "--cache", "c"]),
+    (["--cache", "c", "--import", "d.jsonl", "--dump-date", "2024"],
+     ["import", "d.jsonl", "--cache", "c", "--dump-date", "2024"]),
+    (["--import=d.jsonl"], ["import", "d.jsonl"]),
+    (["--refresh", "--sample", "3", "--force"], ["refresh", "--sample", "3", "--force"]),
+    (["--refresh", "--status"], ["status", "--refresh"]),  # --status won then too
+])
+def test_old_crawl_arguments_become_a_verb(old, new):
+    from kelime.cli.crawl import new_spelling
+
+    assert new_spelling(old) == new
+
+
 def test_the_old_crawl_spellings_still_work_and_name_the_new_ones(tmp_path):
     """`kelime crawl --import FILE`, `--status` and plain `kelime crawl` (one command with
     mode flags, before the verbs) sit in crontabs: each still does what it did, with one
@@ -108,8 +124,8 @@ def test_the_old_crawl_spellings_still_work_and_name_the_new_ones(tmp_path):
     for old in (["--import", str(dump)], [f"--import={dump}"]):
         done = kelime("crawl", *old, "--cache", str(db_path), "--dump-date", "2024-03-01")
         assert done.returncode == 0, done.stderr
-        assert (f"Note: `kelime crawl import` is the new spelling: `kelime crawl import {dump} "
-                f"--cache {db_path} --dump-date 2024-03-01`") in done.stderr
+        assert (f"Note: this is now `kelime crawl import {dump} --cache {db_path} "
+                "--dump-date 2024-03-01` (the old spelling still works for now)") in done.stderr
     status = kelime("crawl", "--cache", str(db_path), "--status")
     new = kelime("crawl", "status", "--cache", str(db_path))
     assert status.returncode == new.returncode == 0 and status.stdout == new.stdout

@@ -77,22 +77,24 @@ def _setting(text: str) -> tuple[str, object]:
         return key, value
 
 
-#: The old spellings (one command with mode flags) → the verb each now is.
-OLD_MODES = (("--status", "status"), ("--import", "import"), ("--refresh", "refresh"))
+#: The old spellings (modes of one command) → the verb each now is; the first found in
+#: this order wins, as it did then.
+OLD_MODES = {"--status": "status", "--import": "import", "--refresh": "refresh"}
 
 
-def new_spelling(args: list[str]) -> tuple[list[str], str]:
-    """An old `kelime crawl …` argument list as the new one, and the verb it became:
+def new_spelling(args: list[str]) -> list[str]:
+    """An old `kelime crawl …` argument list as the new one:
     `--status` → `status`, `--import FILE` → `import FILE`, `--refresh` → `refresh`, and
     anything else (plain `kelime crawl`, `--words FILE`) → `run`."""
-    for flag, verb in OLD_MODES:
+    for flag, verb in OLD_MODES.items():
         for i, arg in enumerate(args):
-            if arg == flag or (verb == "import" and arg.startswith("--import=")):
-                value = ([arg.partition("=")[2]] if "=" in arg
-                         else args[i + 1:i + 2] if verb == "import" else [])
-                rest = args[i + 1 + (verb == "import" and "=" not in arg):]
-                return [verb, *value, *args[:i], *rest], verb
-    return ["run", *args], "run"
+            name, eq, value = arg.partition("=")
+            if name != flag or (eq and verb != "import"):
+                continue
+            takes = verb == "import" and not eq  # `--import FILE`: the next argument
+            given = [value] if eq else args[i + 1:i + 1 + takes]
+            return [verb, *given, *args[:i], *args[i + 1 + takes:]]
+    return ["run", *args]
 
 
 class CrawlGroup(click.Group):
@@ -103,11 +105,10 @@ class CrawlGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         first = args[0] if args else None
         if first not in self.commands and first not in ctx.help_option_names:
-            args, verb = new_spelling(list(args))
+            args = new_spelling(list(args))
             if not ctx.resilient_parsing:  # not while the shell completes a word
-                say(f"Note: `kelime crawl {verb}` is the new spelling: "
-                    f"`{shlex.join(['kelime', 'crawl', *args])}` (the old one still works "
-                    "for now)")
+                say(f"Note: this is now `{shlex.join(['kelime', 'crawl', *args])}` (the old "
+                    "spelling still works for now)")
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
