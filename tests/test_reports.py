@@ -504,7 +504,8 @@ def test_serve_refuses_a_store_it_cannot_use(tmp_path):
         result = run("serve", "--data", data, "--reports", store, ok=False)
     finally:
         subprocess.run(["chattr", "-i", str(store)], check=True)
-    assert result.exit_code == 1 and "cannot be written" in result.output
+    assert result.exit_code == 1 and f"cannot write the report store {store}" in result.output
+    assert "check the permissions" in result.output
 
 
 def test_a_report_needs_a_json_content_type(served):
