@@ -58,6 +58,7 @@ import sqlite_utils
 
 from .errors import KelimeError
 from .normalize import sort_key
+from .sqlite import FULL, StoreKind, busy_timeout, code, connect, immediate, set_journal
 
 KINDS = ("missing", "wrong", "offensive")
 #: What each kind claims, for messages, the page and --help.
@@ -89,6 +90,20 @@ class ReportLimits:
 
 class ReportError(KelimeError):
     """The report store cannot be opened, read or written; the message says what to do."""
+
+
+class ReportBusy(ReportError):
+    """Another process held the store's lock longer than this one waits: try again."""
+
+
+#: The report store's errors, in words to act on (kelime.sqlite).
+REPORTS = StoreKind(
+    noun="the report store", error=ReportError, busy=ReportBusy,
+    holders="a server taking reports, or `kelime reports`",
+    when_busy="Try again in a moment",
+    when_damaged="move it aside (the server then creates a new one) and recover what you "
+                 "can with `sqlite3 {path} .recover | sqlite3 RECOVERED.sqlite`",
+    when_foreign="give --reports (KELIME_REPORTS) a file of its own, or move this one aside")
 
 
 class RateLimited(KelimeError):
@@ -208,15 +223,14 @@ class ReportStore:
             raise ReportError(f"the folder of the report store {self.path} does not exist: "
                               "create it, or give --reports (KELIME_REPORTS) another path")
         try:
-            conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
-                                   check_same_thread=not shared)
+            self.db = connect(self.path, timeout=timeout, autocommit=True, threads=shared)
         except sqlite3.Error as e:
-            raise ReportError(self._explain(e)) from None
-        self.db = sqlite_utils.Database(conn)
+            raise REPORTS.error_for(self.path, e, timeout) from None
+        conn = self.db.conn
         try:
             with self._errors():
                 # A rollback journal: what is committed is in this one file (see above).
-                conn.execute("PRAGMA journal_mode=DELETE")
+                set_journal(self.db, "delete", timeout)
                 conn.execute("PRAGMA foreign_keys=ON")
                 self._page_size = conn.execute("PRAGMA page_size").fetchone()[0]
                 self._schema(create)
@@ -302,26 +316,6 @@ class ReportStore:
         self.db.conn.execute("UPDATE submissions SET client = NULL WHERE client IS NOT NULL "
                              "AND at <= ?", [now - HOUR])
 
-    def _explain(self, e: sqlite3.Error) -> str:
-        text = str(e)
-        if "not a database" in text or "malformed" in text:
-            return (f"the report store {self.path} is damaged ({text}): move it aside (the "
-                    "server then creates a new one) and recover what you can with "
-                    "`sqlite3 OLD.sqlite .recover | sqlite3 RECOVERED.sqlite`")
-        if "database or disk is full" in text:
-            return (f"the disk holding the report store {self.path} is full ({text}); free "
-                    "some space")
-        if "disk I/O" in text:
-            return (f"the report store {self.path} could not be read or written ({text}): "
-                    "check the disk and the file")
-        if "readonly" in text or "unable to open" in text or "permission" in text.lower():
-            return (f"the report store {self.path} cannot be written ({text}): check the "
-                    "permissions of the file and its folder")
-        if "locked" in text or "busy" in text:
-            return (f"the report store {self.path} stayed locked by another process for "
-                    f"{self.timeout:g} s ({text}); try again")
-        return f"the report store {self.path} failed: {text}"
-
     @contextmanager
     def _errors(self) -> Iterator[None]:
         try:
@@ -329,25 +323,17 @@ class ReportStore:
         except sqlite3.ProgrammingError:
             raise
         except sqlite3.DatabaseError as e:
-            if ("database or disk is full" in str(e) and self.limits is not None
+            if (code(e) == FULL and self.limits is not None
                     and self._size() >= self.limits.store_bytes - SLACK_PAGES * self._page_size):
                 raise self._full() from None
-            raise ReportError(self._explain(e)) from None
+            raise REPORTS.error_for(self.path, e, busy_timeout(self.db)) from None
 
     @contextmanager
     def _tx(self) -> Iterator[None]:
         """One write transaction that takes the write lock first (BEGIN IMMEDIATE), so
         that the rate check and the insert it allows are one step for every worker."""
-        conn = self.db.conn
-        with self._errors():
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+        with self._errors(), immediate(self.db):
+            yield
 
     def close(self) -> None:
         self.db.conn.close()

@@ -1,10 +1,22 @@
-"""The service's configuration: one small frozen object, read from the environment once.
+"""The service's configuration: one frozen, typed object (pydantic-settings), every bound
+beside its field and checked wherever a Settings is made.
 
-Tests build it directly (``Settings(data=tmp_path)``) and pass it to ``create_app``;
-only ``Settings.from_env`` looks at the environment, and it takes the mapping to read.
+Tests build it directly (``Settings(data=tmp_path)``) and pass it to ``create_app``: a
+Settings made in code is exactly what it is given, never the ambient environment. Only
+``Settings.from_env`` reads variables (``KELIME_`` + the field's name in capitals), from
+the mapping it is given (default: os.environ), so a worker, a test and a round trip
+through `as_env` all read the same way.
 
     >>> Settings.from_env({"KELIME_DATA": "/srv/lexicons", "KELIME_MAX_WORDS": "500"}).max_words
     500
+    >>> Settings(max_blanks=0).limits.blanks
+    0
+    >>> Settings(max_blanks=9)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    kelime.service.settings.SettingsError: KELIME_MAX_BLANKS=9 must be 4 or less (every ...
+
+docs/settings.md's table is `markdown_table()` of these fields (tests/test_docs.py checks
+it); print it with ``python -m kelime.service.settings``.
 """
 
 from __future__ import annotations
@@ -12,78 +24,24 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
 from kelime.reports import MIN_STORE_BYTES, ReportLimits
 
-#: Environment variable → Settings field, for the fields that can be set from outside.
-ENV = {
-    "KELIME_DATA": "data",
-    "KELIME_CACHE": "cache",
-    "KELIME_GAMES": "games",
-    "KELIME_DEFAULT_LEXICON": "default_lexicon",
-    "KELIME_MAX_WORDS": "max_words",
-    "KELIME_MAX_WORD_CHARS": "max_word_chars",
-    "KELIME_MAX_BODY_BYTES": "max_body_bytes",
-    "KELIME_MAX_BUFFERED_BYTES": "max_buffered_bytes",
-    "KELIME_MAX_GET_WORDS": "max_get_words",
-    "KELIME_MAX_SUGGEST_WORDS": "max_suggest_words",
-    "KELIME_MAX_QUERY_BYTES": "max_query_bytes",
-    "KELIME_CACHE_MAX_AGE": "cache_max_age",
-    "KELIME_MAX_RACK_TILES": "max_rack_tiles",
-    "KELIME_MAX_BLANKS": "max_blanks",
-    "KELIME_MAX_RESULTS": "max_results",
-    "KELIME_DEFAULT_RESULTS": "default_results",
-    "KELIME_MAX_PATTERN_LENGTH": "max_pattern_length",
-    "KELIME_MAX_EXCLUDE_WORDS": "max_exclude_words",
-    "KELIME_SPLIT_BUDGET_MS": "split_budget_ms",
-    "KELIME_MAX_TWO_LETTER_TILES": "max_two_letter_tiles",
-    "KELIME_MAX_QUEUED_SEARCHES": "max_queued_searches",
-    "KELIME_MAX_SEARCH_WAIT_MS": "max_search_wait_ms",
-    "KELIME_FORWARDED_ALLOW_IPS": "forwarded_allow_ips",
-    "KELIME_ADMIN_TOKEN": "admin_token",
-    "KELIME_MAX_HEADER_BYTES": "max_header_bytes",
-    "KELIME_HEADER_TIMEOUT": "header_timeout",
-    "KELIME_BODY_TIMEOUT": "body_timeout",
-    "KELIME_KEEPALIVE_TIMEOUT": "keepalive_timeout",
-    "KELIME_MAX_CONNECTIONS": "max_connections",
-    "KELIME_ACCESS_LOG": "access_log",
-    "KELIME_GZIP_MIN_BYTES": "gzip_min_bytes",
-    "KELIME_CORS_ORIGINS": "cors_origins",
-    "KELIME_REPORTS": "reports",
-    "KELIME_REPORTS_PER_HOUR": "reports_per_hour",
-    "KELIME_REPORTS_MAX_BYTES": "reports_max_bytes",
-    "KELIME_MAX_NOTE_CHARS": "max_note_chars",
-}
-
-
+#: The prefix of every variable: a field `max_words` is read from KELIME_MAX_WORDS.
+PREFIX = "KELIME_"
 #: uvicorn's httptools parser refuses a request target (path + query) over 65,535 bytes with
 #: a bare `400 Invalid HTTP request received.` before the app sees it; GET's own query limit
 #: stays well under it so that a client growing its batch meets our JSON 413 first.
 SERVER_URL_LIMIT = 65_535
-MOST = {"KELIME_MAX_QUERY_BYTES": 60 * 1024,
-        "KELIME_MAX_RACK_TILES": 31,        # a split packs each tile kind's count in 5 bits
-        "KELIME_MAX_BLANKS": 4,             # each blank multiplies the words a search tries
-        "KELIME_MAX_TWO_LETTER_TILES": 8,   # 2 ** this many ways to lay them
-        "KELIME_SPLIT_BUDGET_MS": 10_000,
-        "KELIME_MAX_SEARCH_WAIT_MS": 8_000}
-WHY = {"KELIME_MAX_QUERY_BYTES": f"the HTTP server refuses URLs over {SERVER_URL_LIMIT} bytes",
-       "KELIME_MAX_RACK_TILES": "a split counts at most 31 tiles of a kind",
-       "KELIME_MAX_BLANKS": "every blank multiplies the cost of a search",
-       "KELIME_MAX_TWO_LETTER_TILES": "each one doubles the cost of a search",
-       "KELIME_SPLIT_BUDGET_MS": "a worker answers nothing else meanwhile",
-       "KELIME_MAX_SEARCH_WAIT_MS": "nginx gives a search 10 s (kelime.conf's "
-                                    "proxy_read_timeout) and the search needs its share"}
-#: The least value of the whole-number variables that may be under 1 or must be more, and
-#: why (for those above 1).
-LEAST = {"KELIME_CACHE_MAX_AGE": 0, "KELIME_MAX_BLANKS": 0, "KELIME_MAX_TWO_LETTER_TILES": 0,
-         "KELIME_REPORTS_MAX_BYTES": MIN_STORE_BYTES}
-WHY_LEAST = {"KELIME_REPORTS_MAX_BYTES": "an empty report store alone takes about 40 KB"}
-
-
 #: An anagram or split body's bytes besides its exclude list: the rack, pattern, names and
 #: options, however spaced and escaped (Settings.search_body_bytes).
 SEARCH_BODY_BASE = 16 * 1024
@@ -92,64 +50,162 @@ SEARCH_BODY_BASE = 16 * 1024
 PARSE_BYTES = 32 * 1024 * 1024
 #: The shortest KELIME_ADMIN_TOKEN accepted (wrong tokens are also limited: routes/admin.py).
 MIN_ADMIN_TOKEN = 16
+#: The room a GET needs in its headers besides its query string (KELIME_MAX_HEADER_BYTES).
+HEADER_ROOM = 4096
 
 
 class SettingsError(KelimeError, ValueError):
-    """An environment variable with a value the service cannot use."""
+    """A setting with a value the service cannot use; the message names the variable, the
+    value, what is allowed and how to fix it."""
 
 
-def _check_proxy(proxy: str) -> None:
-    """An entry of KELIME_FORWARDED_ALLOW_IPS must be an address, a network or `*`: uvicorn
-    would silently take a misspelt one as a name no peer ever has."""
-    if proxy == "*":
-        return
-    try:
-        ipaddress.ip_network(proxy, strict=False)
-    except ValueError:
-        raise SettingsError(f"KELIME_FORWARDED_ALLOW_IPS (--forwarded-allow-ips): {proxy!r} "
-                            "is not an IP address or network; name the proxies in front of "
-                            "kelime, e.g. 127.0.0.1 (nginx on this host) or 10.0.0.0/8"
-                            ) from None
+def number(default: int, what: str, *, least: int = 1, most: int | None = None,
+           why: str | None = None) -> Any:
+    """A whole-number setting from `least` (1 unless said) to `most` (none unless said);
+    `why` is the reason of `most`, or of `least` when there is no `most` (shown when a
+    value breaks that bound)."""
+    bound = "le" if most is not None else "ge"
+    return Field(default, ge=least, le=most, description=what,
+                 json_schema_extra={f"why_{bound}": why} if why else None)
 
 
-@dataclass(frozen=True)
-class Settings:
-    data: Path = Path("data")
-    cache: Path | None = None
-    games: Path | None = None          # a folder of extra game profiles (*.toml)
-    default_lexicon: str = "tr"
-    max_words: int = 10_000
-    max_word_chars: int = 64
-    max_body_bytes: int = 4 * 1024 * 1024
-    max_buffered_bytes: int = 64 * 1024 * 1024  # request bodies being received, per worker
-    max_get_words: int = 1_000           # GET /v1/validate: bigger batches are POSTed
-    max_suggest_words: int = 1_000       # POST /v1/validate with "suggest": true (~80 ms)
-    max_query_bytes: int = 32 * 1024     # GET /v1/validate's query string; see SERVER_URL_LIMIT
-    cache_max_age: int = 300
-    max_rack_tiles: int = Limits.rack_tiles          # anagram and split questions (Limits)
-    max_blanks: int = Limits.blanks
-    max_results: int = Limits.results
-    default_results: int = Limits.default_results
-    max_pattern_length: int = Limits.pattern_length
-    max_exclude_words: int = Limits.exclude_words
-    split_budget_ms: int = int(Limits.time_budget * 1000)
-    max_two_letter_tiles: int = Limits.two_letter_tiles
-    max_queued_searches: int = 256       # anagram/split questions waiting per worker (503 beyond)
-    max_search_wait_ms: int = 2_000      # the longest a question waits for its turn (503 beyond)
-    forwarded_allow_ips: str = ""        # proxies whose X-Forwarded-For is believed ("": none)
-    admin_token: str | None = None       # POST /v1/admin/reload exists only when it is set
-    max_header_bytes: int = 64 * 1024    # request line + headers, per request (431 beyond)
-    header_timeout: int = 10             # seconds to receive a request's headers
-    body_timeout: int = 30               # seconds to receive a request's whole body
-    keepalive_timeout: int = 5           # seconds an idle keep-alive connection stays open
-    max_connections: int = 1000          # concurrent connections per worker (503 beyond)
-    access_log: str = "off"              # "json": one JSON line per request on stderr
-    gzip_min_bytes: int = 1400           # replies this big or bigger are gzipped when asked
-    cors_origins: str = ""               # comma-separated origins browsers may call from
-    reports: Path | None = None          # players' word reports (SQLite); POST /v1/reports
-    reports_per_hour: int = ReportLimits.per_client_hour   # a client address's reports an hour
-    reports_max_bytes: int = ReportLimits.store_bytes      # the report store's size (413 beyond)
-    max_note_chars: int = ReportLimits.note_chars          # a report's note
+def env_var(name: str) -> str:
+    """The environment variable of the field `name`."""
+    return PREFIX + name.upper()
+
+
+class Settings(BaseSettings):
+    """Every setting of `kelime serve`, its default, its bounds and what it is for (the
+    `description` is docs/settings.md's "what" column)."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="forbid")
+
+    data: Path = Field(Path("data"), description="the folder of lexicons (`--data`)")
+    cache: Path | None = Field(None, description=(
+        "the TDK crawl cache (`tdk.sqlite`), for TDK's entries in `GET /v1/words/{word}` and "
+        "for `kelime crawl`, `define`, `build --cache`"))
+    games: Path | None = Field(None, description=(
+        "a folder of extra game profiles (`*.toml`), added to or replacing the shipped ones"))
+    default_lexicon: str = Field("tr", description=(
+        "the lexicon a question without `lexicon` (or a game of its own) asks"))
+    max_words: int = number(10_000, "words in one `POST /v1/validate` (413 beyond)")
+    max_word_chars: int = number(64, "characters of one word (413 beyond)")
+    max_body_bytes: int = number(4 * 1024 * 1024, "a request body (413 beyond)")
+    max_buffered_bytes: int = number(64 * 1024 * 1024, (
+        "the bodies being received at once, per worker (503 `busy` beyond)"))
+    max_get_words: int = number(1_000, (
+        "words in one `GET /v1/validate` (POST bigger batches)"))
+    max_suggest_words: int = number(1_000, (
+        'words in one `POST /v1/validate` with `"suggest": true` (413 beyond; about 80 ms '
+        "of a worker at the limit)"))
+    max_query_bytes: int = number(
+        32 * 1024, f"`GET /v1/validate`'s query string; the HTTP server refuses URLs over "
+        f"{SERVER_URL_LIMIT:,} bytes", most=60 * 1024,
+        why=f"the HTTP server refuses URLs over {SERVER_URL_LIMIT} bytes")
+    cache_max_age: int = number(300, "seconds in `Cache-Control: max-age` of cacheable GETs",
+                                least=0)
+    max_rack_tiles: int = number(Limits.rack_tiles, "tiles in an anagram or split rack",
+                                 most=31, why="a split counts at most 31 tiles of a kind")
+    max_blanks: int = number(Limits.blanks, (
+        "blanks in one rack (and never more than the game has)"), least=0, most=4,
+        why="every blank multiplies the cost of a search")
+    max_two_letter_tiles: int = number(Limits.two_letter_tiles, (
+        "two-letter tiles (`[lm]`) in one rack: each doubles the cost of a search"),
+        least=0, most=8, why="each one doubles the cost of a search")
+    max_results: int = number(Limits.results, "the largest `limit` an anagram question may ask")
+    default_results: int = number(Limits.default_results, "`limit` when the question names none")
+    max_pattern_length: int = number(Limits.pattern_length,
+                                     "squares in a `pattern` (a board row)")
+    max_exclude_words: int = number(Limits.exclude_words, "words in `exclude`")
+    split_budget_ms: int = number(int(Limits.time_budget * 1000), (
+        "how long a split searches before answering its best so far"), most=10_000,
+        why="a worker answers nothing else meanwhile")
+    max_queued_searches: int = number(256, (
+        "anagram and split questions waiting per worker (503 `busy` beyond)"))
+    max_search_wait_ms: int = number(2_000, (
+        "the longest a question waits for its turn (503 `busy` beyond)"), most=8_000,
+        why="nginx gives a search 10 s (kelime.conf's proxy_read_timeout) and the search "
+            "needs its share")
+    forwarded_allow_ips: str = Field("", description=(
+        "the proxies whose `X-Forwarded-For` names the client (addresses or networks, "
+        "comma-separated; `--forwarded-allow-ips`)"))
+    admin_token: str | None = Field(None, min_length=MIN_ADMIN_TOKEN, description=(
+        f"turns on `POST /v1/admin/reload`; {MIN_ADMIN_TOKEN} characters or more"))
+    max_header_bytes: int = number(64 * 1024, "request line and headers (431 beyond)")
+    header_timeout: int = number(10, "seconds to receive a request's headers (408 beyond)")
+    body_timeout: int = number(30, "seconds to receive a request's body (408 beyond)")
+    keepalive_timeout: int = number(5, "seconds an idle keep-alive connection stays open")
+    max_connections: int = number(1000, (
+        "connections per worker (and 96 under the file-descriptor limit)"))
+    access_log: Literal["off", "json"] = Field("off", description=(
+        "`json`: one JSON line a request on standard error"))
+    gzip_min_bytes: int = number(1400, (
+        "replies this big or bigger are gzipped when the client asks"))
+    cors_origins: str = Field("", description=(
+        "comma-separated origins browsers may call from; CORS is off without it"))
+    reports: Path | None = Field(None, description=(
+        "the players' report store (SQLite, `--reports`); `POST /v1/reports` exists only "
+        "with it"))
+    reports_per_hour: int = number(ReportLimits.per_client_hour, (
+        "reports a client address (an IPv6 /64) may send an hour (429 beyond)"))
+    reports_max_bytes: int = number(ReportLimits.store_bytes, (
+        "the report store's size (413 beyond)"), least=MIN_STORE_BYTES,
+        why="an empty report store alone takes about 40 KB, and it needs room for reports")
+    max_note_chars: int = number(ReportLimits.note_chars, "characters of a report's note")
+
+    def __init__(self, **values: Any) -> None:
+        """Settings of these `values` and the defaults, each checked: SettingsError (one
+        line a problem, naming the variable) instead of pydantic's ValidationError."""
+        try:
+            super().__init__(**values)
+        except ValidationError as e:
+            raise SettingsError("; ".join(map(_explain, e.errors()))) from None
+
+    @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the values given: the environment is read by `from_env`, from the mapping
+        it is handed, so a Settings made in a test never picks up a developer's shell."""
+        return (init_settings,)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from `environ` (default os.environ); unset or empty variables keep defaults."""
+        environ = os.environ if environ is None else environ
+        given = {name: raw.strip() for name in cls.model_fields
+                 if (raw := environ.get(env_var(name), "")).strip()}
+        return cls(**given)
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        """Each entry must be an address, a network or `*`: uvicorn would silently take a
+        misspelt one as a name no peer ever has."""
+        for proxy in _parts(value):
+            if proxy == "*":
+                continue
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise PydanticCustomError("kelime", (
+                    f"{env_var('forwarded_allow_ips')} (--forwarded-allow-ips): {proxy!r} is "
+                    "not an IP address or network; name the proxies in front of kelime, e.g. "
+                    "127.0.0.1 (nginx on this host) or 10.0.0.0/8")) from None
+        return value
+
+    @model_validator(mode="after")
+    def _room_for_a_get(self) -> Settings:
+        room = self.max_query_bytes + HEADER_ROOM
+        if self.max_header_bytes < room:
+            raise PydanticCustomError("kelime", (
+                f"{env_var('max_header_bytes')}={self.max_header_bytes} leaves no room for a "
+                f"GET of {env_var('max_query_bytes')}={self.max_query_bytes} bytes: make it "
+                f"{room} or more"))
+        return self
 
     @property
     def report_limits(self) -> ReportLimits:
@@ -158,38 +214,12 @@ class Settings:
                             per_client_hour=self.reports_per_hour,
                             store_bytes=self.reports_max_bytes)
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Settings from `environ` (default os.environ); unset or empty variables keep defaults."""
-        environ = os.environ if environ is None else environ
-        types = {f.name: f.type for f in fields(cls)}
-        values = {}
-        for var, name in ENV.items():
-            raw = environ.get(var, "").strip()
-            if raw:
-                values[name] = _convert(var, raw, types[name])
-        settings = cls(**values)
-        if settings.access_log not in ("off", "json"):
-            raise SettingsError(f"KELIME_ACCESS_LOG={settings.access_log!r}: use off or json")
-        settings = settings.trusting(settings.forwarded_allow_ips)  # each one checked
-        token = settings.admin_token
-        if token is not None and len(token) < MIN_ADMIN_TOKEN:
-            raise SettingsError(f"KELIME_ADMIN_TOKEN has {len(token)} characters: use "
-                                f"{MIN_ADMIN_TOKEN} or more (e.g. `openssl rand -hex 32`), so "
-                                f"that it cannot be guessed")
-        room = settings.max_query_bytes + 4096
-        if settings.max_header_bytes < room:
-            raise SettingsError(f"KELIME_MAX_HEADER_BYTES={settings.max_header_bytes} leaves no "
-                                f"room for a GET of KELIME_MAX_QUERY_BYTES="
-                                f"{settings.max_query_bytes} bytes: make it {room} or more")
-        return settings
-
     @property
     def trusted_proxies(self) -> list[str]:
         """The addresses (or networks, or `*`) whose X-Forwarded-For names the client: uvicorn's
         `forwarded_allow_ips`. Empty by default: no peer is believed, each client is its
         connection's address, so nobody can pick the address the reports' rate limit counts."""
-        return [part.strip() for part in self.forwarded_allow_ips.split(",") if part.strip()]
+        return _parts(self.forwarded_allow_ips)
 
     @property
     def search_body_bytes(self) -> int:
@@ -221,42 +251,110 @@ class Settings:
                       two_letter_tiles=self.max_two_letter_tiles,
                       time_budget=self.split_budget_ms / 1000)
 
+    def changed(self, **values: Any) -> Settings:
+        """These settings with `values` changed, all checked again (pydantic's model_copy
+        would check nothing)."""
+        return type(self)(**{**self.model_dump(), **values})
+
     def trusting(self, proxies: str) -> Settings:
         """These settings believing the X-Forwarded-For of `proxies` (comma-separated)."""
-        trusted = replace(self, forwarded_allow_ips=proxies)
-        for proxy in trusted.trusted_proxies:
-            _check_proxy(proxy)
-        return trusted
+        return self.changed(forwarded_allow_ips=proxies)
 
     def with_data(self, data: str | Path) -> Settings:
-        return replace(self, data=Path(data))
+        return self.changed(data=Path(data))
 
     def with_cache(self, cache: str | Path) -> Settings:
-        return replace(self, cache=Path(cache))
+        return self.changed(cache=Path(cache))
 
     def as_env(self) -> dict[str, str]:
         """The environment that makes `from_env` rebuild these settings (for worker processes)."""
         env = {}
-        for var, name in ENV.items():
+        for name in type(self).model_fields:
             value = getattr(self, name)
             if value is not None:
-                env[var] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
+                env[env_var(name)] = (str(Path(value).resolve()) if isinstance(value, Path)
+                                      else str(value))
         return env
 
 
-def _convert(var: str, raw: str, kind: str):
-    if kind == "int":
-        try:
-            value = int(raw)
-        except ValueError:
-            raise SettingsError(f"{var}={raw!r} is not a whole number") from None
-        least = LEAST.get(var, 1)
-        if value < least:
-            raise SettingsError(f"{var}={raw!r} must be {least} or more"
-                                + (f" ({WHY_LEAST[var]})" if var in WHY_LEAST else ""))
-        if value > MOST.get(var, value):
-            raise SettingsError(f"{var}={raw!r} must be {MOST[var]} or less ({WHY[var]})")
-        return value
-    if "Path" in kind:
-        return Path(raw)
-    return raw
+#: Environment variable → Settings field, for every field.
+ENV = {env_var(name): name for name in Settings.model_fields}
+
+
+def _parts(listed: str) -> list[str]:
+    return [part.strip() for part in listed.split(",") if part.strip()]
+
+
+def _explain(error: ErrorDetails) -> str:
+    """One of pydantic's errors in words a person can act on, naming the variable."""
+    if error["type"] == "kelime":  # our own validators' messages, already complete
+        return error["msg"]
+    name = str(error["loc"][0]) if error["loc"] else ""
+    if error["type"] == "extra_forbidden":
+        return (f"Settings has no setting {name!r}: the settings are "
+                f"{', '.join(Settings.model_fields)}")
+    var, raw, ctx = env_var(name), error["input"], error.get("ctx", {})
+    field = Settings.model_fields[name]
+    if error["type"] in ("int_parsing", "int_type", "int_from_float"):
+        return f"{var}={raw!r} is not a whole number"
+    if error["type"] == "greater_than_equal":
+        return f"{var}={raw!r} must be {ctx['ge']} or more" + _why(field, "ge")
+    if error["type"] == "less_than_equal":
+        return f"{var}={raw!r} must be {ctx['le']} or less" + _why(field, "le")
+    if error["type"] == "literal_error":
+        return f"{var}={raw!r}: use {ctx['expected'].replace(chr(39), '')}"
+    if error["type"] == "string_too_short":
+        return (f"{var} has {len(raw)} characters: use {ctx['min_length']} or more (e.g. "
+                "`openssl rand -hex 32`), so that it cannot be guessed")
+    return f"{var}={raw!r}: {error['msg']}"
+
+
+def _why(field: FieldInfo, bound: str) -> str:
+    """The reason of the field's bound `bound` (ge, le), in brackets, if it has one."""
+    extra = field.json_schema_extra
+    why = extra.get(f"why_{bound}") if isinstance(extra, dict) else None
+    return f" ({why})" if why else ""
+
+
+# --- docs/settings.md's table ----------------------------------------------------------------
+
+def _size(value: int, name: str) -> str:
+    """4194304 bytes as "4 MiB"; other numbers with thousands separators."""
+    if name.endswith("_bytes"):
+        for unit, size in (("MiB", 1024 * 1024), ("KiB", 1024)):
+            if value >= size and value % size == 0:
+                return f"{value // size} {unit}"
+    return f"{value:,}"
+
+
+def _default(name: str, field: FieldInfo) -> str:
+    """The table's default column: the default, and the bounds other than "1 or more"."""
+    value = field.default
+    if value is None or value == "":
+        return "none"
+    if not isinstance(value, int):
+        return f"`{value}`"
+    least = next((m.ge for m in field.metadata if hasattr(m, "ge")), 1)
+    most = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+    shown = _size(value, name)
+    if most is not None and least != 1:
+        return f"{shown} ({least} to {_size(most, name)})"
+    if most is not None:
+        return f"{shown} (at most {_size(most, name)})"
+    if least == 0:
+        return f"{shown} (0 or more)"
+    if least != 1:
+        return f"{shown} (at least {_size(least, name)})"
+    return shown
+
+
+def markdown_table() -> str:
+    """docs/settings.md's table of every setting, made from the fields."""
+    rows = ["| variable | default | what |", "|---|---|---|"]
+    rows += [f"| `{env_var(name)}` | {_default(name, field)} | {field.description} |"
+             for name, field in Settings.model_fields.items()]
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import time
-from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -367,7 +366,7 @@ NOTE = "<script>window.__pwned=1</script><b>x</b>"
 def report_site(page_settings, tmp_path):
     """The page's server with a report store: (its URL, the store's path)."""
     store = tmp_path / "reports.sqlite"
-    with serve_in_thread(create_app(replace(page_settings, reports=store))) as url:
+    with serve_in_thread(create_app(page_settings.changed(reports=store))) as url:
         yield url, store
 
 
@@ -535,7 +534,7 @@ def test_an_empty_submit_says_what_to_type(browser, site):
 def test_errors_speak_turkish_and_no_maintainer_note_shows(browser, page_settings):
     """Without a TDK cache the page said "sunucuda TDK önbelleği yok (KELIME_CACHE)" under
     every check: a note for maintainers. Errors were the API's English only."""
-    with serve_in_thread(create_app(replace(page_settings, cache=None))) as url:
+    with serve_in_thread(create_app(page_settings.changed(cache=None))) as url:
         open_page(browser, url, "?w=kitap+evler&rack=kale%5Blm&game=kelimatik")
         text = browser.find_element("tag name", "main").text
         assert "KELIME_CACHE" not in text and "önbelleğ" not in text
@@ -552,7 +551,7 @@ def test_errors_speak_turkish_and_no_maintainer_note_shows(browser, page_setting
 def test_a_refused_report_says_why_and_keeps_the_form(browser, page_settings, tmp_path):
     """The server's message for a phrase; for a client over its hour's reports, when to
     send again (Retry-After, in minutes)."""
-    app = create_app(replace(page_settings, reports=tmp_path / "reports.sqlite",
+    app = create_app(page_settings.changed(reports=tmp_path / "reports.sqlite",
                              reports_per_hour=1))
     with serve_in_thread(app) as url:
         open_page(browser, url, "?w=dulda+tutmak%2C+evler")

@@ -24,6 +24,7 @@ from kelime.lexicon import Lexicon
 from kelime.policy import default_policy_path, load_policy
 from kelime.policy.review import record_review
 from kelime.reports import (
+    MIN_STORE_BYTES,
     SLACK_PAGES,
     NoOpenReport,
     RateLimited,
@@ -330,13 +331,14 @@ def test_limits_answer_429_and_413(tmp_path, served):
 
     # a full store: 413, and the reports already in it are kept
     small = tmp_path / "small.sqlite"
-    settings = Settings(data=data, reports=small, reports_max_bytes=48 * 1024,
-                        reports_per_hour=10_000, forwarded_allow_ips=THE_TESTS)
+    settings = Settings(data=data, reports=small, reports_max_bytes=MIN_STORE_BYTES,
+                        max_note_chars=8000, reports_per_hour=10_000,
+                        forwarded_allow_ips=THE_TESTS)
     with serve_in_thread(create_app(settings), settings=settings) as other:
         statuses = []
-        for i in range(400):
+        for i in range(400):  # ~130 notes of 7.9 KB fill the least store allowed, 1 MiB
             r = _json(other, "/v1/reports", {"word": f"ev{'e' * (i % 40)}", "kind": "wrong",
-                                             "note": f"{i} " + "n" * 400},
+                                             "note": f"{i} " + "n" * 7900},
                       **{"X-Forwarded-For": f"10.1.{i // 200}.{i % 200}"})
             statuses.append(r.status_code)
             if r.status_code != 202:
@@ -503,7 +505,8 @@ def test_serve_refuses_a_store_it_cannot_use(tmp_path):
         result = run("serve", "--data", data, "--reports", store, ok=False)
     finally:
         subprocess.run(["chattr", "-i", str(store)], check=True)
-    assert result.exit_code == 1 and "cannot be written" in result.output
+    assert result.exit_code == 1 and f"cannot write the report store {store}" in result.output
+    assert "check the permissions" in result.output
 
 
 def test_a_report_needs_a_json_content_type(served):

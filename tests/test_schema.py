@@ -57,7 +57,7 @@ def test_schemathesis_finds_no_failure(data_dir, with_cache, tmp_path):
     """Every check passes: no 5xx, every status and header documented, every reply in its
     schema, schema-valid requests accepted and schema-violating ones refused."""
     cli = schemathesis_cli()
-    settings = Settings(data=data_dir, cache=with_cache, admin_token="s3cret",
+    settings = Settings(data=data_dir, cache=with_cache, admin_token="s3cret-s3cret-s3cret",
                         reports=tmp_path / "reports.sqlite")
     app = create_app(settings)
     with serve_in_thread(app) as url:
@@ -66,7 +66,7 @@ def test_schemathesis_finds_no_failure(data_dir, with_cache, tmp_path):
              f"{url}/openapi.json", "--checks", "all", "--mode", "all",
              "--max-examples", EXAMPLES, "--seed", SEED, "--workers", "1",
              "--request-timeout", "30", "--no-color",
-             "--header", "Authorization: Bearer s3cret"],  # the admin route, authorised
+             "--header", "Authorization: Bearer s3cret-s3cret-s3cret"],  # the admin route, authorised
             cwd=tmp_path, capture_output=True, text=True, timeout=600,
             env={**os.environ, "NO_COLOR": "1"})
     report = run.stdout[-6000:] + run.stderr[-2000:]

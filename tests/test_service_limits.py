@@ -552,11 +552,11 @@ def test_200_silent_sockets_under_a_128_descriptor_limit_do_not_stop_requests(
 # --- the options -------------------------------------------------------------------------
 
 def test_uvicorn_options_carry_the_settings():
-    settings = Settings(max_header_bytes=1000, header_timeout=3, body_timeout=4,
-                        keepalive_timeout=6, max_connections=50)
+    settings = Settings(max_header_bytes=5000, max_query_bytes=900, header_timeout=3,
+                        body_timeout=4, keepalive_timeout=6, max_connections=50)
     options = uvicorn_options(settings)
     assert options["http"].keywords["limits"] == ConnectionLimits(
-        max_header_bytes=1000, header_timeout=3, body_timeout=4, max_connections=50)
+        max_header_bytes=5000, header_timeout=3, body_timeout=4, max_connections=50)
     # the guard counts connections: uvicorn's own limit would answer 503 in plain text
     assert "limit_concurrency" not in options and options["timeout_keep_alive"] == 6
     assert options["loop"] == "uvloop" and options["access_log"] is False

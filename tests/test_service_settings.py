@@ -54,3 +54,58 @@ def test_flags_give_new_settings_and_leave_the_environment_ones_alone():
     assert (changed.data, changed.cache, changed.max_words) == \
         (Path("/srv/b"), Path("/srv/tdk.sqlite"), 5)
     assert (base.data, base.cache) == (Path("/srv/a"), None)
+
+
+@pytest.mark.parametrize("values, says", [
+    ({"max_blanks": 9}, r"KELIME_MAX_BLANKS=9 must be 4 or less \(every blank multiplies"),
+    ({"max_words": 0}, "KELIME_MAX_WORDS=0 must be 1 or more$"),
+    ({"reports_max_bytes": 4096}, r"KELIME_REPORTS_MAX_BYTES=4096 must be 1048576 or more \("),
+    ({"access_log": "yes"}, "KELIME_ACCESS_LOG='yes': use off or json"),
+    ({"admin_token": "short"}, "KELIME_ADMIN_TOKEN has 5 characters: use 16 or more"),
+    ({"forwarded_allow_ips": "127.0.0.1, nginx"}, "'nginx' is not an IP address or network"),
+    ({"max_header_bytes": 8192}, "KELIME_MAX_HEADER_BYTES=8192 leaves no room for a GET of "
+                                 "KELIME_MAX_QUERY_BYTES=32768 bytes: make it 36864 or more"),
+    ({"max_word": 5}, "Settings has no setting 'max_word': the settings are data, cache"),
+])
+def test_settings_made_in_code_are_checked_too(values, says):
+    """Settings(...) (create_app's, the tests') is checked as from_env is, in the same words:
+    only from_env was, so a Settings made in code could hold a negative limit."""
+    with pytest.raises(SettingsError, match=says):
+        Settings(**values)
+
+
+def test_every_problem_is_named_at_once():
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"KELIME_MAX_WORDS": "lots", "KELIME_MAX_BLANKS": "-1"})
+    assert str(caught.value) == ("KELIME_MAX_WORDS='lots' is not a whole number; "
+                                 "KELIME_MAX_BLANKS='-1' must be 0 or more")
+
+
+def test_a_changed_copy_is_checked_again():
+    settings = Settings(max_words=5)
+    assert settings.changed(max_blanks=0).limits.blanks == 0
+    assert settings.changed(max_blanks=0).max_words == 5
+    with pytest.raises(SettingsError, match="KELIME_MAX_BLANKS=5 must be 4 or less"):
+        settings.changed(max_blanks=5)
+    with pytest.raises(SettingsError, match="'localhost' is not an IP address"):
+        settings.trusting("localhost")
+
+
+def test_settings_made_in_code_never_read_the_environment(monkeypatch):
+    monkeypatch.setenv("KELIME_MAX_WORDS", "7")
+    assert Settings().max_words == 10_000
+    assert Settings.from_env().max_words == 7
+
+
+def test_settings_are_frozen_and_hashable():
+    settings = Settings()
+    with pytest.raises(ValueError):
+        settings.max_words = 5
+    assert hash(settings) == hash(Settings()) and settings == Settings.from_env({})
+
+
+def test_the_limits_the_errors_quote_are_derived_from_the_settings():
+    """held_bytes and search_body_bytes (quoted in 503 and 413 messages) follow the fields."""
+    small = Settings(max_exclude_words=10, max_word_chars=8, max_queued_searches=2)
+    assert small.search_body_bytes == 16 * 1024 + 10 * (6 * 8 + 4)
+    assert small.held_bytes == small.max_buffered_bytes + 2 * (1024 + 4 * 10 * 8) + 32 * 2**20

@@ -239,7 +239,7 @@ def locked_crawl(tmp_path_factory):
 def test_a_save_that_fails_stops_the_crawl_saying_why(locked_crawl):
     _, said, path = locked_crawl
     assert "Error: could not store the reply for '" in said, said
-    assert f"so the crawl stopped: cache {path} is busy: another process held its write lock " \
+    assert f"so the crawl stopped: cache {path} is busy: another process kept it locked " \
            "for 0.3 s" in said
     assert "Rerun the same command to resume" in said
     assert "database is locked" not in said  # the store's words, not SQLite's

@@ -34,8 +34,6 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
       kelime serve --reports reports.sqlite       # and take players' word reports
       kelime serve --forwarded-allow-ips 127.0.0.1   # behind nginx on this host
     """
-    from dataclasses import replace
-
     from ..service.app import open_report_store
     from ..service.server import run
 
@@ -45,7 +43,7 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
     if cache:
         settings = settings.with_cache(cache)
     if reports:
-        settings = replace(settings, reports=reports)
+        settings = settings.changed(reports=reports)
     if proxies is not None:
         settings = settings.trusting(proxies)
     if settings.reports:  # a store that cannot be used stops the start here, saying why

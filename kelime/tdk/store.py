@@ -69,6 +69,16 @@ from sqlite_utils.migrations import Migrations
 
 from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
+from ..sqlite import (
+    CANTOPEN,
+    READONLY,
+    READONLY_DIRECTORY,
+    StoreKind,
+    code,
+    connect,
+    immediate,
+    set_journal,
+)
 
 MIGRATIONS = Migrations("kelime.cache")
 #: ``disallowed``: robots.txt forbids asking (no request made; robots.txt is read again on
@@ -82,10 +92,16 @@ _NOT_ANSWERS = ("failed", "disallowed")
 #: Seconds a writer waits for another one's lock before giving up (CacheError).
 BUSY_TIMEOUT = 30.0
 BUSY_TIMEOUT_SETTING = "KELIME_CACHE_BUSY_TIMEOUT"  # the crawl's Scrapy setting
-
-# SQLite result codes (primary code = extended & 0xff)
-_BUSY, _LOCKED, _READONLY, _CANTOPEN = 5, 6, 8, 14
-_READONLY_DIRECTORY = 1544
+#: The cache's errors, in words to act on (kelime.sqlite).
+CACHE = StoreKind(
+    noun="cache", error=CacheError, busy=CacheBusy,
+    holders="a crawl, `kelime define` or a build writing to it?",
+    when_busy="Try again once it is done, or let the crawl's writer wait longer with "
+              f"-s {BUSY_TIMEOUT_SETTING}=SECONDS",
+    when_damaged="move the corrupt file aside and recrawl, or recover what you can with "
+                 "`sqlite3 {path} .recover`",
+    when_foreign="is it the right file? Give --cache (KELIME_CACHE) the file `kelime crawl` "
+                 "writes, or a new path")
 
 
 @MIGRATIONS()
@@ -201,17 +217,17 @@ def open_cache(path: str | Path, create: bool = False, *,
             raise CacheError(f"cannot create the folder of cache {path}: {e}") from None
     db = None
     try:
-        db = sqlite_utils.Database(sqlite3.connect(str(path), timeout=timeout))
+        db = connect(path, timeout=timeout)
         _check_ours(db, path, create)
-        _enable_wal(db, timeout)
+        set_journal(db, "wal", timeout)
         if MIGRATIONS.pending(db):
             with write_tx(db):
                 MIGRATIONS.apply(db)  # re-reads what is pending, now under the lock
-        _enable_wal(db, timeout)  # a process racing us to create the file may have kept it from WAL
+        set_journal(db, "wal", timeout)  # a process racing to create it may have kept it from WAL
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against crashes, fast commits
     except sqlite3.DatabaseError as e:
         _close(db)
-        raise _error(path, e, timeout) from None
+        raise CACHE.error_for(path, e, timeout) from None
     except BaseException:
         _close(db)
         raise
@@ -267,7 +283,7 @@ def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_u
             _check_ours(db, path, False)
     except sqlite3.DatabaseError as e:
         _close(db)
-        raise _error(path, e, timeout, reading=True) from None
+        raise CACHE.error_for(path, e, timeout, reading=True) from None
     except BaseException:
         _close(db)
         raise
@@ -276,16 +292,14 @@ def open_readonly(path: str | Path, *, timeout: float | None = None) -> sqlite_u
 
 def _folder_readonly(path: Path, e: sqlite3.OperationalError) -> bool:
     """Did a read-only open fail only because SQLite cannot create -shm/-wal there?"""
-    code = getattr(e, "sqlite_errorcode", 0)
-    if code == _READONLY_DIRECTORY:
+    if getattr(e, "sqlite_errorcode", 0) == READONLY_DIRECTORY:
         return True
-    return code & 0xFF in (_CANTOPEN, _READONLY) and not os.access(path.parent, os.W_OK)
+    return code(e) in (CANTOPEN, READONLY) and not os.access(path.parent, os.W_OK)
 
 
 def _connect_ro(path: Path, timeout: float, immutable: bool) -> sqlite_utils.Database:
     uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
-    return sqlite_utils.Database(sqlite3.connect(uri, uri=True, timeout=timeout,
-                                                 check_same_thread=False))
+    return connect(uri, uri=True, timeout=timeout, threads=True)
 
 
 def _check_path(path: Path, must_exist: bool) -> None:
@@ -303,20 +317,6 @@ def _busy_timeout(timeout: float | None) -> float:
         raise CacheError(f"a cache busy timeout of {timeout!r} s: give the seconds a writer "
                          f"may wait for the cache's lock, e.g. {BUSY_TIMEOUT:g}")
     return float(timeout)
-
-
-def _enable_wal(db: sqlite_utils.Database, timeout: float = BUSY_TIMEOUT) -> None:
-    """Switch to WAL. SQLite may answer "database is locked" at once, without waiting for
-    the lock, when processes race to create the same file (its deadlock rule for a reader
-    asking to write); so try again, for up to `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while db.journal_mode != "wal":
-        try:
-            db.enable_wal()
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
 
 
 def _close(db: sqlite_utils.Database | None) -> None:
@@ -342,57 +342,12 @@ def _check_ours(db: sqlite_utils.Database, path: Path, create: bool) -> None:
                          f"{', '.join(sorted(unknown))}); upgrade kelime to read it")
 
 
-def _is_busy(e: sqlite3.Error) -> bool:
-    code = getattr(e, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (_BUSY, _LOCKED)
-    return "locked" in str(e) or "busy" in str(e)
-
-
-def _busy_message(path, timeout: float | None) -> str:
-    held = f"for {timeout:g} s" if timeout is not None else "too long"
-    return (f"cache {path} is busy: another process held its write lock {held} (a crawl, "
-            "`kelime define` or a build writing to it?) and nothing was saved. Try again "
-            "once it is done, or let the crawl's writer wait longer with "
-            f"-s {BUSY_TIMEOUT_SETTING}=SECONDS")
-
-
-def _error(path, e: sqlite3.DatabaseError, timeout: float | None = None,
-           reading: bool = False) -> CacheError:
-    """The CacheError for `e` (CacheBusy for a lock held too long), in words to act on."""
-    kind = CacheBusy if _is_busy(e) else CacheError
-    return kind(_explain(path, e, timeout, reading))
-
-
-def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
-             reading: bool = False) -> str:
-    text = str(e)
-    if _is_busy(e):
-        return _busy_message(path, timeout)
-    if "not a database" in text or "file is encrypted" in text:
-        return f"{path} is not an SQLite database (is it the right file?)"
-    if "malformed" in text or "corrupt" in text:
-        return (f"cache {path} is corrupt ({text}); move it aside and recrawl, or try "
-                f"`sqlite3 {path} .recover`")
-    if "readonly" in text or "unable to open" in text:
-        return (f"cannot {'read' if reading else 'write'} cache {path} ({text}); check the "
-                "permissions of the file and its folder")
-    if "disk is full" in text or "disk I/O" in text:
-        return f"cannot write cache {path} ({text}); free some space or check the disk"
-    return f"cache {path}: {text}"
-
-
 @contextmanager
-def reading(db: sqlite_utils.Database):
+def reading(db: sqlite_utils.Database) -> Iterator[None]:
     """Reads of a damaged cache (a corrupt page in the middle of the file) raise CacheError
     naming the file and the way out, not a bare sqlite3.DatabaseError from deep inside."""
-    try:
+    with CACHE.errors(db, reading=True):
         yield
-    except sqlite3.ProgrammingError:
-        raise  # kelime's own bug (a closed connection), not the file's
-    except sqlite3.DatabaseError as e:
-        raise _error(Path(_db_path(db)), e, _db_timeout(db), reading=True
-                         ) from None
 
 
 def now_iso() -> str:
@@ -421,42 +376,8 @@ def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     up front makes it wait (busy_timeout); a lock still held then, and an unwritable
     file, raise CacheError. Nested inside an open transaction: a savepoint.
     """
-    conn = db.conn
-    if conn.in_transaction:
-        with db.atomic():
-            yield db
-        return
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-    except sqlite3.OperationalError as e:
-        if _is_busy(e) or any(w in str(e) for w in ("readonly", "disk", "malformed",
-                                                     "unable to open")):
-            raise _error(_db_path(db), e, _db_timeout(db)) from None
-        raise
-
-
-def _db_path(db: sqlite_utils.Database) -> str:
-    try:
-        for _, name, file in db.conn.execute("PRAGMA database_list"):
-            if name == "main":
-                return file or ":memory:"
-    except sqlite3.Error:
-        pass
-    return "(unknown)"
-
-
-def _db_timeout(db: sqlite_utils.Database) -> float | None:
-    try:
-        return db.conn.execute("PRAGMA busy_timeout").fetchone()[0] / 1000
-    except sqlite3.Error:
-        return None
+    with CACHE.errors(db), immediate(db):
+        yield db
 
 
 def save_words(db: sqlite_utils.Database, words: Iterable[str], source: str) -> int:
