@@ -36,6 +36,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -351,7 +352,7 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
         if hit is not None:
             return hit
     url = gts_url(base_url, query)
-    row = {"query": query, "url": url, "outcome": "failed"}
+    row: dict[str, Any] = {"query": query, "url": url, "outcome": "failed"}
     token = TURN.set(politeness(cache_path, delay))
     own = client is None
     client = client or make_client()

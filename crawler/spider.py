@@ -104,6 +104,7 @@ def words_from_autocomplete(body: bytes) -> list[str] | None:
 
 class TdkSpider(scrapy.Spider):
     name = "tdk"
+    gts_maxsize: int  # bytes of a /gts reply at most (from_crawler: KELIME_GTS_MAXSIZE)
 
     def __init__(self, base_url: str, queued=(), fresh=(), enumerate_words: bool = True,
                  limit: int | None = None, **kwargs):

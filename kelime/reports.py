@@ -46,13 +46,13 @@ import sqlite3
 import sys
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import sqlite_utils
 
@@ -158,6 +158,8 @@ def refused_ranges() -> tuple[tuple[int, int], ...]:
 
 def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
+Row = dict[str, Any]  # a row of the store, by column name
 
 
 def _migrate_v1(db: sqlite_utils.Database) -> None:
@@ -364,7 +366,7 @@ class ReportStore:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- players ---------------------------------------------------------------------------
@@ -450,7 +452,7 @@ class ReportStore:
 
     # --- maintainers -----------------------------------------------------------------------
 
-    def open_reports(self, lexicon: str | None = None, word: str | None = None) -> list[dict]:
+    def open_reports(self, lexicon: str | None = None, word: str | None = None) -> list[Row]:
         """Open reports grouped by (lexicon, word), most reported first: counts by kind,
         players (client addresses new to the word: one sending again within the hour its
         key is kept counts once), games (most reported first), first and last time, report
@@ -465,7 +467,7 @@ class ReportStore:
             rows = self.db.execute(
                 f"SELECT lexicon, word, id, kind, count, players, first_at, last_at "
                 f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
-            groups: dict[tuple[str, str], dict] = {}
+            groups: dict[tuple[str, str], Row] = {}
             try:  # a row of another type than kelime writes: the file was edited
                 for lex, said, rid, kind, count, players, first, last in rows:
                     group = groups.setdefault((lex, said), {
@@ -485,7 +487,7 @@ class ReportStore:
                                   f"write ({e}): it was edited; move it aside") from None
         return sorted(groups.values(), key=lambda g: (-g["count"], sort_key(g["word"])))
 
-    def _fill(self, group: dict) -> None:
+    def _fill(self, group: Row) -> None:
         marks = ",".join("?" * len(group["ids"]))
         ids = group["ids"]
         group["games"] = [g for (g,) in self.db.execute(
@@ -503,7 +505,7 @@ class ReportStore:
                 "lexicon = ? AND word = ? AND status != 'open' ORDER BY closed_at DESC, id DESC "
                 f"LIMIT {HISTORY_LISTED}", [group["lexicon"], group["word"]])]
 
-    def _notes(self, ids: list[int]) -> list[dict]:
+    def _notes(self, ids: list[int]) -> list[Row]:
         marks = ",".join("?" * len(ids))
         return [{"at": iso(at), "kind": kind, "note": note} for at, kind, note in
                 self.db.execute(
@@ -513,7 +515,8 @@ class ReportStore:
 
     def decide(self, word: str, lexicon: str, status: str, why: str,
                decision: str | None = None, now: float | None = None,
-               then=None, kinds: tuple[str, ...] = KINDS) -> list[dict]:
+               then: Callable[[list[Row]], None] | None = None,
+               kinds: tuple[str, ...] = KINDS) -> list[Row]:
         """Close the open reports of `word` in `lexicon` of these `kinds` as `status`
         (accepted, with the `decision`, or rejected), with the maintainer's `why`; the
         reports closed. Each keeps its counts; its submissions are deleted.
@@ -552,7 +555,7 @@ class ReportStore:
             self.db.conn.execute("VACUUM")
         return gone
 
-    def report(self, report_id: int) -> dict | None:
+    def report(self, report_id: int) -> Row | None:
         with self._errors():
             row = self.db.execute("SELECT * FROM reports WHERE id = ?", [report_id]).fetchone()
             if row is None:

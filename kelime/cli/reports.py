@@ -14,6 +14,7 @@ import sys
 import time
 from datetime import UTC, date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,6 +22,11 @@ from ..errors import KelimeError
 from ..normalize import TURKISH
 from ..reports import DECISIONS, KINDS, ReportError, ReportStore
 from .common import data_dir, data_option, environment, print_json, say
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from ..lexicon import Lexicon
 
 reports_option = click.option(
     "--reports", "store_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -57,7 +63,8 @@ class Lexicons:
     """The data folder's lexicons, loaded when first asked for (None when not built)."""
 
     def __init__(self, data: Path):
-        self.data, self.loaded = data, {}
+        self.data = data
+        self.loaded: dict[str, Lexicon | None] = {}
 
     def get(self, name: str):
         from ..errors import LexiconError
@@ -101,7 +108,7 @@ def _kinds_text(kinds: dict) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in kinds.items())
 
 
-def _plain(text: str) -> object:
+def _plain(text: str) -> Text:
     """Text as rich shows it, never read as markup (a player's note is plain text)."""
     from rich.text import Text
 

@@ -58,10 +58,11 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
 import sqlite_utils
@@ -71,6 +72,7 @@ from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
 
 MIGRATIONS = Migrations("kelime.cache")
+Row = dict[str, Any]  # a row, or an entry as TDK sent it, by field name
 #: ``disallowed``: robots.txt forbids asking (no request made; robots.txt is read again on
 #: every run, so it is asked as soon as it is allowed). A state of its own: never pending.
 OUTCOMES = ("ok", "not_found", "failed", "disallowed")
@@ -218,7 +220,7 @@ def open_cache(path: str | Path, create: bool = False, *,
     return db
 
 
-def crawl_lock(path: str | Path):
+def crawl_lock(path: str | Path) -> AbstractContextManager[None]:
     """Held for a crawl's whole life: one crawl per cache. Two crawls on one file fetched
     every word twice, two requests in flight and no gap between them. A second crawl
     refuses at once, naming the holder; the lock is ``<cache>.lock`` beside the file (the
@@ -349,7 +351,7 @@ def _is_busy(e: sqlite3.Error) -> bool:
     return "locked" in str(e) or "busy" in str(e)
 
 
-def _busy_message(path, timeout: float | None) -> str:
+def _busy_message(path: str | Path, timeout: float | None) -> str:
     held = f"for {timeout:g} s" if timeout is not None else "too long"
     return (f"cache {path} is busy: another process held its write lock {held} (a crawl, "
             "`kelime define` or a build writing to it?) and nothing was saved. Try again "
@@ -357,7 +359,7 @@ def _busy_message(path, timeout: float | None) -> str:
             f"-s {BUSY_TIMEOUT_SETTING}=SECONDS")
 
 
-def _error(path, e: sqlite3.DatabaseError, timeout: float | None = None,
+def _error(path: str | Path, e: sqlite3.DatabaseError, timeout: float | None = None,
            reading: bool = False) -> CacheError:
     """The CacheError for `e` (CacheBusy for a lock held too long), in words to act on."""
     kind = CacheBusy if _is_busy(e) else CacheError
@@ -383,7 +385,7 @@ def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
 
 
 @contextmanager
-def reading(db: sqlite_utils.Database):
+def reading(db: sqlite_utils.Database) -> Iterator[None]:
     """Reads of a damaged cache (a corrupt page in the middle of the file) raise CacheError
     naming the file and the way out, not a bare sqlite3.DatabaseError from deep inside."""
     try:
@@ -484,7 +486,7 @@ _UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
                  + ", ".join(f"{c} = excluded.{c}" for c in _REPLY_COLUMNS[1:]))
 
 
-def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ()) -> None:
+def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = ()) -> None:
     """Store one classified reply and its entries in one transaction.
 
     `reply` has query, url, status, outcome, body (str|None), error, attempts (the HTTP
@@ -515,7 +517,7 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
             _link(db, row["query"], entries)
 
 
-def _link(db: sqlite_utils.Database, query: str, entries: Iterable[dict]) -> None:
+def _link(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> None:
     """Make `entries` exactly the ones `query` lists; drop entries no reply lists any more."""
     entries = list(entries)
     keep = {int(e["madde_id"]) for e in entries}
@@ -532,7 +534,7 @@ def _link(db: sqlite_utils.Database, query: str, entries: Iterable[dict]) -> Non
             db.execute("DELETE FROM entries WHERE madde_id = ?", [madde_id])
 
 
-def save_entries(db: sqlite_utils.Database, entries: Iterable[dict], query: str | None) -> None:
+def save_entries(db: sqlite_utils.Database, entries: Iterable[Row], query: str | None) -> None:
     """Upsert raw TDK entries (deduplicated by madde_id) and their senses, tags, examples;
     with a `query`, also link them to it (other links of that query stay: see save_reply)."""
     with write_tx(db):
@@ -554,7 +556,7 @@ def save_entries(db: sqlite_utils.Database, entries: Iterable[dict], query: str 
             _save_senses(db, madde_id, entry.get("anlamlarListe") or [])
 
 
-def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[dict]) -> None:
+def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[Row]) -> None:
     rows, tags, links, examples = [], {}, set(), []
     for s in senses:
         if not str(s.get("anlam_id") or "").isdigit():
@@ -590,20 +592,20 @@ def _delete_entry(db: sqlite_utils.Database, madde_id: int) -> None:
     db.execute("DELETE FROM senses WHERE madde_id = ?", [madde_id])
 
 
-def _int(value) -> int | None:
+def _int(value: Any) -> int | None:  # a JSON field, of any type
     return int(value) if str(value or "").lstrip("-").isdigit() else None
 
 
 # --- reading (each works on every schema since m001) ---------------------------------------
 
-def iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
+def iter_entries(db: sqlite_utils.Database) -> Iterator[Row]:
     """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id,
     but those listed only by words the site no longer names (``gone_at``)."""
     with reading(db):
         yield from _iter_entries(db)
 
 
-def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
+def _iter_entries(db: sqlite_utils.Database) -> Iterator[Row]:
     sql = "SELECT raw FROM entries ORDER BY madde_id"
     if "gone_at" in db["words"].columns_dict:  # an older cache has no such column
         sql = ("SELECT raw FROM entries e WHERE NOT EXISTS (SELECT 1 FROM reply_entries r "
@@ -627,7 +629,7 @@ def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
     return dict(rows.fetchall())
 
 
-def reply_hashes(db: sqlite_utils.Database, queries) -> dict[str, str | None]:
+def reply_hashes(db: sqlite_utils.Database, queries: Iterable[str]) -> dict[str, str | None]:
     """Each query's reply's sha256 now (a query with no reply is left out)."""
     queries = list(queries)
     found: dict[str, str | None] = {}
@@ -669,7 +671,7 @@ def record_enumeration(db: sqlite_utils.Database, began: str, words: int, gone: 
                    "VALUES (?, ?, ?, ?, ?)", [began, now_iso(), words, gone, int(accepted)])
 
 
-def last_enumeration(db: sqlite_utils.Database) -> dict | None:
+def last_enumeration(db: sqlite_utils.Database) -> Row | None:
     """The last accepted enumeration ({began, ended, words, gone}), or None."""
     if "enumerations" not in db.table_names():
         return None
@@ -711,7 +713,7 @@ def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None
                    [now + gap, me])
 
 
-def get_robots(db: sqlite_utils.Database, site: str) -> dict | None:
+def get_robots(db: sqlite_utils.Database, site: str) -> Row | None:
     """robots.txt of `site` as last read ({fetched_at, status, body}), or None."""
     if "robots" not in db.table_names():
         return None
@@ -738,7 +740,7 @@ def finish_import(db: sqlite_utils.Database, sha256: str, entries: int, queries:
                    "sha256 = ?", [now_iso(), entries, queries, sha256])
 
 
-def imports(db: sqlite_utils.Database) -> list[dict]:
+def imports(db: sqlite_utils.Database) -> list[Row]:
     """Every dump import: file, sha256, started_at, finished_at (None: it never finished)."""
     if "imports" not in db.table_names():
         return []
@@ -748,14 +750,14 @@ def imports(db: sqlite_utils.Database) -> list[dict]:
             for r in rows]
 
 
-def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[dict]:
+def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[Row]:
     """Raw entries whose normalised headword is `normalized_word` (âdet and adet for adet)."""
     rows = db.execute("SELECT raw FROM entries WHERE headword = ? ORDER BY madde_id",
                       [normalized_word])
     return [orjson.loads(raw) for (raw,) in rows]
 
 
-def get_reply(db: sqlite_utils.Database, query: str) -> dict | None:
+def get_reply(db: sqlite_utils.Database, query: str) -> Row | None:
     """The cached reply row for a query, or None."""
     return next(db["replies"].rows_where("query = ?", [query], limit=1), None)
 
@@ -792,7 +794,7 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
         return [w for (w,) in rows]
 
 
-def cache_stats(db: sqlite_utils.Database) -> dict:
+def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
     disallowed by robots.txt, pending; and gone), the dump imports, the last accepted
     enumeration, oldest and newest fetch."""
@@ -800,7 +802,7 @@ def cache_stats(db: sqlite_utils.Database) -> dict:
         return _cache_stats(db)
 
 
-def _cache_stats(db: sqlite_utils.Database) -> dict:
+def _cache_stats(db: sqlite_utils.Database) -> Row:
     outcomes = dict.fromkeys(OUTCOMES, 0)
     outcomes.update(dict(db.execute("SELECT outcome, count(*) FROM replies GROUP BY outcome")))
     oldest, newest = db.execute("SELECT min(fetched_at), max(fetched_at) FROM replies "
