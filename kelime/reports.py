@@ -163,14 +163,14 @@ Row = dict[str, Any]  # a row of the store, by column name
 
 
 def _migrate_v1(db: sqlite_utils.Database) -> None:
-    db["reports"].create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
+    db.table("reports").create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
                           "count": int, "players": int, "first_at": str, "last_at": str,
                           "closed_at": str, "decision": str, "why": str}, pk="id", not_null={
                               "lexicon", "word", "kind", "status", "count", "players"})
     db.execute("CREATE UNIQUE INDEX one_open_report ON reports (lexicon, word, kind) "
                "WHERE status = 'open'")
     db.execute("CREATE INDEX reports_by_word ON reports (lexicon, word)")
-    db["submissions"].create({"id": int, "report_id": int, "at": float, "client": str,
+    db.table("submissions").create({"id": int, "report_id": int, "at": float, "client": str,
                               "game": str, "sent": str, "note": str}, pk="id",
                              foreign_keys=[("report_id", "reports", "id")],
                              not_null={"report_id", "at"})
@@ -220,7 +220,7 @@ class ReportStore:
                 # A rollback journal: what is committed is in this one file (see above).
                 conn.execute("PRAGMA journal_mode=DELETE")
                 conn.execute("PRAGMA foreign_keys=ON")
-                self._page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+                self._page_size: int = conn.execute("PRAGMA page_size").fetchone()[0]
                 self._schema(create)
                 if limits is not None:
                     # The hard fence under the polite check in `submit`: SQLite itself
@@ -243,7 +243,7 @@ class ReportStore:
             with self._tx():
                 if not self.db.table_names():  # another process may have made it meanwhile
                     _migrate_v1(self.db)
-                    self.db["meta"].insert_all([
+                    self.db.table("meta").insert_all([
                         {"key": "format", "value": "kelime-reports"},
                         {"key": "version", "value": str(SCHEMA_VERSION)},
                         {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
@@ -333,7 +333,7 @@ class ReportStore:
         except sqlite3.DatabaseError as e:
             if ("database or disk is full" in str(e) and self.limits is not None
                     and self._size() >= self.limits.store_bytes - SLACK_PAGES * self._page_size):
-                raise self._full() from None
+                raise self._full(self.limits.store_bytes) from None
             raise ReportError(self._explain(e)) from None
 
     @contextmanager
@@ -382,10 +382,11 @@ class ReportStore:
         """The bytes in use: the file's pages but those free for reuse."""
         used = self.db.execute("SELECT (SELECT page_count FROM pragma_page_count()) - "
                                "(SELECT freelist_count FROM pragma_freelist_count())")
-        return used.fetchone()[0] * self._page_size
+        pages: int = used.fetchone()[0]
+        return pages * self._page_size
 
-    def _full(self) -> StoreFull:
-        size, limit = self._size(), self.limits.store_bytes
+    def _full(self, limit: int) -> StoreFull:
+        size = self._size()
         return StoreFull(f"the report store is full ({size:,} bytes in use; its limit is "
                          f"{limit:,}): no more reports are taken until a maintainer closes "
                          "some (`kelime reports accept|reject` frees their space; `kelime "
@@ -412,7 +413,7 @@ class ReportStore:
             self._forget_keys(now)
             self._check_rate(key, now, limits.per_client_hour)
             if self._size() >= limits.store_bytes:
-                raise self._full()
+                raise self._full(limits.store_bytes)
             row = conn.execute(
                 "SELECT id, count FROM reports WHERE lexicon = ? AND word = ? AND kind = ? "
                 "AND status = 'open'", [lexicon, word, kind]).fetchone()

@@ -373,12 +373,12 @@ def _policy_for(lex, policy: Path | None) -> None:
         raise KelimeError(f"the {name} lexicon is {language or 'not Turkish'}: kelime's "
                           "shipped lists are Turkish. Pass --policy FILE (and build with the "
                           "same --policy)")
-    shipped = default_policy_path()
-    tracked = subprocess.run(["git", "-C", str(shipped.parent), "ls-files", "--error-unmatch",
-                              shipped.name], capture_output=True, check=False) \
+    default = default_policy_path()
+    tracked = subprocess.run(["git", "-C", str(default.parent), "ls-files", "--error-unmatch",
+                              default.name], capture_output=True, check=False) \
         if shutil.which("git") else None
     if tracked is None or tracked.returncode != 0:
-        raise KelimeError(f"the shipped policy {shipped} is not a file of a git checkout (an "
+        raise KelimeError(f"the shipped policy {default} is not a file of a git checkout (an "
                           "installed kelime?): an accepted report must become a reviewed "
                           "change. Pass --policy FILE (your checkout's kelime/policy/"
                           "policy.toml) and build with the same --policy")

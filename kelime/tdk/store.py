@@ -92,35 +92,35 @@ _READONLY_DIRECTORY = 1544
 
 @MIGRATIONS()
 def m001_initial(db: sqlite_utils.Database) -> None:
-    db["replies"].create({"query": str, "url": str, "status": int, "fetched_at": str,
+    db.table("replies").create({"query": str, "url": str, "status": int, "fetched_at": str,
                           "outcome": str, "body": str, "sha256": str, "error": str,
                           "attempts": int}, pk="query", not_null={"outcome"})
-    db["entries"].create({"madde_id": int, "madde": str, "headword": str, "ozel_mi": str,
+    db.table("entries").create({"madde_id": int, "madde": str, "headword": str, "ozel_mi": str,
                           "cesit": str, "kelime_no": str, "query": str, "raw": str},
                          pk="madde_id", not_null={"raw"})
-    db["entries"].create_index(["headword"])
-    db["entries"].create_index(["query"])
-    db["senses"].create({"anlam_id": int, "madde_id": int, "anlam_sira": int, "anlam": str,
+    db.table("entries").create_index(["headword"])
+    db.table("entries").create_index(["query"])
+    db.table("senses").create({"anlam_id": int, "madde_id": int, "anlam_sira": int, "anlam": str,
                          "fiil": str}, pk="anlam_id", foreign_keys=[("madde_id", "entries")])
-    db["senses"].create_index(["madde_id"])
-    db["tags"].create({"ozellik_id": int, "tur": str, "tam_adi": str, "kisa_adi": str},
+    db.table("senses").create_index(["madde_id"])
+    db.table("tags").create({"ozellik_id": int, "tur": str, "tam_adi": str, "kisa_adi": str},
                       pk="ozellik_id")
-    db["sense_tags"].create({"anlam_id": int, "ozellik_id": int},
+    db.table("sense_tags").create({"anlam_id": int, "ozellik_id": int},
                             pk=("anlam_id", "ozellik_id"),
                             foreign_keys=[("anlam_id", "senses"), ("ozellik_id", "tags")])
-    db["examples"].create({"ornek_id": int, "anlam_id": int, "ornek_sira": int, "ornek": str,
+    db.table("examples").create({"ornek_id": int, "anlam_id": int, "ornek_sira": int, "ornek": str,
                            "yazar": str}, pk="ornek_id", foreign_keys=[("anlam_id", "senses")])
-    db["examples"].create_index(["anlam_id"])
-    db["words"].create({"word": str, "source": str, "added_at": str}, pk="word")
+    db.table("examples").create_index(["anlam_id"])
+    db.table("words").create({"word": str, "source": str, "added_at": str}, pk="word")
 
 
 @MIGRATIONS()
 def m002_reply_entries(db: sqlite_utils.Database) -> None:
     """Queries ↔ entries become N:M: links from every good reply's body (what TDK really
     listed) plus the old ``entries.query`` (the last saver), then that column goes."""
-    db["reply_entries"].create({"query": str, "madde_id": int}, pk=("query", "madde_id"),
+    db.table("reply_entries").create({"query": str, "madde_id": int}, pk=("query", "madde_id"),
                                foreign_keys=[("query", "replies"), ("madde_id", "entries")])
-    db["reply_entries"].create_index(["madde_id"])
+    db.table("reply_entries").create_index(["madde_id"])
     known = {m for (m,) in db.execute("SELECT madde_id FROM entries")}
     links = set(db.execute("SELECT query, madde_id FROM entries WHERE query IS NOT NULL"))
     for query, body in db.execute("SELECT query, body FROM replies WHERE outcome = 'ok' "
@@ -129,22 +129,22 @@ def m002_reply_entries(db: sqlite_utils.Database) -> None:
     db.conn.executemany("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
                         sorted(links))
     db.execute("DROP INDEX IF EXISTS idx_entries_query")
-    db["entries"].transform(drop={"query"})
+    db.table("entries").transform(drop={"query"})
 
 
 @MIGRATIONS()
 def m003_words_seen(db: sqlite_utils.Database) -> None:
     """When the site's list last named a word (``seen_at``), and since when it no longer
     does (``gone_at``: kept in the cache, left out of builds; `--refresh` sets both)."""
-    db["words"].add_column("seen_at", str)
-    db["words"].add_column("gone_at", str)
+    db.table("words").add_column("seen_at", str)
+    db.table("words").add_column("gone_at", str)
 
 
 @MIGRATIONS()
 def m004_replies_final(db: sqlite_utils.Database) -> None:
     """``final`` = 1 on a failure that asking again soon would only repeat (a reply over the
     size limit, entries in a shape the store cannot take): not due again until --max-age."""
-    db["replies"].add_column("final", int)
+    db.table("replies").add_column("final", int)
 
 
 @MIGRATIONS()
@@ -153,9 +153,9 @@ def m005_imports_enumerations(db: sqlite_utils.Database) -> None:
     build refuses a cache with an unfinished one. ``enumerations``: each complete reading
     of the site's list (a refresh's), its size, how many words it retired, and whether it
     was accepted: the next one is measured against the last accepted one."""
-    db["imports"].create({"sha256": str, "file": str, "started_at": str, "finished_at": str,
+    db.table("imports").create({"sha256": str, "file": str, "started_at": str, "finished_at": str,
                           "entries": int, "queries": int}, pk="sha256")
-    db["enumerations"].create({"began": str, "ended": str, "words": int, "gone": int,
+    db.table("enumerations").create({"began": str, "ended": str, "words": int, "gone": int,
                                "accepted": int}, pk="began")
 
 
@@ -165,9 +165,9 @@ def m006_pacing_robots(db: sqlite_utils.Database) -> None:
     TDK for it (a crawl, `kelime define`, `kelime reports check`): who asked last and when
     the next request may start. ``robots``: robots.txt as last read, per site, for the
     look-ups outside the crawl (the crawl reads its own)."""
-    db["pacing"].create({"id": int, "next_at": float, "holder": str, "waiting": str,
+    db.table("pacing").create({"id": int, "next_at": float, "holder": str, "waiting": str,
                          "waiting_at": float}, pk="id")
-    db["robots"].create({"site": str, "fetched_at": str, "status": int, "body": str},
+    db.table("robots").create({"site": str, "fetched_at": str, "status": int, "body": str},
                         pk="site")
 
 
@@ -363,7 +363,7 @@ def _error(path: str | Path, e: sqlite3.DatabaseError, timeout: float | None = N
            reading: bool = False) -> CacheError:
     """The CacheError for `e` (CacheBusy for a lock held too long), in words to act on."""
     kind = CacheBusy if _is_busy(e) else CacheError
-    return kind(_explain(path, e, timeout, reading))
+    return kind(_explain(Path(path), e, timeout, reading))
 
 
 def _explain(path: Path, e: sqlite3.DatabaseError, timeout: float | None = None,
@@ -456,7 +456,8 @@ def _db_path(db: sqlite_utils.Database) -> str:
 
 def _db_timeout(db: sqlite_utils.Database) -> float | None:
     try:
-        return db.conn.execute("PRAGMA busy_timeout").fetchone()[0] / 1000
+        millis: int = db.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        return millis / 1000
     except sqlite3.Error:
         return None
 
@@ -494,13 +495,14 @@ def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = (
     row and its links to entries (see the module doc); a failure never replaces an earlier
     good reply: it records the error and adds its tries to ``attempts``.
     """
-    row = {k: reply.get(k) for k in _REPLY_COLUMNS}
+    row: Row = {k: reply.get(k) for k in _REPLY_COLUMNS}
     row["fetched_at"] = reply.get("fetched_at") or now_iso()
     if not row["sha256"]:  # the caller's hash is of the bytes as received
         row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
     if row["outcome"] == "failed" and row["body"] and len(row["body"]) > FAILED_BODY_KEPT:
         row["body"] = row["body"][:FAILED_BODY_KEPT]  # an excerpt: enough to see what it was
-    tries = int(reply.get("attempts") if reply.get("attempts") is not None else 1)
+    attempts = reply.get("attempts")
+    tries = int(attempts) if attempts is not None else 1
     with write_tx(db):
         old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
                          [row["query"]]).fetchone()
@@ -618,7 +620,13 @@ def _iter_entries(db: sqlite_utils.Database) -> Iterator[Row]:
 
 def good_replies(db: sqlite_utils.Database) -> int:
     """How many replies are good (ok or not_found)."""
-    return db.execute(f"SELECT count(*) FROM replies WHERE {_GOOD}").fetchone()[0]
+    return _count(db, f"SELECT count(*) FROM replies WHERE {_GOOD}")
+
+
+def _count(db: sqlite_utils.Database, sql: str, params: Sequence[object] = ()) -> int:
+    """The number a ``SELECT count(*)`` answers."""
+    n: int = db.execute(sql, params).fetchone()[0]
+    return n
 
 
 def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
@@ -643,13 +651,13 @@ def reply_hashes(db: sqlite_utils.Database, queries: Iterable[str]) -> dict[str,
 def not_seen_since(db: sqlite_utils.Database, since: str) -> int:
     """How many words still in the dictionary a complete enumeration begun at `since` did
     not name (what `mark_gone` would retire)."""
-    return db.execute("SELECT count(*) FROM words WHERE gone_at IS NULL AND (seen_at IS NULL "
-                      "OR seen_at < ?)", [since]).fetchone()[0]
+    return _count(db, "SELECT count(*) FROM words WHERE gone_at IS NULL AND (seen_at IS NULL "
+                  "OR seen_at < ?)", [since])
 
 
 def seen_since(db: sqlite_utils.Database, since: str) -> int:
     """How many words an enumeration begun at `since` named."""
-    return db.execute("SELECT count(*) FROM words WHERE seen_at >= ?", [since]).fetchone()[0]
+    return _count(db, "SELECT count(*) FROM words WHERE seen_at >= ?", [since])
 
 
 def mark_gone(db: sqlite_utils.Database, since: str) -> int:
