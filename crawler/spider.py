@@ -47,7 +47,7 @@ def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
     parsed = _sitemap_locs(body)
     if parsed is None:
         return NOT_A_SITEMAP, []
-    if parsed == CUT_OFF:
+    if isinstance(parsed, str):  # CUT_OFF, the one text it answers
         return CUT_OFF, []
     kind, locs = parsed
     if kind == "sitemapindex":
