@@ -162,7 +162,7 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from `environ` (default os.environ); unset or empty variables keep defaults."""
         environ = os.environ if environ is None else environ
-        types = {f.name: f.type for f in fields(cls)}
+        types = {f.name: str(f.type) for f in fields(cls)}  # names: annotations are strings
         values = {}
         for var, name in ENV.items():
             raw = environ.get(var, "").strip()
