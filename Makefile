@@ -20,11 +20,12 @@ serve: lexicon
 test: install
 	$(BIN)/python -m pytest -q
 
-# Static checks (pyproject.toml): ruff's rules ([tool.ruff]) and the architecture's import
-# contract ([tool.importlinter]).
+# Static checks (pyproject.toml): ruff's rules ([tool.ruff]), the architecture's import
+# contract ([tool.importlinter]) and the types ([tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 # The manual (docs/, mkdocs.yml) as a site in build/site/: strict, so a broken link or
 # anchor fails; offline (no web fonts, no plugin that fetches). .ci/run runs it.
@@ -85,4 +86,4 @@ bench: install
 	$(BIN)/python benchmarks/load.py
 
 clean:
-	rm -rf $(VENV) $(LOWEST) *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LOWEST) *.egg-info .pytest_cache .mypy_cache

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
@@ -88,7 +89,7 @@ def offsite_text(target: str, base: str) -> str:
             "configured site's answers are stored); check --base-url")
 
 
-def _causes(exc: BaseException, depth: int = 0):
+def _causes(exc: BaseException | None, depth: int = 0) -> Iterator[BaseException]:
     if exc is None or depth > 6:
         return
     yield exc

@@ -36,6 +36,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -147,9 +148,10 @@ def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.
     seen = [url]
     while True:
         response, body = _read(client, url, limits, deadline)
-        if not response.has_redirect_location:
+        following = response.next_request if response.has_redirect_location else None
+        if following is None:
             return response, body
-        url = str(response.next_request.url)
+        url = str(following.url)
         _check_hop(seen, url, limits)
         seen.append(url)
         time.sleep(min(limits.redirect_delay, max(0.0, deadline - time.monotonic())))
@@ -284,10 +286,14 @@ def cached(db, word: str) -> dict | None:
     """The word's answer from an open cache, or None when it has no good reply for it."""
     query, norm = query_for(word), normalize(word)
     entries, reply = cache.entries_for_word(db, norm), cache.get_reply(db, query)
-    if not entries and (reply is None or reply["outcome"] not in cache.GOOD):
+    if entries:
+        outcome = "ok"
+    elif reply is not None and reply["outcome"] in cache.GOOD:
+        outcome = reply["outcome"]
+    else:
         return None
-    return {"query": query, "normalized": norm, "outcome": "ok" if entries else reply["outcome"],
-            "source": "cache", "entries": entries}
+    return {"query": query, "normalized": norm, "outcome": outcome, "source": "cache",
+            "entries": entries}
 
 
 def politeness(cache_path: Path, gap: float):
@@ -351,7 +357,7 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
         if hit is not None:
             return hit
     url = gts_url(base_url, query)
-    row = {"query": query, "url": url, "outcome": "failed"}
+    row: dict[str, Any] = {"query": query, "url": url, "outcome": "failed"}
     token = TURN.set(politeness(cache_path, delay))
     own = client is None
     client = client or make_client()

@@ -16,6 +16,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.robotstxt import ProtegoRobotParser
 from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
 
 from kelime.errors import CacheError
 from kelime.tdk import store
@@ -220,10 +221,11 @@ class StrictRobotsTxt(RobotsTxtMiddleware):
     def _refuse(self, netloc: str, url: str, error: str) -> None:
         stop_crawl(self.crawler, "robots_unreadable",
                    STOP_MESSAGES["robots"].format(url=url, error=error))
-        waiting = self._parsers[netloc]
+        waiting = self._parsers[netloc]  # the Deferred the site's requests wait on
         self._parsers[netloc] = parser = RobotParser.from_crawler(
             self.crawler, b"User-agent: *\nDisallow: /\n")
-        waiting.callback(parser)
+        if isinstance(waiting, Deferred):
+            waiting.callback(parser)
 
 
 class PoliteHTTPHandler(HTTP11DownloadHandler):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 
+import sqlite_utils
+
 from kelime.errors import CacheError
 from kelime.tdk import store as cache
 
@@ -22,7 +24,8 @@ STOP_REASON = "cache_unwritable"
 
 class CachePipeline:
     def __init__(self, path: str, stats, crawler=None, timeout: float = cache.BUSY_TIMEOUT):
-        self.path, self.stats, self.crawler, self.db = path, stats, crawler, None
+        self.path, self.stats, self.crawler = path, stats, crawler
+        self.db: sqlite_utils.Database | None = None  # open from open_spider to close_spider
         self.timeout = timeout
 
     @classmethod
@@ -39,11 +42,13 @@ class CachePipeline:
             self.db.close()
 
     def process_item(self, item):
+        db = self.db
+        assert db is not None  # Scrapy opens the spider before it hands over items
         try:
             if isinstance(item, WordsFound):
-                cache.save_words(self.db, item.words, item.source)
+                cache.save_words(db, item.words, item.source)
             elif isinstance(item, Reply):
-                cache.save_reply(self.db, item.row(), item.entries)
+                cache.save_reply(db, item.row(), item.entries)
         except CacheError as e:
             self._stop(item, e)
             raise

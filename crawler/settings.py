@@ -10,6 +10,8 @@ starts refusing us (403s, HTML instead of JSON, TLS failures).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .failures import RETRY
 
 PACKAGE = __package__  # kelime.crawler once installed: Scrapy loads these by dotted name
@@ -25,7 +27,7 @@ DOWNLOAD_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_CONCURRENCY = 1    # requests in flight at once
 DEFAULT_MAX_AGE = 30.0     # days before a good reply is fetched again
 
-POLITE = {
+POLITE: dict[str, Any] = {
     "BOT_NAME": "kelime",
     "USER_AGENT": USER_AGENT,
     "ROBOTSTXT_OBEY": True,

@@ -48,7 +48,7 @@ def words_from_sitemap(body: bytes) -> tuple[str, list[str]]:
     parsed = _sitemap_locs(body)
     if parsed is None:
         return NOT_A_SITEMAP, []
-    if parsed == CUT_OFF:
+    if isinstance(parsed, str):  # CUT_OFF, the one text it answers
         return CUT_OFF, []
     kind, locs = parsed
     if kind == "sitemapindex":
@@ -105,6 +105,7 @@ def words_from_autocomplete(body: bytes) -> list[str] | None:
 
 class TdkSpider(scrapy.Spider):
     name = "tdk"
+    gts_maxsize: int  # bytes of a /gts reply at most (from_crawler: KELIME_GTS_MAXSIZE)
 
     def __init__(self, base_url: str, queued=(), fresh=(), enumerate_words: bool = True,
                  limit: int | None = None, **kwargs):

@@ -21,10 +21,12 @@ at one boundary, the HTTP service into the JSON error shape at another.
 
 from __future__ import annotations
 
+from typing import Any
+
 EXCERPT = 40  # characters of a client's text an error message quotes
 
 
-def excerpt(text, limit: int = EXCERPT) -> str:
+def excerpt(text: object, limit: int = EXCERPT) -> str:
     """`text` quoted for a message, cut to `limit` characters: errors never echo a huge
     input back.
 
@@ -80,6 +82,7 @@ class QueryError(KelimeError):
     """An anagram/split question that cannot be answered: `code` names the problem and
     `over_limit` tells a limit (HTTP 413) from a malformed question (HTTP 422)."""
 
-    def __init__(self, code: str, message: str, over_limit: bool = False, details=None):
+    def __init__(self, code: str, message: str, over_limit: bool = False,
+                 details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code, self.message, self.over_limit, self.details = code, message, over_limit, details

@@ -12,14 +12,14 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 
 @contextmanager
 def exclusive(path: Path, timeout: float, busy: Callable[[str], Exception],
-              waiting: Callable[[str], None] = lambda holder: None):
+              waiting: Callable[[str], None] = lambda holder: None) -> Iterator[None]:
     """Hold the lock at `path`; wait up to `timeout` seconds (0: not at all) for its holder,
     calling `waiting(holder)` once, then raise `busy(holder)`. `holder` reads like
     "pid 1234, started 2026-12-01 16:00:00"."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -257,6 +258,6 @@ def sort_key(word: str, alphabet: Alphabet = TURKISH) -> tuple[int, ...]:
     return tuple(order.get(ch, 1000 + ord(ch)) for ch in word)
 
 
-def turkish_sorted(words, alphabet: Alphabet = TURKISH) -> list[str]:
+def turkish_sorted(words: Iterable[str], alphabet: Alphabet = TURKISH) -> list[str]:
     """Words in the alphabet's order (Turkish by default)."""
     return sorted(words, key=lambda w: sort_key(w, alphabet))

@@ -46,13 +46,13 @@ import sqlite3
 import sys
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import sqlite_utils
 
@@ -174,16 +174,18 @@ def refused_ranges() -> tuple[tuple[int, int], ...]:
 def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
 
+Row = dict[str, Any]  # a row of the store, by column name
+
 
 def _migrate_v1(db: sqlite_utils.Database) -> None:
-    db["reports"].create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
+    db.table("reports").create({"id": int, "lexicon": str, "word": str, "kind": str, "status": str,
                           "count": int, "players": int, "first_at": str, "last_at": str,
                           "closed_at": str, "decision": str, "why": str}, pk="id", not_null={
                               "lexicon", "word", "kind", "status", "count", "players"})
     db.execute("CREATE UNIQUE INDEX one_open_report ON reports (lexicon, word, kind) "
                "WHERE status = 'open'")
     db.execute("CREATE INDEX reports_by_word ON reports (lexicon, word)")
-    db["submissions"].create({"id": int, "report_id": int, "at": float, "client": str,
+    db.table("submissions").create({"id": int, "report_id": int, "at": float, "client": str,
                               "game": str, "sent": str, "note": str}, pk="id",
                              foreign_keys=[("report_id", "reports", "id")],
                              not_null={"report_id", "at"})
@@ -232,7 +234,7 @@ class ReportStore:
                 # A rollback journal: what is committed is in this one file (see above).
                 set_journal(self.db, "delete", timeout)
                 conn.execute("PRAGMA foreign_keys=ON")
-                self._page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+                self._page_size: int = conn.execute("PRAGMA page_size").fetchone()[0]
                 self._schema(create)
                 if limits is not None:
                     # The hard fence under the polite check in `submit`: SQLite itself
@@ -255,7 +257,7 @@ class ReportStore:
             with self._tx():
                 if not self.db.table_names():  # another process may have made it meanwhile
                     _migrate_v1(self.db)
-                    self.db["meta"].insert_all([
+                    self.db.table("meta").insert_all([
                         {"key": "format", "value": "kelime-reports"},
                         {"key": "version", "value": str(SCHEMA_VERSION)},
                         {"key": "secret", "value": secrets.token_hex(16)}], pk="key")
@@ -325,7 +327,7 @@ class ReportStore:
         except sqlite3.DatabaseError as e:
             if (code(e) == FULL and self.limits is not None
                     and self._size() >= self.limits.store_bytes - SLACK_PAGES * self._page_size):
-                raise self._full() from None
+                raise self._full(self.limits.store_bytes) from None
             raise REPORTS.error_for(self.path, e, busy_timeout(self.db)) from None
 
     @contextmanager
@@ -350,7 +352,7 @@ class ReportStore:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- players ---------------------------------------------------------------------------
@@ -366,10 +368,11 @@ class ReportStore:
         """The bytes in use: the file's pages but those free for reuse."""
         used = self.db.execute("SELECT (SELECT page_count FROM pragma_page_count()) - "
                                "(SELECT freelist_count FROM pragma_freelist_count())")
-        return used.fetchone()[0] * self._page_size
+        pages: int = used.fetchone()[0]
+        return pages * self._page_size
 
-    def _full(self) -> StoreFull:
-        size, limit = self._size(), self.limits.store_bytes
+    def _full(self, limit: int) -> StoreFull:
+        size = self._size()
         return StoreFull(f"the report store is full ({size:,} bytes in use; its limit is "
                          f"{limit:,}): no more reports are taken until a maintainer closes "
                          "some (`kelime reports accept|reject` frees their space; `kelime "
@@ -396,7 +399,7 @@ class ReportStore:
             self._forget_keys(now)
             self._check_rate(key, now, limits.per_client_hour)
             if self._size() >= limits.store_bytes:
-                raise self._full()
+                raise self._full(limits.store_bytes)
             row = conn.execute(
                 "SELECT id, count FROM reports WHERE lexicon = ? AND word = ? AND kind = ? "
                 "AND status = 'open'", [lexicon, word, kind]).fetchone()
@@ -436,7 +439,7 @@ class ReportStore:
 
     # --- maintainers -----------------------------------------------------------------------
 
-    def open_reports(self, lexicon: str | None = None, word: str | None = None) -> list[dict]:
+    def open_reports(self, lexicon: str | None = None, word: str | None = None) -> list[Row]:
         """Open reports grouped by (lexicon, word), most reported first: counts by kind,
         players (client addresses new to the word: one sending again within the hour its
         key is kept counts once), games (most reported first), first and last time, report
@@ -451,7 +454,7 @@ class ReportStore:
             rows = self.db.execute(
                 f"SELECT lexicon, word, id, kind, count, players, first_at, last_at "
                 f"FROM reports WHERE {where} ORDER BY id", args).fetchall()
-            groups: dict[tuple[str, str], dict] = {}
+            groups: dict[tuple[str, str], Row] = {}
             try:  # a row of another type than kelime writes: the file was edited
                 for lex, said, rid, kind, count, players, first, last in rows:
                     group = groups.setdefault((lex, said), {
@@ -471,7 +474,7 @@ class ReportStore:
                                   f"write ({e}): it was edited; move it aside") from None
         return sorted(groups.values(), key=lambda g: (-g["count"], sort_key(g["word"])))
 
-    def _fill(self, group: dict) -> None:
+    def _fill(self, group: Row) -> None:
         marks = ",".join("?" * len(group["ids"]))
         ids = group["ids"]
         group["games"] = [g for (g,) in self.db.execute(
@@ -489,7 +492,7 @@ class ReportStore:
                 "lexicon = ? AND word = ? AND status != 'open' ORDER BY closed_at DESC, id DESC "
                 f"LIMIT {HISTORY_LISTED}", [group["lexicon"], group["word"]])]
 
-    def _notes(self, ids: list[int]) -> list[dict]:
+    def _notes(self, ids: list[int]) -> list[Row]:
         marks = ",".join("?" * len(ids))
         return [{"at": iso(at), "kind": kind, "note": note} for at, kind, note in
                 self.db.execute(
@@ -499,7 +502,8 @@ class ReportStore:
 
     def decide(self, word: str, lexicon: str, status: str, why: str,
                decision: str | None = None, now: float | None = None,
-               then=None, kinds: tuple[str, ...] = KINDS) -> list[dict]:
+               then: Callable[[list[Row]], None] | None = None,
+               kinds: tuple[str, ...] = KINDS) -> list[Row]:
         """Close the open reports of `word` in `lexicon` of these `kinds` as `status`
         (accepted, with the `decision`, or rejected), with the maintainer's `why`; the
         reports closed. Each keeps its counts; its submissions are deleted.
@@ -538,7 +542,7 @@ class ReportStore:
             self.db.conn.execute("VACUUM")
         return gone
 
-    def report(self, report_id: int) -> dict | None:
+    def report(self, report_id: int) -> Row | None:
         with self._errors():
             row = self.db.execute("SELECT * FROM reports WHERE id = ?", [report_id]).fetchone()
             if row is None:

@@ -22,8 +22,17 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import Protocol
 
 from .normalize import TURKISH, Alphabet, sort_key
+
+
+class Prefixes(Protocol):
+    """What `suggest` needs of the words: membership and prefixes (a marisa Trie has both)."""
+
+    def __contains__(self, word: object) -> bool: ...
+
+    def has_keys_with_prefix(self, prefix: str) -> bool: ...
 
 
 @lru_cache(maxsize=16)
@@ -52,7 +61,7 @@ MAX_SUGGESTIONS = 5
 MAX_STEPS = 2_000  # prefixes tried at most, whatever the word
 
 
-def suggest(word: str, words, alphabet: Alphabet = TURKISH, most: int = MAX_SUGGESTIONS,
+def suggest(word: str, words: Prefixes, alphabet: Alphabet = TURKISH, most: int = MAX_SUGGESTIONS,
             min_length: int = 1) -> list[str]:
     """Valid words `word` (normalised, not itself valid) was probably meant to be: fewest
     letters changed first, then Turkish order. `words` is a marisa Trie (``in`` and

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from fastapi import FastAPI
@@ -23,6 +25,9 @@ from .routes import admin, anagram, catalog, docs, health, page, reports, valida
 from .settings import Settings
 from .state import Kelime
 
+if TYPE_CHECKING:
+    from kelime.reports import ReportLimits
+
 
 def create_app(settings: Settings | None = None, channel: Channel | None = None) -> FastAPI:
     """The app serving every lexicon under `settings.data` (default: Settings()), or under
@@ -34,7 +39,8 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     async def lifespan(app: FastAPI):
         games = load_games(settings.games)  # a broken profile stops the start, saying which
         if settings.reports:  # a store that cannot be opened stops it too, saying why
-            await anyio.to_thread.run_sync(open_report_store, settings)
+            await anyio.to_thread.run_sync(open_report_store, settings.reports,
+                                           settings.report_limits)
         reloader = app.state.reloader = Reloader(app, settings, metrics, channel)
         lexicons = await anyio.to_thread.run_sync(reloader.initial)
         metrics.lexicons_loaded(lexicons)
@@ -73,12 +79,12 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     return app
 
 
-def open_report_store(settings: Settings) -> None:
+def open_report_store(path: Path, limits: ReportLimits) -> None:
     """Create (or check) the report store KELIME_REPORTS names, and write to it once, before
     serving: a store that cannot be used stops the start, saying why."""
     from kelime.reports import ReportStore
 
-    with ReportStore(settings.reports, create=True, limits=settings.report_limits) as store:
+    with ReportStore(path, create=True, limits=limits) as store:
         store.check_writable()
 
 

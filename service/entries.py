@@ -19,6 +19,8 @@ from pathlib import Path
 
 from starlette.requests import Request
 
+from kelime.errors import CacheBusy, CacheError
+
 from .errors import Unavailable
 from .gate import Gate
 
@@ -62,11 +64,11 @@ def read_entries(path: Path, normalized: str) -> tuple[list[dict], dict | None]:
                 entries = tdk_cache.entries_for_word(db, normalized)
         finally:
             db.close()
-    except tdk_cache.CacheBusy:
+    except CacheBusy:
         raise Unavailable("cache_busy", f"the TDK cache {path.name} is locked by another "
                           f"process (a crawl writing to it?) for over {LOCK_WAIT:g} s; try "
                           "again in a moment", headers={"Retry-After": "1"}) from None
-    except tdk_cache.CacheError as e:
+    except CacheError as e:
         raise Unavailable("cache_unavailable", f"the TDK cache cannot be read: {e}") from None
     except sqlite3.Error as e:
         raise Unavailable("cache_unavailable", f"the TDK cache {path.name} could not be read "

@@ -9,6 +9,9 @@ validation, Starlette's 404/405, or a bug)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
@@ -70,7 +73,7 @@ def client_address(request: Request) -> str:
 ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error": {
     "type": "object", "required": ["code", "message"],
     "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}}
-ERROR_RESPONSES = {
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"description": description,
              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for status, description in (
@@ -96,7 +99,7 @@ def error_body(code: str, message: str, details=None) -> dict:
     return {"error": error}
 
 
-def describe(exc: Exception, request: Request) -> tuple[int, dict, dict | None]:
+def describe(exc: Exception, request: Request) -> tuple[int, dict, Mapping[str, str] | None]:
     """(status, body, extra headers) for any exception."""
     if isinstance(exc, ServiceError):
         return exc.status, error_body(exc.code, exc.message, exc.details), exc.headers
@@ -132,7 +135,7 @@ def allowed_methods(request: Request, exc: HTTPException) -> str:
     return table.get(path) or (exc.headers or {}).get("Allow", "")
 
 
-def _http(exc: HTTPException, request: Request, headers: dict | None) -> dict:
+def _http(exc: HTTPException, request: Request, headers: Mapping[str, str] | None) -> dict:
     path = request.url.path
     where = f"{request.method[:20]} {path if len(path) <= 80 else path[:80] + '…'}"
     if exc.status_code == 404:

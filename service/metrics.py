@@ -98,7 +98,7 @@ class Metrics:
         key = (id(metric), *labels)
         child = self._children.get(key)
         if child is None:
-            if self.reserved is None:
+            if self.reserved is None and self.folder is not None:  # a folder, not reserved yet
                 self.reserved = reserve(self.folder)
             if self.reserved is False:  # no room for them: serve on, counting nothing
                 return _UNCOUNTED

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import sys
 from functools import lru_cache
+from typing import Any
 
 from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
@@ -85,7 +86,7 @@ def board_pattern(letters: str) -> str:
 def _when(field: str, names: list[str], default: str, then: dict) -> dict:
     """`then` for a body whose `field` is one of `names` (absent or null: `default`)."""
     known = [*names, None] if default in names else list(names)
-    condition = {"properties": {field: {"enum": known}}}
+    condition: dict[str, Any] = {"properties": {field: {"enum": known}}}
     if default not in names:
         condition["required"] = [field]
     return {"if": condition, "then": then}
@@ -210,7 +211,8 @@ def ref(model: str) -> dict:
 def document(app: FastAPI, settings: Settings) -> None:
     """Make `app.openapi()` the exact schema (see the module docstring), cached per set of
     loaded names."""
-    generate, made = app.openapi, {}
+    generate = app.openapi
+    made: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def openapi() -> dict:
         kelime = getattr(app.state, "kelime", None)
@@ -227,7 +229,8 @@ def document(app: FastAPI, settings: Settings) -> None:
         app.openapi_schema = made[key]
         return app.openapi_schema
 
-    app.openapi = openapi
+    # FastAPI's documented way to extend its schema ("Extending OpenAPI" in its docs)
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game],

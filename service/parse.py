@@ -38,6 +38,9 @@ class Ask:
     suggest: bool = False    # POST only: each invalid result also lists `suggestions`
 
 
+_JSON_TYPES: dict[type, str] = {str: "string", list: "array", dict: "object"}
+
+
 def json_type(value) -> str:
     """The JSON name of a parsed value's type, for error messages."""
     if value is None:
@@ -46,7 +49,7 @@ def json_type(value) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def a_json(value) -> str:

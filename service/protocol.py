@@ -233,7 +233,7 @@ class Replies:
         self.done = done            # called with nothing when a reply is whole
         self.parser = httptools.HttpResponseParser(self)
         self.parser.set_dangerous_leniencies(lenient_data_after_close=True)
-        self.heads = deque()        # per request given to uvicorn and unanswered: is it HEAD?
+        self.heads: deque[bool] = deque()  # per request given to uvicorn, unanswered: HEAD?
         self.head = b""             # a HEAD reply's head, so far
         self.started = False        # the final reply to the current request has begun
         self.broken = False         # what uvicorn wrote could not be framed
@@ -280,6 +280,9 @@ class Guard(asyncio.BufferedProtocol):
     """One connection: the limits, the framing of its requests, and the uvicorn protocol
     that answers them (`inner`)."""
 
+    transport: asyncio.Transport  # the socket's, set by connection_made before any read
+    out: Corked                   # writes to it, corked
+
     def __init__(self, config, server_state, app_state, _loop=None, *,
                  limits: ConnectionLimits = ConnectionLimits()) -> None:
         self.loop = _loop or asyncio.get_event_loop()
@@ -291,7 +294,6 @@ class Guard(asyncio.BufferedProtocol):
         self.parser.set_dangerous_leniencies(lenient_data_after_close=True)  # as uvicorn's
         self.replies = Replies(self.answered_one)
         self.inside = Inside(self)
-        self.transport = self.out = None
         self.admitted = False     # counted in the pool's served connections, inner connected
         self.inner_paused = False
         self.reading = True       # the socket is read (not paused for HOLD)
@@ -315,12 +317,16 @@ class Guard(asyncio.BufferedProtocol):
         self.refusal: bytes | None = None   # a reply of ours, sent once earlier ones are done
         self.refuse_after = 0
         self.closing = False
-        self.head_timer = self.body_timer = self.linger_timer = None
+        self.head_timer: asyncio.TimerHandle | None = None
+        self.body_timer: asyncio.TimerHandle | None = None
+        self.linger_timer: asyncio.TimerHandle | None = None
         self.last_read = self.linger_end = 0.0
 
     # --- the connection -------------------------------------------------------------
 
-    def connection_made(self, transport) -> None:
+    # A stream server's protocol is given a Transport; typeshed types the base's argument
+    # as BaseTransport, as uvicorn's own protocols narrow it too.
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.transport = transport
         self.out = Corked(transport, self.loop)
         pool = self.pool

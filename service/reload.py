@@ -61,7 +61,7 @@ def verify(settings, pinned: Pins | None = None
     data folder, each loaded once to verify it, and {name: why} for those that cannot be
     served (a link to nothing, half written, corrupt, or the pinned default gone)."""
     builds, problems = current_builds(settings.data)
-    versions = {}
+    versions: dict[str, str] = {}
     for name, path in builds.items():
         try:
             versions[name] = load_builds({name: path}, {})[name].info["version"]
@@ -99,6 +99,20 @@ class Reloader:
         self.ids = itertools.count(1)
         self.lock = asyncio.Lock()  # one in-process reload at a time
 
+    @property
+    def current(self) -> Pins:
+        """The pins served: set by `initial`, which runs before this worker serves anything."""
+        if self.pins is None:
+            raise RuntimeError("the worker serves nothing yet: initial() has not run")
+        return self.pins
+
+    @property
+    def supervisor(self) -> Channel:
+        """The channel to the supervisor, for the methods only a supervised worker runs."""
+        if self.channel is None:
+            raise RuntimeError("this worker has no supervisor")
+        return self.channel
+
     def initial(self) -> dict[str, Lexicon]:
         """The lexicons to start with: the newest pins in the channel (a reload while they
         load is loaded too, before this worker listens), or every lexicon in the data folder."""
@@ -118,7 +132,7 @@ class Reloader:
         return lexicons
 
     def _receive(self, wait: float = 0.0) -> list[dict]:
-        messages = self.channel.receive(wait)
+        messages = self.supervisor.receive(wait)
         if messages is None:
             raise RuntimeError("the supervisor has gone")
         return messages
@@ -131,20 +145,23 @@ class Reloader:
         """Follow the channel from the event loop, and say what this worker serves."""
         if self.channel is not None:
             asyncio.get_running_loop().add_reader(self.channel.fileno(), self._heard)
-            self.channel.send(serving=self.pins.generation)
+            self.channel.send(serving=self.current.generation)
 
     def _heard(self) -> None:
-        messages = self.channel.receive()
+        channel = self.supervisor
+        messages = channel.receive()
         if messages is None:  # the supervisor died (kill -9): never serve on unsupervised
             log.error("worker %d: the supervisor has gone; stopping", os.getpid())
-            asyncio.get_running_loop().remove_reader(self.channel.fileno())
+            asyncio.get_running_loop().remove_reader(channel.fileno())
             os.kill(os.getpid(), signal.SIGTERM)
             return
         for message in messages:
-            future = self.asked.pop(message.get("answer"), None)
+            if "answer" not in message:  # pins, not the answer to one of our reloads
+                continue
+            future = self.asked.pop(message["answer"], None)
             if future is not None and not future.done():
                 future.set_result(message)
-        pins = newest(messages, (self.pending or self.pins).generation)
+        pins = newest(messages, (self.pending or self.current).generation)
         if pins is not None:
             self.pending = pins
             if self.following is None or self.following.done():
@@ -155,7 +172,7 @@ class Reloader:
         while self.pending is not None:
             pins, self.pending = self.pending, None
             if await self._apply(pins):
-                self.channel.send(serving=pins.generation)
+                self.supervisor.send(serving=pins.generation)
 
     async def _apply(self, pins: Pins) -> bool:
         current = self.app.state.kelime.lexicons
@@ -163,7 +180,7 @@ class Reloader:
             lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
         except LexiconError as e:  # verified by the supervisor, then changed on disk
             if self.channel is None:
-                log.error("keeping generation %d: %s", self.pins.generation, e)
+                log.error("keeping generation %d: %s", self.current.generation, e)
                 return False
             # Kept, it would serve an older build than the other workers until the next
             # reload. Stopped, it is replaced by a worker on the pinned builds (retried with
@@ -203,7 +220,7 @@ class Reloader:
     async def reload_here(self) -> dict:
         """Reload in this process only (an app without a supervisor)."""
         async with self.lock:
-            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.pins)
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.current)
             if not await self._apply(pins):
                 raise ReloadRefused("reload_refused", "the builds changed while loading")
             return _reply(pins, {})

@@ -31,7 +31,9 @@ class Runtime:
     def __init__(self) -> None:
         remove_stale()
         self.path = Path(tempfile.mkdtemp(prefix=PREFIX))
-        self.metrics, self.lock, self.problem = self.path / "metrics", None, None
+        self.metrics = self.path / "metrics"
+        self.lock: int | None = None  # the held folder's descriptor
+        self.problem: str | None = None  # what last kept the folder from being made
         self.keep()
 
     def keep(self) -> None:

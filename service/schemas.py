@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from kelime.lexicon import REASONS
 from kelime.reports import KINDS
@@ -49,10 +50,16 @@ class Verdict(Exact):
     reason: Reason | None = Field(description="Why the word is not valid; null when it is.")
 
 
+def _no_default(schema: JsonDict) -> None:
+    """A field left out of a reply when it has no value: its schema has no `default: null`."""
+    schema.pop("default")
+
+
 class Checked(Verdict):
     """A verdict in a validate reply."""
 
-    suggestions: list[str] = Field(None, json_schema_extra=lambda s: s.pop("default"),
+    # None: left out of the reply (never sent as null), so the schema says list, not null
+    suggestions: list[str] = Field(None, json_schema_extra=_no_default,  # type: ignore[arg-type]
                                    description="Only with `\"suggest\": true`, on a "
                                    "result that is not valid: the valid words it was probably "
                                    "meant to be (KITAP → kitap, cay → çay), best first.")

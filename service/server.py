@@ -19,8 +19,9 @@ from .metrics import MULTIPROCESS
 from .pins import Pins
 from .protocol import uvicorn_options
 from .reload import verify
+from .runtime import Runtime
 from .settings import Settings, SettingsError
-from .supervisor import Runtime, Supervisor
+from .supervisor import Supervisor
 
 #: uvicorn's options for the default settings (tests and the benchmarks' baselines serve with
 #: these); `kelime serve` uses `uvicorn_options(settings)` of its own settings.

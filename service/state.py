@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from kelime.errors import excerpt
 from kelime.games import GAMES, Game, UnknownGame, get_game
 from kelime.lexicon import Lexicon
+from kelime.lexicon.reader import LexiconInfo
 
 from .errors import Invalid, NotFound, Unavailable
 from .metrics import Metrics
@@ -55,7 +56,7 @@ class Kelime:
         raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
                        f"{', '.join(loaded)}", {"loaded": loaded})
 
-    def default_info(self) -> dict | None:
+    def default_info(self) -> LexiconInfo | None:
         lex = self.lexicons.get(self.settings.default_lexicon)
         return lex.info if lex else None
 

@@ -47,12 +47,18 @@ class Slot:
     """One worker's place: the process in it (None between two), what it was started with
     and says it serves (0: still starting), and when to start the next one."""
 
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     channel: Channel | None = None
     first: int = 0
     serving: int = 0
     delay: float = 0.0   # the last retry's delay (0: the last worker started fine)
     due: float = 0.0     # when to start the next worker, or to give up on this one's start
+
+    def live(self) -> tuple[subprocess.Popen[bytes], Channel]:
+        """The worker's process and channel: `start` sets both, or neither when it fails."""
+        if self.proc is None or self.channel is None:
+            raise RuntimeError("no worker was started in this slot")
+        return self.proc, self.channel
 
 
 class Supervisor:
@@ -157,36 +163,38 @@ class Supervisor:
                   slot.delay)
 
     def tell(self, slot: Slot) -> None:
+        proc, channel = slot.live()
         try:
-            slot.channel.send(pins=self.pins.as_dict())
+            channel.send(pins=self.pins.as_dict())
         except OSError as e:  # it stopped reading: a worker that cannot follow must go
-            log.error("worker [%s] cannot be told the pins (%s); stopping it", slot.proc.pid, e)
-            slot.proc.kill()
+            log.error("worker [%s] cannot be told the pins (%s); stopping it", proc.pid, e)
+            proc.kill()
 
     def heard(self, slot: Slot) -> None:
+        _, channel = slot.live()
         try:
-            messages = slot.channel.receive()
+            messages = channel.receive()
         except OSError:
             messages = None
         if messages is None:  # it is exiting: `reap` sees it go
-            self.selector.unregister(slot.channel.sock)
+            self.selector.unregister(channel.sock)
             return
         for message in messages:
             if "serving" in message:
                 slot.delay, slot.serving = 0.0, message["serving"]  # it started fine
             elif "reload" in message:
                 self.reload()
-                self.asks.append((slot.channel, message["reload"], self.pins,
+                self.asks.append((channel, message["reload"], self.pins,
                                   time.monotonic() + DEADLINE))
 
     def reap(self) -> None:
         for slot in self.slots:
-            proc = slot.proc
-            if proc is None or proc.poll() is None:
+            if slot.proc is None or slot.proc.poll() is None:
                 continue
-            if slot.channel.sock.fileno() in self.selector.get_map():
-                self.selector.unregister(slot.channel.sock)
-            slot.channel.close()
+            proc, channel = slot.live()
+            if channel.sock.fileno() in self.selector.get_map():
+                self.selector.unregister(channel.sock)
+            channel.close()
             slot.proc = slot.channel = None
             if self.stopping:
                 continue  # the runtime folder goes with the supervisor

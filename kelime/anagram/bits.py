@@ -31,7 +31,8 @@ def ids(bits: int) -> list[int]:
 def first_ids(bits: int, n: int) -> list[int]:
     """The `n` smallest members of a set, ascending."""
     text = bin(bits)
-    last, end, found = len(text) - 1, len(text), []
+    last, end = len(text) - 1, len(text)
+    found: list[int] = []
     while len(found) < n:
         end = text.rfind("1", 2, end)
         if end < 0:

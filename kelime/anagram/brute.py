@@ -15,15 +15,17 @@ from .query import Query
 from .rack import BLANK, FREE
 from .search import Answer, Hit
 
+Laid = Iterator[tuple[list[str], Counter[str]]]  # (tiles laid, tiles left), each way
 
-def layings(word: str, squares: str | None, tiles: Counter) -> Iterator[tuple[list[str], Counter]]:
+
+def layings(word: str, squares: str | None, tiles: Counter[str]) -> Laid:
     """Every way to lay `word` with `tiles` (and the board's squares): (tiles laid, tiles left)."""
     if squares is not None and len(squares) != len(word):
         return
     yield from _lay(word, 0, squares, tiles, [])
 
 
-def _lay(word, i, squares, left: Counter, laid: list[str]):
+def _lay(word: str, i: int, squares: str | None, left: Counter[str], laid: list[str]) -> Laid:
     if i == len(word):
         yield list(laid), +left
         return
@@ -42,7 +44,8 @@ def _lay(word, i, squares, left: Counter, laid: list[str]):
         yield from _with(word, i, 1, squares, left, laid, BLANK + ch, BLANK)
 
 
-def _with(word, i, step, squares, left, laid, shown, used):
+def _with(word: str, i: int, step: int, squares: str | None, left: Counter[str],
+          laid: list[str], shown: str, used: str | None) -> Laid:
     if used is not None:
         left[used] -= 1
     laid.append(shown)
@@ -68,7 +71,7 @@ def best_laying(word: str, query: Query, game: Game) -> Hit | None:
 
 def _letters(query: Query) -> tuple[dict[str, int], int]:
     """Every letter the rack and the board could give a word, and the blanks."""
-    letters = Counter()
+    letters: Counter[str] = Counter()
     for tile in query.rack.tiles:
         if tile != BLANK:
             letters.update(tile)

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import LexiconError, QueryError
 
 
@@ -20,7 +22,7 @@ class AnagramError(QueryError, ValueError):
 
     CODE = "invalid_query"
 
-    def __init__(self, message: str, details: dict | None = None):
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(self.CODE, message, isinstance(self, OverLimit), details)
 
     @property

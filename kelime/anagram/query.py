@@ -14,11 +14,12 @@ leave out; ``limit`` how many words to list (default and maximum from `Limits`);
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import excerpt
 from ..games import GAMES, Game
-from ..normalize import TURKISH
+from ..normalize import TURKISH, Alphabet
 from .errors import OptionError, OverLimit, RackError
 from .limits import Limits
 from .rack import Pattern, Rack, parse_exclude, parse_pattern, parse_rack
@@ -41,7 +42,7 @@ class Query:
     sort: str = "score"
 
 
-def _length(value, name: str) -> int | None:
+def _length(value: object, name: str) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -49,7 +50,7 @@ def _length(value, name: str) -> int | None:
     return value
 
 
-def _limit(value, limits: Limits) -> int:
+def _limit(value: object, limits: Limits) -> int:
     if value is None:
         return limits.default_results
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -60,15 +61,17 @@ def _limit(value, limits: Limits) -> int:
     return value
 
 
-def _choice(value, name: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
+def _choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
         raise OptionError(f"{name} must be one of {', '.join(choices)}, not {excerpt(value)}")
     return value
 
 
-def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Limits(), *,
-               mode: str = "build", min_length=None, max_length=None, pattern=None,
-               exclude=None, limit=None, sort: str = "score") -> Query:
+def make_query(rack: str | Rack, game: Game, alphabet: Alphabet | None = None,
+               limits: Limits = Limits(), *, mode: str = "build",
+               min_length: int | None = None, max_length: int | None = None,
+               pattern: str | None = None, exclude: Iterable[str] | None = None,
+               limit: int | None = None, sort: str = "score") -> Query:
     """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
     alphabet = alphabet or TURKISH
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
@@ -82,7 +85,7 @@ def make_query(rack: str | Rack, game: Game, alphabet=None, limits: Limits = Lim
                  _choice(sort, "sort", SORTS))
 
 
-def plays(game: Game, alphabet) -> None:
+def plays(game: Game, alphabet: Alphabet) -> None:
     """Refuse a game whose tiles are not the lexicon's letters: Turkish Kelimatik would
     score Kurmanji's ê î û q w x as nothing (the games keep the languages apart)."""
     missing = game.unvalued(alphabet.letters)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
 from ..normalize import TURKISH, WHITESPACE, Alphabet, normalize
-from .errors import OptionError, OverLimit, PatternError, RackError
+from .errors import AnagramError, OptionError, OverLimit, PatternError, RackError
 from .limits import Limits
 
 BLANK = "?"
@@ -86,7 +86,8 @@ def _describe(ch: str) -> str:
     return f"{ch!r} (U+{ord(ch):04X})"
 
 
-def _normalized(text, what: str, alphabet: Alphabet, limits: Limits, error) -> str:
+def _normalized(text: object, what: str, alphabet: Alphabet, limits: Limits,
+                error: Callable[..., AnagramError]) -> str:
     """The text normalised; refuses non-text, empty and over-long input, control characters."""
     if not isinstance(text, str):
         raise error(f"the {what} must be text, not {type(text).__name__}")

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import repeat
 from operator import mul, sub
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..games import DEFAULT_GAME, Game, get_game
 from .bits import from_ids
@@ -47,7 +47,7 @@ class Hit(NamedTuple):
     score: int
     tiles: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"word": self.word, "score": self.score, "tiles": list(self.tiles)}
 
 
@@ -59,7 +59,7 @@ class Answer:
     truncated: bool
     words: tuple[Hit, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"count": self.count, "truncated": self.truncated,
                 "words": [h.as_dict() for h in self.words]}
 
@@ -82,7 +82,7 @@ def _excluded(index: AnagramIndex, query: Query, game: Game) -> int:
 
 
 def _laying(word: str, squares: str | None, plan: Plan, rack: Rack, game: Game,
-            check: bool = True):
+            check: bool = True) -> tuple[list[str], int] | None:
     """(tiles, score) of `word` laid under `plan`, or None when the plan cannot lay it.
 
     A plan lays the word when its two-letter tiles find their places and real-first laying
@@ -103,7 +103,7 @@ def _laying(word: str, squares: str | None, plan: Plan, rack: Rack, game: Game,
     return tiles, score
 
 
-def _hit(index: AnagramIndex, game: Game, query: Query, planned, i: int) -> Hit:
+def _hit(index: AnagramIndex, game: Game, query: Query, planned: Planned, i: int) -> Hit:
     """Word `i` laid the best way among the plans that can lay it."""
     word, squares = index.word(i), query.pattern.squares if query.pattern else None
     best: Hit | None = None
@@ -111,6 +111,7 @@ def _hit(index: AnagramIndex, game: Game, query: Query, planned, i: int) -> Hit:
         laid = _laying(word, squares, plan, query.rack, game, check=len(planned) > 1)
         if laid is not None and (best is None or laid[1] > best.score):
             best = Hit(word, laid[1], tuple(laid[0]))
+    assert best is not None  # `i` is a word some plan lays (`choose` chose it)
     return best
 
 
@@ -129,12 +130,15 @@ def _order(hits: list[tuple[Hit, int]], sort: str, size: int) -> list[Hit]:
     return [hits[j][0] for j in sorted(range(len(hits)), key=keys.__getitem__)]
 
 
-def planned(index: AnagramIndex, query: Query, game: Game) -> list[tuple[Plan, int]]:
+Planned = list[tuple[Plan, int]]  # each plan and the set of words it lays
+
+
+def planned(index: AnagramIndex, query: Query, game: Game) -> Planned:
     """Each plan with the set of words it lays (plans that lay none left out)."""
     low, high = bounds(query, game)
     squares = query.pattern.squares if query.pattern else None
     excluded = _excluded(index, query, game) if query.exclude else 0
-    found = []
+    found: Planned = []
     for plan in plans(query.rack, query.pattern, query.mode == "exact"):
         members = candidates(index, query.rack, plan, low, high, query.mode == "exact", squares)
         members ^= members & excluded
@@ -143,14 +147,15 @@ def planned(index: AnagramIndex, query: Query, game: Game) -> list[tuple[Plan, i
     return found
 
 
-def scores(index: AnagramIndex, query: Query, game: Game, found, everyone: int) -> list[int]:
+def scores(index: AnagramIndex, query: Query, game: Game, found: Planned,
+           everyone: int) -> list[int]:
     """Every word's best score, bit-sliced (see `rank`)."""
     low, high = bounds(query, game)
     return best_scores([plan_scores(index, game, query.rack, p, m, low, high)
                         for p, m in found], everyone)
 
 
-def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[list, int, list[int]]:
+def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[Planned, int, list[int]]:
     """(each plan with its words, every word of the answer, the ids of those listed)."""
     found = planned(index, query, game)
     everyone = 0
@@ -163,7 +168,7 @@ def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[list, int, li
     return found, everyone, pick(index, everyone, query.sort, query.limit, low, high, ranked)
 
 
-def answer(index: AnagramIndex, query: Query, game: Game, found, everyone: int,
+def answer(index: AnagramIndex, query: Query, game: Game, found: Planned, everyone: int,
            chosen: list[int]) -> Answer:
     """The Answer `choose` chose, each listed word laid its best way."""
     hits = [(_hit(index, game, query, found, i), i) for i in chosen]
@@ -177,7 +182,7 @@ def search(index: AnagramIndex, query: Query, game: Game) -> Answer:
 
 
 def question(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | None = None,
-             limits: Limits = Limits(), **options) -> tuple[Query, Game]:
+             limits: Limits = Limits(), **options: Any) -> tuple[Query, Game]:
     """The checked Query and the Game of `anagram`'s arguments."""
     game = get_game(game or DEFAULT_GAME) if not isinstance(game, Game) else game
     if isinstance(rack, Query):
@@ -188,7 +193,7 @@ def question(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | N
 
 
 def anagram(index: AnagramIndex, rack: str | Rack | Query, game: Game | str | None = None,
-            limits: Limits = Limits(), **options) -> Answer:
+            limits: Limits = Limits(), **options: Any) -> Answer:
     """Parse, check and answer in one call: ``anagram(index, "kale?[lm]", "kelimatik")``;
     or answer a Query already made (and checked) with `make_query`, with no options."""
     return search(index, *question(index, rack, game, limits, **options))

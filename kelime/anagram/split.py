@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..games import Game, get_game
 from ..normalize import sort_key
@@ -41,7 +42,7 @@ class Laid:
     word: str
     tiles: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"word": self.word, "tiles": list(self.tiles)}
 
 
@@ -63,7 +64,7 @@ class Split:
     thrown: str | None = None
     others_penalty_multiplier: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"found": self.found, "complete": self.complete,
                 "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
                 "penalty": self.penalty, "thrown": self.thrown,
@@ -79,7 +80,7 @@ def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
     return sorted(held, key=lambda k: (held[k], k == BLANK, k))
 
 
-def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
+def _throws(rack: Rack, game: Game, kinds: list[str]) -> Sequence[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
     if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
@@ -95,9 +96,13 @@ def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
                  None if left else game.others_multiplier(thrown))
 
 
-def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, bool]:
+Best = tuple[int, list[Usage], list[str], str | None]  # cost, usages, leftover kinds, thrown
+
+
+def _search(search: Cover, full: int, throws: Sequence[str | None]) -> tuple[Best, bool]:
     """((cost, usages, leftover kinds, thrown), complete) of the best layout found."""
-    best = None
+    best: Best | None = None
+    complete = True
     try:
         for thrown in throws:
             m = full - search.pack({thrown: 1}) if thrown else full
@@ -109,8 +114,9 @@ def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, 
             if best[0] == 0:
                 break
     except OutOfTime:
-        return best, False
-    return best, True
+        complete = False
+    assert best is not None  # set by `greedy` first, which never runs out of time
+    return best, complete
 
 
 def check_hand(rack: Rack, game: Game) -> Rack:

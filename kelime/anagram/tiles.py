@@ -27,7 +27,8 @@ def place(word: str, squares: str | None, multi: tuple[str, ...]) -> tuple[int, 
     return _place(word, multi, frozenset(i for i, s in enumerate(squares) if s != FREE), ())
 
 
-def _place(word: str, multi: tuple[str, ...], taken: frozenset, starts: tuple) -> tuple | None:
+def _place(word: str, multi: tuple[str, ...], taken: frozenset[int],
+           starts: tuple[int, ...]) -> tuple[int, ...] | None:
     if len(starts) == len(multi):
         return starts
     tile = multi[len(starts)]

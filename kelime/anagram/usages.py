@@ -14,6 +14,7 @@ Usages are counted over the hand's tile *kinds* (``"a"``, ``"?"``, ``"lm"`` …)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -49,6 +50,7 @@ class Usage:
         for ch in self.singles:
             letters[ch] = letters.get(ch, 0) + 1
         starts = place(self.word, None, self.multi)
+        assert starts is not None  # a usage's two-letter tiles fit its word: it was laid
         return tuple(lay(self.word, None, self.multi, starts, letters))
 
 
@@ -65,7 +67,8 @@ def _need(word: str, multi: tuple[str, ...]) -> str | None:
 
 def _real(need: str, rack: Rack) -> str:
     """The letters of `need` (sorted) that the rack's single tiles cover."""
-    taken, used = [], {}
+    taken: list[str] = []
+    used: dict[str, int] = {}
     for ch in need:
         n = used.get(ch, 0)
         if n < rack.letters.get(ch, 0):
@@ -99,11 +102,11 @@ def word_usages(word: str, plan: Plan, rack: Rack) -> list[Usage]:
 
 
 def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
-                late=lambda: False) -> list[Usage]:
+                late: Callable[[], bool] = lambda: False) -> list[Usage]:
     """Every distinct usage of every word the hand can lay, one word per tile multiset;
     when `late()` turns true, those found so far (the split then answers incomplete)."""
-    seen: dict[tuple, Usage] = {}
-    done: set[tuple] = set()
+    seen: dict[tuple[str, tuple[str, ...], int], Usage] = {}  # by its tiles
+    done: set[tuple[tuple[str, ...], str]] = set()  # (two-letter tiles, letters sorted)
     for n, plan in enumerate(plans(rack, None, exact=False)):
         if n and late():  # the plan of single tiles is always listed: it lays the most words
             break

@@ -57,6 +57,7 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
             say(f"Note: {note}")
         return made.candidates(), made.source()
     names = policy is not None and policy.proper_by_capital
+    assert wordlist is not None  # build checked that exactly one source is given
     return (sources.read_wordlist(wordlist, names_by_capital=names),
             sources.wordlist_source(wordlist))
 

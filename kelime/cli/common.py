@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
@@ -57,15 +58,38 @@ def exit_status(e: KelimeError) -> int:
                                    GameProfileError)) else FAILED
 
 
+class Unaskable(click.ClickException):
+    """``Error: …`` for a question that cannot be asked. click reads the exit status from
+    the class (`exit_code` is a ClassVar), so each status is a class of its own."""
+
+    exit_code = USAGE
+
+
 class JsonError(click.ClickException):
-    """An error printed as the API's JSON error object, on standard output."""
+    """An error printed as the API's JSON error object, on standard output (exit status 1)."""
 
-    def __init__(self, body: dict, exit_code: int):
+    def __init__(self, body: dict[str, Any]) -> None:
         super().__init__(body["error"]["message"])
-        self.body, self.exit_code = body, exit_code
+        self.body = body
 
-    def show(self, file=None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         print_json(self.body)
+
+
+class JsonUnaskable(JsonError):
+    """The JSON error object of a question that cannot be asked (exit status 2)."""
+
+    exit_code = USAGE
+
+
+def failure(message: str, status: int) -> click.ClickException:
+    """``Error: message`` exiting with `status` (USAGE or FAILED)."""
+    return Unaskable(message) if status == USAGE else click.ClickException(message)
+
+
+def json_failure(body: dict[str, Any], status: int) -> JsonError:
+    """The JSON error object `body`, exiting with `status` (USAGE or FAILED)."""
+    return JsonUnaskable(body) if status == USAGE else JsonError(body)
 
 
 class Group(click.Group):
@@ -78,17 +102,15 @@ class Group(click.Group):
         except click.UsageError as e:  # raised by a command itself (`check -` with no input)
             if not ctx.meta.get(JSON_META):
                 raise
-            raise JsonError({"error": {"code": "invalid_usage", "message": e.format_message()}},
-                            USAGE) from None
+            raise JsonUnaskable({"error": {"code": "invalid_usage",
+                                           "message": e.format_message()}}) from None
         except KelimeError as e:
             if ctx.meta.get(JSON_META):
                 details = getattr(e, "details", None)
                 error = {"code": error_code(e), "message": str(e),
                          **({"details": details} if details else {})}
-                raise JsonError({"error": error}, exit_status(e)) from None
-            failure = click.ClickException(str(e))
-            failure.exit_code = exit_status(e)
-            raise failure from None
+                raise json_failure({"error": error}, exit_status(e)) from None
+            raise failure(str(e), exit_status(e)) from None
 
 
 JSON_META = "kelime.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-REASON_TEXT = {
+REASON_TEXT: dict[str | None, str] = {
     "not_in_dictionary": "not in the dictionary",
     "proper_name": "proper name",
     "obscene": "obscene or insulting",

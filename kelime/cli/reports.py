@@ -24,6 +24,8 @@ from ..reports import DECISIONS, KINDS, ReportError, ReportStore
 from .common import data_dir, data_option, environment, print_json, say
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ..lexicon import Lexicon
     from ..policy.review import Edit
     from ..reports_accept import Accepted
@@ -63,7 +65,8 @@ class Lexicons:
     """The data folder's lexicons, loaded when first asked for (None when not built)."""
 
     def __init__(self, data: Path):
-        self.data, self.loaded = data, {}
+        self.data = data
+        self.loaded: dict[str, Lexicon | None] = {}
 
     def get(self, name: str):
         from ..errors import LexiconError
@@ -107,7 +110,7 @@ def _kinds_text(kinds: dict) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in kinds.items())
 
 
-def _plain(text: str) -> object:
+def _plain(text: str) -> Text:
     """Text as rich shows it, never read as markup (a player's note is plain text)."""
     from rich.text import Text
 

@@ -47,7 +47,7 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
     if proxies is not None:
         settings = settings.trusting(proxies)
     if settings.reports:  # a store that cannot be used stops the start here, saying why
-        open_report_store(settings)
+        open_report_store(settings.reports, settings.report_limits)
     from . import HANGUPS
 
     run(settings, host=host, port=port, workers=workers, hangups=HANGUPS)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..errors import KelimeError
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
@@ -46,14 +47,15 @@ class GameProfileError(KelimeError, ValueError):
     """A game profile file that cannot be read; the message names the file and the key."""
 
 
-def _int(data: dict, key: str, where: str, default: int | None = None, low: int = 0) -> int:
+def _int(data: dict[str, Any], key: str, where: str, default: int | None = None,
+         low: int = 0) -> int:
     value = data.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
         raise GameProfileError(f"{where}: `{key}` must be a whole number ≥ {low}, not {value!r}")
     return value
 
 
-def _table(data: dict, key: str, where: str) -> dict:
+def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
         raise GameProfileError(f"{where}: `{key}` must be a table")
@@ -68,7 +70,7 @@ def _tile_key(key: str, letters: int, where: str, alphabet: Alphabet = TURKISH) 
     return key
 
 
-def _tiles(table: dict, letters: int, where: str,
+def _tiles(table: dict[str, Any], letters: int, where: str,
            alphabet: Alphabet = TURKISH) -> tuple[dict[str, int], dict[str, int]]:
     """({tile: value}, {tile: count}) of a ``tiles`` table; counts all given or none."""
     values, counts = {}, {}
@@ -84,7 +86,7 @@ def _tiles(table: dict, letters: int, where: str,
     return values, counts
 
 
-def parse_profile(data: dict, where: str) -> Game:
+def parse_profile(data: dict[str, Any], where: str) -> Game:
     """A `Game` from a profile's parsed TOML; GameProfileError says what is wrong and where."""
     unknown = sorted(set(data) - KEYS)
     if unknown:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 BLANK = "?"
 SCORING_RULES = ("sum", "product")
@@ -120,7 +121,7 @@ class Game:
                      f"by {self.joker_finish_multiplier}")
         return text
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The profile as JSON-ready data (what ``GET /v1/games`` lists)."""
         return {
             "name": self.name,
@@ -144,7 +145,7 @@ class Game:
             "score_formula": self.score_formula,
         }
 
-    def _two_letter_dict(self) -> dict | None:
+    def _two_letter_dict(self) -> dict[str, Any] | None:
         if not self.has_two_letter_tiles:
             return None
         return {"values": dict(self.two_letter_values), "default_value": self.two_letter_default}

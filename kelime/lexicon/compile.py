@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import BuildError
 from ..normalize import TURKISH, Alphabet, letters_problem, normalize, turkish_sorted
@@ -39,7 +40,7 @@ class Compiled:
     rejected: dict[str, str]
     too_long: list[str] = field(default_factory=list)  # left out: longer than max_length
 
-    def counts(self) -> dict:
+    def counts(self) -> dict[str, Any]:
         by_reason: dict[str, int] = {}
         for reason in self.rejected.values():
             by_reason[reason] = by_reason.get(reason, 0) + 1
@@ -76,7 +77,8 @@ def compile_words(candidates: Iterable[Candidate], alphabet: Alphabet = TURKISH,
                     sorted(too_long))
 
 
-def diff_words(old: Iterable[str], new: Iterable[str], alphabet: Alphabet = TURKISH) -> dict:
+def diff_words(old: Iterable[str], new: Iterable[str],
+               alphabet: Alphabet = TURKISH) -> dict[str, Any]:
     """Added and removed counts with a sample of each, in alphabetical order."""
     old, new = set(old), set(new)
     added, removed = turkish_sorted(new - old, alphabet), turkish_sorted(old - new, alphabet)
@@ -84,7 +86,7 @@ def diff_words(old: Iterable[str], new: Iterable[str], alphabet: Alphabet = TURK
             "added_sample": added[:SAMPLE_SIZE], "removed_sample": removed[:SAMPLE_SIZE]}
 
 
-def created_stamp(source: dict, epoch: str | None, now: dt.datetime) -> str:
+def created_stamp(source: dict[str, Any], epoch: str | None, now: dt.datetime) -> str:
     """The manifest's `created`: `epoch` (SOURCE_DATE_EPOCH) when given, else the source's own
     date (a word list's mtime, a crawl's newest fetch, a package's release), else `now`.
     Tying it to the source, as reproducible builds do, makes the same input give

@@ -51,7 +51,8 @@ def current_builds(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
     what a server pins, so that every worker, respawned or not, serves the same builds. A
     folder (or link) without a manifest is a problem, not silently no lexicon: a reload must
     not drop a lexicon whose new build is half written."""
-    builds, problems = {}, {}
+    builds: dict[str, Path] = {}
+    problems: dict[str, str] = {}
     if not folder.is_dir():
         return builds, {"": f"{folder} is not a folder"}
     for entry in sorted(folder.iterdir()):

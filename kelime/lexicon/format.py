@@ -38,6 +38,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import marisa_trie
 
@@ -56,11 +57,14 @@ REASONS = ("obscene", "proper_name", "phrase", "invalid_chars", "too_short", "no
 
 
 def _encode_words(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:
-    return marisa_trie.Trie(words).tobytes()
+    blob: bytes = marisa_trie.Trie(words).tobytes()  # marisa-trie has no types
+    return blob
 
 
 def _encode_rejected(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:
-    return marisa_trie.BytesTrie([(w, r.encode("ascii")) for w, r in rejected.items()]).tobytes()
+    trie = marisa_trie.BytesTrie([(w, r.encode("ascii")) for w, r in rejected.items()])
+    blob: bytes = trie.tobytes()
+    return blob
 
 
 @dataclass(frozen=True)
@@ -125,15 +129,15 @@ class Manifest:
     created: str
     normalization_version: int
     alphabet: str
-    source: dict
-    counts: dict
-    files: dict
+    source: dict[str, Any]
+    counts: dict[str, Any]
+    files: dict[str, Any]
     format: str = FORMAT
     format_version: int = FORMAT_VERSION
 
     @classmethod
     def make(cls, name: str, data: dict[str, bytes], *, created: str, alphabet: Alphabet,
-             source: dict, counts: dict) -> Manifest:
+             source: dict[str, Any], counts: dict[str, Any]) -> Manifest:
         """The manifest of freshly encoded data files (their hashes, the version they give)."""
         files = {file: sha256_bytes(blob) for file, blob in data.items()}
         sha = digest(files)
@@ -147,16 +151,17 @@ class Manifest:
 
     @property
     def words(self) -> int:
-        return self.counts["words"]
+        words: int = self.counts["words"]  # from_dict checked it is a whole number
+        return words
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def to_bytes(self) -> bytes:
         return json_bytes(self.as_dict())
 
     @classmethod
-    def from_dict(cls, raw, where: str = MANIFEST_FILE) -> Manifest:
+    def from_dict(cls, raw: object, where: str = MANIFEST_FILE) -> Manifest:
         """Check a parsed manifest's shape; LexiconError names the first thing wrong."""
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise LexiconError(f"{where} is not a kelime lexicon manifest")
@@ -228,6 +233,6 @@ _SHAPE = {"name": str, "version": str, "sha256": str, "created": str,
 _KIND = {str: "a string", int: "a whole number", dict: "an object"}
 
 
-def json_bytes(obj) -> bytes:
+def json_bytes(obj: object) -> bytes:
     """The JSON of a manifest or change list: sorted keys, UTF-8, so builds are reproducible."""
     return (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")

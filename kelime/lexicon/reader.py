@@ -8,10 +8,11 @@ crash what it serves); `judge` is the one verdict rule.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import marisa_trie
 
@@ -35,12 +36,22 @@ class Verdict:
     valid: bool
     reason: str | None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"word": self.word, "normalized": self.normalized, "valid": self.valid,
                 "reason": self.reason}
 
 
-def _trie(kind, data: bytes, path: Path):
+
+class LexiconInfo(TypedDict):
+    """Which lexicon answered: the ``lexicon`` object of every reply."""
+
+    name: str
+    version: str
+    sha256: str
+    words: int
+
+
+def _trie(kind: type[Any], data: bytes, path: Path) -> Any:
     try:
         return kind().frombytes(data)
     except Exception as e:  # noqa: BLE001 - marisa raises bare errors of several kinds
@@ -71,7 +82,7 @@ class Lexicon:
         self.name: str = manifest.name
         self.alphabet = Alphabet(manifest.alphabet)
         self._settled = self.alphabet.settled
-        self.info = {"name": self.name, "version": manifest.version,
+        self.info: LexiconInfo = {"name": self.name, "version": manifest.version,
                      "sha256": manifest.sha256, "words": manifest.words}
 
     @classmethod
@@ -105,13 +116,13 @@ class Lexicon:
         return self.index
 
     def anagram(self, rack: str | Rack | Query, game: Game | str | None = None,
-                limits: Limits = Limits(), **options) -> dict:
+                limits: Limits = Limits(), **options: Any) -> dict[str, Any]:
         """The reply of POST /v1/anagram (and `kelime anagram --json`); see `kelime.anagram`."""
         return {"lexicon": self.info,
                 **anagram(self.anagrams, rack, game, limits, **options).as_dict()}
 
     def anagram_json(self, rack: str | Rack | Query, game: Game | str | None = None,
-                     limits: Limits = Limits(), **options) -> bytes:
+                     limits: Limits = Limits(), **options: Any) -> bytes:
         """``orjson.dumps(self.anagram(…))``, made without a dict a word (what the service
         sends; see `kelime.anagram.reply`)."""
         return self._replies.reply(*question(self.anagrams, rack, game, limits, **options))
@@ -127,7 +138,7 @@ class Lexicon:
         return Replies(self.anagrams, self.info)
 
     def split(self, rack: str | Rack, game: Game | str | None = None,
-              limits: Limits = Limits(), **clock) -> dict:
+              limits: Limits = Limits(), **clock: Any) -> dict[str, Any]:
         """The reply of POST /v1/split (and `kelime split --json`); see `kelime.anagram.split`."""
         return {"lexicon": self.info, **split(self.anagrams, rack, game, limits, **clock).as_dict()}
 
@@ -156,7 +167,7 @@ class Lexicon:
         """(normalised word, reason it is refused or None when valid): the one verdict rule."""
         return self._judge(word, min_length, self.words)
 
-    def _judge(self, word: str, min_length: int, valid) -> tuple[str, str | None]:
+    def _judge(self, word: str, min_length: int, valid: Container[str]) -> tuple[str, str | None]:
         """`judge`, with `valid` (the trie, or a set of the same words) for membership."""
         if word and self._settled.issuperset(word):  # already normal, only letters
             norm, problem = word, None
@@ -181,7 +192,7 @@ class Lexicon:
         norm, problem = self.judge(word, min_length)
         return Verdict(word, norm, problem is None, problem)
 
-    def validate(self, words: list[str], min_length: int = 2) -> dict:
+    def validate(self, words: list[str], min_length: int = 2) -> dict[str, Any]:
         """The reply of POST /v1/validate (and `kelime check --json`) for these words."""
         results = []
         for word in words:

@@ -27,6 +27,7 @@ a word twice or lose an entry.
 from __future__ import annotations
 
 import sys
+from collections.abc import Container
 from typing import TYPE_CHECKING
 
 import orjson
@@ -57,7 +58,8 @@ def validate_json(lex: Lexicon, words: list[str], min_length: int = 2
 class Verdicts:
     """A lexicon's memo of serialised results, for each minimum length, sharing one budget."""
 
-    def __init__(self, lex: Lexicon, budget: int = MEMO_BYTES, valid=None) -> None:
+    def __init__(self, lex: Lexicon, budget: int = MEMO_BYTES,
+                 valid: Container[str] | None = None) -> None:
         """`valid`: what a normalised word is looked up in when the memo misses: the lexicon's
         trie by default. A frozenset of its words makes a miss 10-17% cheaper, but only misses
         look anything up, and every worker would hold ~110-150 bytes a word for it (3.7 MiB
@@ -119,7 +121,8 @@ class Verdicts:
         self.used += sys.getsizeof(young)
         return young
 
-    def _fill(self, words: list[str], hits: list, min_length: int) -> None:
+    def _fill(self, words: list[str], hits: list[tuple[bytes, int] | None],
+              min_length: int) -> None:
         """Put each missing verdict in `hits`: from the old generation, else judged; either
         way into the young generation, which becomes the old one when it is full."""
         young = self._young[min_length]

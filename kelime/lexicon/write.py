@@ -11,8 +11,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import marisa_trie
 
@@ -34,7 +37,7 @@ SHRINK_LIMIT = 0.9
 class BuildResult:
     path: Path
     manifest: Manifest
-    changes: dict
+    changes: dict[str, Any]
     unchanged: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -57,7 +60,9 @@ def _write_bytes(path: Path, data: bytes) -> None:
         raise OSError(e.errno, e.strerror, str(path)) from e
 
 
-def build_lock(out: Path, timeout: float, waiting=lambda holder: None):
+def build_lock(out: Path, timeout: float,
+               waiting: Callable[[str], None] = lambda holder: None,
+               ) -> AbstractContextManager[None]:
     """Hold `out`'s build lock; wait up to `timeout` seconds for another build to finish,
     calling `waiting(holder)` once with the holder's description."""
     out.mkdir(parents=True, exist_ok=True)
@@ -92,8 +97,9 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str], Lexico
     return manifest, words, lexicon
 
 
-def reported_changes(reviewed: dict[str, dict], compiled: Compiled, prev_words: list[str],
-                     prev: Lexicon | None, alphabet: Alphabet = TURKISH) -> list[dict]:
+def reported_changes(reviewed: dict[str, dict[str, Any]], compiled: Compiled,
+                     prev_words: list[str],
+                     prev: Lexicon | None, alphabet: Alphabet = TURKISH) -> list[dict[str, Any]]:
     """The words of `reviewed` (normalised word → its review: reports, date, why) whose
     verdict this build changes against the previous one, each ``valid`` or the reason
     before and after. No previous lexicon: nothing changed (the first build of a name lists
@@ -152,7 +158,7 @@ def _clear_stale(out: Path, name: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _build_folder(name: str) -> re.Pattern:
+def _build_folder(name: str) -> re.Pattern[str]:
     """The names `_write_locked` and `_swap_link` give `name`'s folders under BUILDS_DIR:
     ``<name>-<version>[-<n>]`` and ``<name>-replaced-<pid>`` (so that pruning ``tr`` never
     takes ``tr-kids-<version>``, as a ``tr-*`` glob would)."""
@@ -169,10 +175,11 @@ def _prune(builds: Path, name: str, keep: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, *,
+def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict[str, Any], *,
                   created: str, alphabet: Alphabet = TURKISH, force: bool = False,
-                  lock_timeout: float = 600.0, waiting=lambda holder: None,
-                  reviewed: dict[str, dict] | None = None) -> BuildResult:
+                  lock_timeout: float = 600.0,
+                  waiting: Callable[[str], None] = lambda holder: None,
+                  reviewed: dict[str, dict[str, Any]] | None = None) -> BuildResult:
     """Write `compiled` as lexicon `name` under `out`, atomically; refuse a large shrink.
     `reviewed` (the policy's words from player reports) adds ``by_reports`` to the
     changes: those whose verdict this build changes (`reported_changes`)."""
@@ -192,7 +199,7 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict, 
 
 def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, bytes],
                   manifest: Manifest, alphabet: Alphabet, force: bool,
-                  reviewed: dict[str, dict]) -> BuildResult:
+                  reviewed: dict[str, dict[str, Any]]) -> BuildResult:
     prev, prev_words, prev_lexicon = current(out / name, force)
     _check_shrink(name, compiled, prev_words, force)
     if prev and (prev.sha256, prev.source, prev.alphabet) == (

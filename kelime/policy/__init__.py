@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from ..errors import PolicyError
 from ..lexicon.compile import Compiled
@@ -57,7 +58,7 @@ class Policy:
     label: str = ""          # how a build summary names it when it has no file
     #: Words whose line came from a player report (`kelime reports accept`): the word as
     #: written → {"list", "verdict", "reports", "date", "why"}, for the build's change list.
-    reviewed: dict[str, dict] = field(default_factory=dict)
+    reviewed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def no_rules_policy() -> Policy:
@@ -136,7 +137,7 @@ def _rows(path: Path, most: int, alphabet: Alphabet) -> list[tuple[int, list[str
     return rows
 
 
-def parse_review(comment: str) -> dict | None:
+def parse_review(comment: str) -> dict[str, Any] | None:
     """The reports, date and reason of a list line's REVIEW_NOTE comment, or None."""
     found = REVIEW_NOTE.fullmatch(comment.strip())
     if not found:
@@ -145,7 +146,7 @@ def parse_review(comment: str) -> dict | None:
             "reports": [int(i) for i in found["ids"].replace(" ", "").split(",")]}
 
 
-def _blocked(path: Path, reviewed: dict, alphabet: Alphabet) -> dict[str, str]:
+def _blocked(path: Path, reviewed: dict[str, Any], alphabet: Alphabet) -> dict[str, str]:
     blocked = {}
     for number, row, comment in _rows(path, 2, alphabet):
         reason = row[1] if len(row) > 1 else "obscene"
@@ -159,7 +160,7 @@ def _blocked(path: Path, reviewed: dict, alphabet: Alphabet) -> dict[str, str]:
     return blocked
 
 
-def _allowed(path: Path, reviewed: dict, alphabet: Alphabet) -> list[str]:
+def _allowed(path: Path, reviewed: dict[str, Any], alphabet: Alphabet) -> list[str]:
     allowed = []
     for _, row, comment in _rows(path, 1, alphabet):
         allowed.append(row[0])
@@ -169,7 +170,7 @@ def _allowed(path: Path, reviewed: dict, alphabet: Alphabet) -> list[str]:
     return allowed
 
 
-def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict]:
+def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict[str, Any]]:
     """(path, contents) of a policy TOML (default: the shipped one); PolicyError when it
     cannot be read or is of another version."""
     path = Path(path) if path is not None else default_policy_path()
@@ -192,21 +193,21 @@ def read_policy_file(path: str | Path | None = None) -> tuple[Path, dict]:
 
 
 #: Every key a policy TOML may have: table → key → (check, what it must be).
-def _bool(v) -> bool:
+def _bool(v: object) -> bool:
     return isinstance(v, bool)
 
 
-def _path(v) -> bool:
+def _path(v: object) -> bool:
     return isinstance(v, str) and bool(v.strip())
 
 
-def _ids(v) -> bool:
+def _ids(v: object) -> bool:
     return isinstance(v, list) and all(
         (isinstance(i, int) and not isinstance(i, bool) and i >= 0)
         or (isinstance(i, str) and i.isascii() and i.isdigit()) for i in v)
 
 
-def _names(v) -> bool:
+def _names(v: object) -> bool:
     return isinstance(v, list) and all(isinstance(n, str) and n.strip() for n in v)
 
 
@@ -222,7 +223,7 @@ SCHEMA = {
 }
 
 
-def check_schema(path: Path, raw: dict, text: str) -> None:
+def check_schema(path: Path, raw: dict[str, Any], text: str) -> None:
     """Every table and key of a policy TOML known and of its type (`SCHEMA`); PolicyError
     naming the file, the line and the fix: ``ozel_mi = "no"`` read as true, ``blocklist =
     ""`` dropped the blocklist."""
@@ -257,7 +258,7 @@ def _line(text: str, table: str | None, key: str) -> int:
     return 1
 
 
-def _toml(value) -> str:
+def _toml(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -271,7 +272,7 @@ def load_policy(path: str | Path | None = None, alphabet: Alphabet = TURKISH) ->
     the schema (see the module doc)."""
     path, raw = read_policy_file(path)
     obscene, proper = raw.get("obscene", {}), raw.get("proper_name", {})
-    reviewed: dict[str, dict] = {}
+    reviewed: dict[str, dict[str, Any]] = {}
     blocked = (_blocked(path.parent / obscene["blocklist"], reviewed, alphabet)
                if "blocklist" in obscene else {})
     allowed = (_allowed(path.parent / obscene["allowlist"], reviewed, alphabet)
@@ -320,7 +321,7 @@ def inflections(word: str) -> frozenset[str]:
 
 
 def apply_policy(compiled: Compiled, policy: Policy | None,
-                 alphabet: Alphabet = TURKISH) -> tuple[Compiled, dict]:
+                 alphabet: Alphabet = TURKISH) -> tuple[Compiled, dict[str, Any]]:
     """The curated lists over what the sources gave: the blocklist refuses its words and their
     inflected forms, the allowlist accepts (over everything but the blocklist's own words).
     Returns the result and what the policy changed, for the build summary and manifest;
@@ -328,7 +329,8 @@ def apply_policy(compiled: Compiled, policy: Policy | None,
     if policy is None:
         return compiled, {"applied": False}
     words, rejected = set(compiled.words), dict(compiled.rejected)
-    blocked, inflected = {}, {}
+    blocked: dict[str, str] = {}
+    inflected: dict[str, str] = {}
     for raw, reason in policy.blocked.items():
         word = normalize(raw, alphabet)
         blocked[word] = reason

@@ -109,7 +109,7 @@ def _insert(lines: list[str], line: str, word: str, verdict: str,
     if not same:
         return [*lines, *([""] if lines and lines[-1].strip() else []), line]
     run, key = same[0], sort_key(word, alphabet)
-    at = next((i for i in run if sort_key(_word_of(lines[i], alphabet), alphabet) > key),
+    at = next((i for i in run if sort_key(_word_of(lines[i], alphabet) or "", alphabet) > key),
               run[-1] + 1)
     return [*lines[:at], line, *lines[at:]]
 

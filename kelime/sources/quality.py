@@ -43,7 +43,7 @@ def frequent_headwords(reference: set[str], count: int, language: str = "tr") ->
     return found
 
 
-def score(words: set[str], reference: set[str], frequent: Iterable[str] = ()) -> dict:
+def score(words: set[str], reference: set[str], frequent: Iterable[str] = ()) -> dict[str, float]:
     hits = len(words & reference)
     frequent = list(frequent)
     return {"words": len(words), "reference": len(reference),

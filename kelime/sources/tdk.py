@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from ..errors import BuildError
+from ..errors import BuildError, CacheError
 from ..lexicon.compile import Candidate
 from ..policy import Policy
 from ..tdk import store
 from ..tdk.entries import SOURCE_LICENCE, SOURCE_NAME, classify_entries
 
+Entry = dict[str, Any]  # one TDK entry, as its JSON reply has it
+
 
 def cache_candidates(path: str | Path, policy: Policy,
-                     progress: Callable[[Iterator[dict], int], Iterator[dict]] | None = None,
+                     progress: Callable[[Iterator[Entry], int], Iterator[Entry]] | None = None,
                      ) -> Iterator[Candidate]:
     """Candidates from every entry of a crawl cache, read-only, filtered by `policy`.
 
@@ -27,7 +30,7 @@ def cache_candidates(path: str | Path, policy: Policy,
     return classify_entries(entries, policy)
 
 
-def cache_source(path: str | Path) -> dict:
+def cache_source(path: str | Path) -> dict[str, Any]:
     """The manifest's `source` for a build from the cache: what, when crawled, and whose."""
     db = store.open_readonly(path)
     try:
@@ -35,15 +38,15 @@ def cache_source(path: str | Path) -> dict:
     finally:
         db.close()
     if not stats["entries"]:
-        raise store.CacheError(f"cache {path} holds no TDK entries yet: run `kelime crawl "
-                               f"run --cache {path}` first")
+        raise CacheError(f"cache {path} holds no TDK entries yet: run `kelime crawl "
+                         f"run --cache {path}` first")
     crawled = (stats["newest_fetch"] or "unknown date")[:10]
     return {"kind": "tdk-cache", "name": f"{SOURCE_NAME}, crawled {crawled}",
             "licence": SOURCE_LICENCE, "entries": stats["entries"], "date": stats["newest_fetch"],
             "coverage": coverage(stats)}
 
 
-def coverage(stats: dict) -> dict:
+def coverage(stats: dict[str, Any]) -> dict[str, Any]:
     """What the cache holds of the dictionary, for the manifest, whatever filled it (crawl,
     import, refresh): the words the site still lists (``enumerated``) by state (done,
     pending, disallowed by robots.txt), those it stopped listing (``gone``: out of the
@@ -65,7 +68,7 @@ def coverage(stats: dict) -> dict:
 INCOMPLETE = 0.01
 
 
-def check_coverage(source: dict, force: bool) -> None:
+def check_coverage(source: dict[str, Any], force: bool) -> None:
     """Refuse a build from a crawl or import that has not finished: 20 done words of 400
     built a 20-word lexicon, "without a word" about the rest, and an import killed at 22,500
     of 97,146 entries built as complete. An unfinished import, or over `INCOMPLETE` pending

@@ -36,7 +36,7 @@ def read_wordlist(path: str | Path, names_by_capital: bool = False) -> Iterator[
         raise SourceError(f"cannot read word list {path}: {e.strerror or e}") from None
 
 
-def wordlist_source(path: str | Path) -> dict:
+def wordlist_source(path: str | Path) -> dict[str, str]:
     """The manifest's `source` for a word list; `date` (its mtime) pins the build's `created`."""
     try:
         stamp = Path(path).stat().st_mtime

@@ -27,8 +27,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
+import sqlite_utils
 
 from ..errors import CacheError
 from . import store
@@ -54,7 +56,7 @@ class Imported:
             self.problems.append(f"line {line}: {why}")
 
 
-def _entry(raw: bytes) -> tuple[dict | None, str]:
+def _entry(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     """The entry a dump line holds (Mongo's `_id` dropped), or None and why not."""
     try:
         entry = orjson.loads(raw.removeprefix(BOM))
@@ -71,10 +73,10 @@ def _entry(raw: bytes) -> tuple[dict | None, str]:
     return entry, ""
 
 
-def _reread(raw: bytes, path: Path) -> dict:
+def _reread(raw: bytes, path: Path) -> dict[str, Any]:
     """A line the first pass found to be an entry, read again (no second shape check)."""
     try:
-        entry = orjson.loads(raw.removeprefix(BOM))
+        entry: dict[str, Any] = orjson.loads(raw.removeprefix(BOM))  # a dict the first time
         entry.pop("_id", None)
     except (orjson.JSONDecodeError, AttributeError):
         raise CacheError(f"the dump {path} changed while it was being imported: import it "
@@ -94,10 +96,14 @@ def not_json_lines(path: Path, head: bytes) -> str | None:
         return (f"{path} is one JSON array, not JSON lines (one entry a line): convert it "
                 f"with `{convert}`")
     if first == b"{" or (ended and first.startswith(b"{") and not first.endswith(b"}")):
-        return (f"{path} is pretty-printed (an entry spreads over several lines): JSON lines "
-                f"has one entry a line; convert it with `jq -c . {path} > "
-                f"{path.with_suffix('.jsonl').name}`")
+        return _pretty_printed(path)
     return None
+
+
+def _pretty_printed(path: Path) -> str:
+    return (f"{path} is pretty-printed (an entry spreads over several lines): JSON lines "
+            f"has one entry a line; convert it with `jq -c . {path} > "
+            f"{path.with_suffix('.jsonl').name}`")
 
 
 def _indented(raw: bytes) -> bool:
@@ -105,7 +111,7 @@ def _indented(raw: bytes) -> bool:
     return raw[:1] in (b" ", b"\t") and raw.strip()[:1] in (b'"', b"{", b"[", b"}", b"]")
 
 
-def import_dump(db, path: str | Path, fetched_at: str,
+def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
                 progress: Callable[[int, int], None] | None = None) -> Imported:
     """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
     `progress(queries done, queries)` after each batch. CacheError when the file is no
@@ -123,7 +129,7 @@ def import_dump(db, path: str | Path, fetched_at: str,
                 number += 1
                 digest.update(raw)
                 if _indented(raw):
-                    raise CacheError(not_json_lines(path, b"{\n") + f" (line {number} is "
+                    raise CacheError(_pretty_printed(path) + f" (line {number} is "
                                      "indented)")
                 if raw.strip():
                     entry, why = _entry(raw)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..lexicon.compile import Candidate, compile_words
 from ..normalize import TURKISH, Alphabet, normalize
@@ -26,12 +27,12 @@ class _Entry:
     vulgar: bool  # has senses, and every one carries a vulgar/insulting tag
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     """A TDK string field, trimmed; None and non-strings become ''."""
     return value.strip() if isinstance(value, str) else ""
 
 
-def is_proper(entry: dict, policy: Policy) -> bool:
+def is_proper(entry: dict[str, Any], policy: Policy) -> bool:
     """A proper name: flagged ``ozel_mi == "1"``, or a headword with a capital letter
     (``İstanbul``, ``Abaza peyniri``, chemical symbols ``Cm``, junk ``örnekKelime``)."""
     if policy.proper_by_flag and _text(entry.get("ozel_mi")) == "1":
@@ -39,7 +40,7 @@ def is_proper(entry: dict, policy: Policy) -> bool:
     return policy.proper_by_capital and any(ch.isupper() for ch in _text(entry.get("madde")))
 
 
-def is_vulgar_sense(sense: dict, policy: Policy) -> bool:
+def is_vulgar_sense(sense: dict[str, Any], policy: Policy) -> bool:
     """A sense tagged `kaba konuşmada` or `hakaret yollu` (by ozellik_id or tam_adi)."""
     for tag in sense.get("ozelliklerListe") or ():
         if not isinstance(tag, dict):
@@ -51,13 +52,13 @@ def is_vulgar_sense(sense: dict, policy: Policy) -> bool:
     return False
 
 
-def is_vulgar_entry(entry: dict, policy: Policy) -> bool:
+def is_vulgar_entry(entry: dict[str, Any], policy: Policy) -> bool:
     """Every sense of the entry is vulgar; an entry with no senses is not vulgar."""
     senses = [s for s in entry.get("anlamlarListe") or () if isinstance(s, dict)]
     return bool(senses) and all(is_vulgar_sense(s, policy) for s in senses)
 
 
-def _summarise(entry, policy: Policy, alphabet: Alphabet) -> _Entry | None:
+def _summarise(entry: object, policy: Policy, alphabet: Alphabet) -> _Entry | None:
     if not isinstance(entry, dict):
         return None
     headword = _text(entry.get("madde"))
@@ -67,7 +68,7 @@ def _summarise(entry, policy: Policy, alphabet: Alphabet) -> _Entry | None:
     return _Entry(headword, word, is_proper(entry, policy), is_vulgar_entry(entry, policy))
 
 
-def classify_entries(entries: Iterable[dict], policy: Policy,
+def classify_entries(entries: Iterable[object], policy: Policy,
                      alphabet: Alphabet = TURKISH) -> Iterator[Candidate]:
     """Raw /gts entries → one Candidate per usable entry, with the reason to refuse it.
 
@@ -95,7 +96,7 @@ def classify_entries(entries: Iterable[dict], policy: Policy,
 
 
 
-def headwords(entries: Iterable[dict]) -> list[dict]:
+def headwords(entries: Iterable[object]) -> list[dict[str, Any]]:
     """Each entry's headword, proper-name flag, number of senses and register tags (the
     tags' full names, each once), as `kelime reports check` shows them."""
     found = []
@@ -114,7 +115,8 @@ def headwords(entries: Iterable[dict]) -> list[dict]:
     return found
 
 
-def tdk_view(entries: list[dict], word: str, alphabet: Alphabet = TURKISH) -> dict:
+def tdk_view(entries: list[dict[str, Any]], word: str,
+             alphabet: Alphabet = TURKISH) -> dict[str, Any]:
     """What TDK's entries say of the normalised `word`: their `headwords`, and the verdict
     TDK's own flags and register tags give it (kelime's default tag and name rules, no
     blocklist or allowlist): ``valid``, a reason, or ``not_in_dictionary``."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def _clean(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def format_entry(entry: dict) -> list[str]:
+def format_entry(entry: dict[str, Any]) -> list[str]:
     head = entry.get("madde", "?")
     notes = [n for n in (_clean(entry.get("lisan")), "özel ad" if entry.get("ozel_mi") == "1"
                          else "") if n]
@@ -23,6 +25,6 @@ def format_entry(entry: dict) -> list[str]:
     return lines
 
 
-def format_entries(entries: list[dict]) -> str:
+def format_entries(entries: list[dict[str, Any]]) -> str:
     """All entries, blank line between them (homonyms and case variants stay separate)."""
     return "\n\n".join("\n".join(format_entry(e)) for e in entries)

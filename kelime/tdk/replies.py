@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote
 
 import orjson
@@ -40,7 +41,7 @@ class Classified:
 
     outcome: str
     kind: str = ""
-    entries: list[dict] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     transient: bool = False
 
@@ -106,7 +107,7 @@ def _too_deep() -> Classified:
                       "dictionary reply is; not stored")
 
 
-def _classify_json(data, text: str) -> Classified:
+def _classify_json(data: object, text: str) -> Classified:
     if isinstance(data, dict) and data.get("error") == NOT_FOUND_TEXT:
         return Classified("not_found")
     if data == []:  # the new API's way of saying "not found"

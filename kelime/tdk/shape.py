@@ -46,7 +46,8 @@ def _flag(value: Any) -> str | None:
     if value not in (None, "", "0", "1") or isinstance(value, bool):
         raise ValueError(f"{_shown(value)} is not one of '0', '1', '' or null (TDK sends "
                          "flags as strings)")
-    return value
+    flag: str | None = value  # one of the four above
+    return flag
 
 
 def _shown(value: Any) -> str:
@@ -101,7 +102,7 @@ class Entry(_Open):
     cesit: Text = None
     kelime_no: Text = None
     anlamlarListe: list[Sense] | None = None
-    atasozu: list[dict] | None = None
+    atasozu: list[dict[str, Any]] | None = None
 
 
 ENTRIES = TypeAdapter(list[Entry])
@@ -114,7 +115,11 @@ def problem(data: Any) -> str | None:
     except ValidationError as e:
         first = e.errors()[0]
         where = list(first["loc"])
-        head = f"entry {where.pop(0) + 1}: " if where and isinstance(where[0], int) else ""
+        index = where[0] if where else None
+        head = ""
+        if isinstance(index, int):
+            head = f"entry {index + 1}: "
+            del where[0]
         path = ".".join(str(p) for p in where)
         message = first["msg"].removeprefix("Value error, ")
         return f"{head}{path}: {message}" if path else f"{head}{message}"

@@ -58,10 +58,11 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
 import sqlite_utils
@@ -81,6 +82,7 @@ from ..sqlite import (
 )
 
 MIGRATIONS = Migrations("kelime.cache")
+Row = dict[str, Any]  # a row, or an entry as TDK sent it, by field name
 #: ``disallowed``: robots.txt forbids asking (no request made; robots.txt is read again on
 #: every run, so it is asked as soon as it is allowed). A state of its own: never pending.
 OUTCOMES = ("ok", "not_found", "failed", "disallowed")
@@ -106,35 +108,35 @@ CACHE = StoreKind(
 
 @MIGRATIONS()
 def m001_initial(db: sqlite_utils.Database) -> None:
-    db["replies"].create({"query": str, "url": str, "status": int, "fetched_at": str,
+    db.table("replies").create({"query": str, "url": str, "status": int, "fetched_at": str,
                           "outcome": str, "body": str, "sha256": str, "error": str,
                           "attempts": int}, pk="query", not_null={"outcome"})
-    db["entries"].create({"madde_id": int, "madde": str, "headword": str, "ozel_mi": str,
+    db.table("entries").create({"madde_id": int, "madde": str, "headword": str, "ozel_mi": str,
                           "cesit": str, "kelime_no": str, "query": str, "raw": str},
                          pk="madde_id", not_null={"raw"})
-    db["entries"].create_index(["headword"])
-    db["entries"].create_index(["query"])
-    db["senses"].create({"anlam_id": int, "madde_id": int, "anlam_sira": int, "anlam": str,
+    db.table("entries").create_index(["headword"])
+    db.table("entries").create_index(["query"])
+    db.table("senses").create({"anlam_id": int, "madde_id": int, "anlam_sira": int, "anlam": str,
                          "fiil": str}, pk="anlam_id", foreign_keys=[("madde_id", "entries")])
-    db["senses"].create_index(["madde_id"])
-    db["tags"].create({"ozellik_id": int, "tur": str, "tam_adi": str, "kisa_adi": str},
+    db.table("senses").create_index(["madde_id"])
+    db.table("tags").create({"ozellik_id": int, "tur": str, "tam_adi": str, "kisa_adi": str},
                       pk="ozellik_id")
-    db["sense_tags"].create({"anlam_id": int, "ozellik_id": int},
+    db.table("sense_tags").create({"anlam_id": int, "ozellik_id": int},
                             pk=("anlam_id", "ozellik_id"),
                             foreign_keys=[("anlam_id", "senses"), ("ozellik_id", "tags")])
-    db["examples"].create({"ornek_id": int, "anlam_id": int, "ornek_sira": int, "ornek": str,
+    db.table("examples").create({"ornek_id": int, "anlam_id": int, "ornek_sira": int, "ornek": str,
                            "yazar": str}, pk="ornek_id", foreign_keys=[("anlam_id", "senses")])
-    db["examples"].create_index(["anlam_id"])
-    db["words"].create({"word": str, "source": str, "added_at": str}, pk="word")
+    db.table("examples").create_index(["anlam_id"])
+    db.table("words").create({"word": str, "source": str, "added_at": str}, pk="word")
 
 
 @MIGRATIONS()
 def m002_reply_entries(db: sqlite_utils.Database) -> None:
     """Queries ↔ entries become N:M: links from every good reply's body (what TDK really
     listed) plus the old ``entries.query`` (the last saver), then that column goes."""
-    db["reply_entries"].create({"query": str, "madde_id": int}, pk=("query", "madde_id"),
+    db.table("reply_entries").create({"query": str, "madde_id": int}, pk=("query", "madde_id"),
                                foreign_keys=[("query", "replies"), ("madde_id", "entries")])
-    db["reply_entries"].create_index(["madde_id"])
+    db.table("reply_entries").create_index(["madde_id"])
     known = {m for (m,) in db.execute("SELECT madde_id FROM entries")}
     links = set(db.execute("SELECT query, madde_id FROM entries WHERE query IS NOT NULL"))
     for query, body in db.execute("SELECT query, body FROM replies WHERE outcome = 'ok' "
@@ -143,22 +145,22 @@ def m002_reply_entries(db: sqlite_utils.Database) -> None:
     db.conn.executemany("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
                         sorted(links))
     db.execute("DROP INDEX IF EXISTS idx_entries_query")
-    db["entries"].transform(drop={"query"})
+    db.table("entries").transform(drop={"query"})
 
 
 @MIGRATIONS()
 def m003_words_seen(db: sqlite_utils.Database) -> None:
     """When the site's list last named a word (``seen_at``), and since when it no longer
     does (``gone_at``: kept in the cache, left out of builds; `--refresh` sets both)."""
-    db["words"].add_column("seen_at", str)
-    db["words"].add_column("gone_at", str)
+    db.table("words").add_column("seen_at", str)
+    db.table("words").add_column("gone_at", str)
 
 
 @MIGRATIONS()
 def m004_replies_final(db: sqlite_utils.Database) -> None:
     """``final`` = 1 on a failure that asking again soon would only repeat (a reply over the
     size limit, entries in a shape the store cannot take): not due again until --max-age."""
-    db["replies"].add_column("final", int)
+    db.table("replies").add_column("final", int)
 
 
 @MIGRATIONS()
@@ -167,9 +169,9 @@ def m005_imports_enumerations(db: sqlite_utils.Database) -> None:
     build refuses a cache with an unfinished one. ``enumerations``: each complete reading
     of the site's list (a refresh's), its size, how many words it retired, and whether it
     was accepted: the next one is measured against the last accepted one."""
-    db["imports"].create({"sha256": str, "file": str, "started_at": str, "finished_at": str,
+    db.table("imports").create({"sha256": str, "file": str, "started_at": str, "finished_at": str,
                           "entries": int, "queries": int}, pk="sha256")
-    db["enumerations"].create({"began": str, "ended": str, "words": int, "gone": int,
+    db.table("enumerations").create({"began": str, "ended": str, "words": int, "gone": int,
                                "accepted": int}, pk="began")
 
 
@@ -179,9 +181,9 @@ def m006_pacing_robots(db: sqlite_utils.Database) -> None:
     TDK for it (a crawl, `kelime define`, `kelime reports check`): who asked last and when
     the next request may start. ``robots``: robots.txt as last read, per site, for the
     look-ups outside the crawl (the crawl reads its own)."""
-    db["pacing"].create({"id": int, "next_at": float, "holder": str, "waiting": str,
+    db.table("pacing").create({"id": int, "next_at": float, "holder": str, "waiting": str,
                          "waiting_at": float}, pk="id")
-    db["robots"].create({"site": str, "fetched_at": str, "status": int, "body": str},
+    db.table("robots").create({"site": str, "fetched_at": str, "status": int, "body": str},
                         pk="site")
 
 
@@ -234,7 +236,7 @@ def open_cache(path: str | Path, create: bool = False, *,
     return db
 
 
-def crawl_lock(path: str | Path):
+def crawl_lock(path: str | Path) -> AbstractContextManager[None]:
     """Held for a crawl's whole life: one crawl per cache. Two crawls on one file fetched
     every word twice, two requests in flight and no gap between them. A second crawl
     refuses at once, naming the holder; the lock is ``<cache>.lock`` beside the file (the
@@ -405,7 +407,7 @@ _UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
                  + ", ".join(f"{c} = excluded.{c}" for c in _REPLY_COLUMNS[1:]))
 
 
-def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ()) -> None:
+def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = ()) -> None:
     """Store one classified reply and its entries in one transaction.
 
     `reply` has query, url, status, outcome, body (str|None), error, attempts (the HTTP
@@ -413,13 +415,14 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
     row and its links to entries (see the module doc); a failure never replaces an earlier
     good reply: it records the error and adds its tries to ``attempts``.
     """
-    row = {k: reply.get(k) for k in _REPLY_COLUMNS}
+    row: Row = {k: reply.get(k) for k in _REPLY_COLUMNS}
     row["fetched_at"] = reply.get("fetched_at") or now_iso()
     if not row["sha256"]:  # the caller's hash is of the bytes as received
         row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
     if row["outcome"] == "failed" and row["body"] and len(row["body"]) > FAILED_BODY_KEPT:
         row["body"] = row["body"][:FAILED_BODY_KEPT]  # an excerpt: enough to see what it was
-    tries = int(reply.get("attempts") if reply.get("attempts") is not None else 1)
+    attempts = reply.get("attempts")
+    tries = int(attempts) if attempts is not None else 1
     with write_tx(db):
         old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
                          [row["query"]]).fetchone()
@@ -436,7 +439,7 @@ def save_reply(db: sqlite_utils.Database, reply: dict, entries: list[dict] = ())
             _link(db, row["query"], entries)
 
 
-def _link(db: sqlite_utils.Database, query: str, entries: Iterable[dict]) -> None:
+def _link(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> None:
     """Make `entries` exactly the ones `query` lists; drop entries no reply lists any more."""
     entries = list(entries)
     keep = {int(e["madde_id"]) for e in entries}
@@ -453,7 +456,7 @@ def _link(db: sqlite_utils.Database, query: str, entries: Iterable[dict]) -> Non
             db.execute("DELETE FROM entries WHERE madde_id = ?", [madde_id])
 
 
-def save_entries(db: sqlite_utils.Database, entries: Iterable[dict], query: str | None) -> None:
+def save_entries(db: sqlite_utils.Database, entries: Iterable[Row], query: str | None) -> None:
     """Upsert raw TDK entries (deduplicated by madde_id) and their senses, tags, examples;
     with a `query`, also link them to it (other links of that query stay: see save_reply)."""
     with write_tx(db):
@@ -475,7 +478,7 @@ def save_entries(db: sqlite_utils.Database, entries: Iterable[dict], query: str 
             _save_senses(db, madde_id, entry.get("anlamlarListe") or [])
 
 
-def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[dict]) -> None:
+def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[Row]) -> None:
     rows, tags, links, examples = [], {}, set(), []
     for s in senses:
         if not str(s.get("anlam_id") or "").isdigit():
@@ -511,20 +514,20 @@ def _delete_entry(db: sqlite_utils.Database, madde_id: int) -> None:
     db.execute("DELETE FROM senses WHERE madde_id = ?", [madde_id])
 
 
-def _int(value) -> int | None:
+def _int(value: Any) -> int | None:  # a JSON field, of any type
     return int(value) if str(value or "").lstrip("-").isdigit() else None
 
 
 # --- reading (each works on every schema since m001) ---------------------------------------
 
-def iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
+def iter_entries(db: sqlite_utils.Database) -> Iterator[Row]:
     """Every cached entry as TDK sent it (the parsed JSON object), ordered by madde_id,
     but those listed only by words the site no longer names (``gone_at``)."""
     with reading(db):
         yield from _iter_entries(db)
 
 
-def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
+def _iter_entries(db: sqlite_utils.Database) -> Iterator[Row]:
     sql = "SELECT raw FROM entries ORDER BY madde_id"
     if "gone_at" in db["words"].columns_dict:  # an older cache has no such column
         sql = ("SELECT raw FROM entries e WHERE NOT EXISTS (SELECT 1 FROM reply_entries r "
@@ -537,7 +540,13 @@ def _iter_entries(db: sqlite_utils.Database) -> Iterator[dict]:
 
 def good_replies(db: sqlite_utils.Database) -> int:
     """How many replies are good (ok or not_found)."""
-    return db.execute(f"SELECT count(*) FROM replies WHERE {_GOOD}").fetchone()[0]
+    return _count(db, f"SELECT count(*) FROM replies WHERE {_GOOD}")
+
+
+def _count(db: sqlite_utils.Database, sql: str, params: Sequence[object] = ()) -> int:
+    """The number a ``SELECT count(*)`` answers."""
+    n: int = db.execute(sql, params).fetchone()[0]
+    return n
 
 
 def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
@@ -548,7 +557,7 @@ def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
     return dict(rows.fetchall())
 
 
-def reply_hashes(db: sqlite_utils.Database, queries) -> dict[str, str | None]:
+def reply_hashes(db: sqlite_utils.Database, queries: Iterable[str]) -> dict[str, str | None]:
     """Each query's reply's sha256 now (a query with no reply is left out)."""
     queries = list(queries)
     found: dict[str, str | None] = {}
@@ -562,13 +571,13 @@ def reply_hashes(db: sqlite_utils.Database, queries) -> dict[str, str | None]:
 def not_seen_since(db: sqlite_utils.Database, since: str) -> int:
     """How many words still in the dictionary a complete enumeration begun at `since` did
     not name (what `mark_gone` would retire)."""
-    return db.execute("SELECT count(*) FROM words WHERE gone_at IS NULL AND (seen_at IS NULL "
-                      "OR seen_at < ?)", [since]).fetchone()[0]
+    return _count(db, "SELECT count(*) FROM words WHERE gone_at IS NULL AND (seen_at IS NULL "
+                  "OR seen_at < ?)", [since])
 
 
 def seen_since(db: sqlite_utils.Database, since: str) -> int:
     """How many words an enumeration begun at `since` named."""
-    return db.execute("SELECT count(*) FROM words WHERE seen_at >= ?", [since]).fetchone()[0]
+    return _count(db, "SELECT count(*) FROM words WHERE seen_at >= ?", [since])
 
 
 def mark_gone(db: sqlite_utils.Database, since: str) -> int:
@@ -590,7 +599,7 @@ def record_enumeration(db: sqlite_utils.Database, began: str, words: int, gone: 
                    "VALUES (?, ?, ?, ?, ?)", [began, now_iso(), words, gone, int(accepted)])
 
 
-def last_enumeration(db: sqlite_utils.Database) -> dict | None:
+def last_enumeration(db: sqlite_utils.Database) -> Row | None:
     """The last accepted enumeration ({began, ended, words, gone}), or None."""
     if "enumerations" not in db.table_names():
         return None
@@ -632,7 +641,7 @@ def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None
                    [now + gap, me])
 
 
-def get_robots(db: sqlite_utils.Database, site: str) -> dict | None:
+def get_robots(db: sqlite_utils.Database, site: str) -> Row | None:
     """robots.txt of `site` as last read ({fetched_at, status, body}), or None."""
     if "robots" not in db.table_names():
         return None
@@ -659,7 +668,7 @@ def finish_import(db: sqlite_utils.Database, sha256: str, entries: int, queries:
                    "sha256 = ?", [now_iso(), entries, queries, sha256])
 
 
-def imports(db: sqlite_utils.Database) -> list[dict]:
+def imports(db: sqlite_utils.Database) -> list[Row]:
     """Every dump import: file, sha256, started_at, finished_at (None: it never finished)."""
     if "imports" not in db.table_names():
         return []
@@ -669,14 +678,14 @@ def imports(db: sqlite_utils.Database) -> list[dict]:
             for r in rows]
 
 
-def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[dict]:
+def entries_for_word(db: sqlite_utils.Database, normalized_word: str) -> list[Row]:
     """Raw entries whose normalised headword is `normalized_word` (âdet and adet for adet)."""
     rows = db.execute("SELECT raw FROM entries WHERE headword = ? ORDER BY madde_id",
                       [normalized_word])
     return [orjson.loads(raw) for (raw,) in rows]
 
 
-def get_reply(db: sqlite_utils.Database, query: str) -> dict | None:
+def get_reply(db: sqlite_utils.Database, query: str) -> Row | None:
     """The cached reply row for a query, or None."""
     return next(db["replies"].rows_where("query = ?", [query], limit=1), None)
 
@@ -713,7 +722,7 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
         return [w for (w,) in rows]
 
 
-def cache_stats(db: sqlite_utils.Database) -> dict:
+def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
     disallowed by robots.txt, pending; and gone), the dump imports, the last accepted
     enumeration, oldest and newest fetch."""
@@ -721,7 +730,7 @@ def cache_stats(db: sqlite_utils.Database) -> dict:
         return _cache_stats(db)
 
 
-def _cache_stats(db: sqlite_utils.Database) -> dict:
+def _cache_stats(db: sqlite_utils.Database) -> Row:
     outcomes = dict.fromkeys(OUTCOMES, 0)
     outcomes.update(dict(db.execute("SELECT outcome, count(*) FROM replies GROUP BY outcome")))
     oldest, newest = db.execute("SELECT min(fetched_at), max(fetched_at) FROM replies "

@@ -102,5 +102,7 @@ async def reload(request: Request, kelime: KelimeDep) -> Response:
     once every worker serves them; 409 when a build cannot be served (the old ones still
     are); 504 naming the workers that did not switch in time.
     """
-    check_token(request, kelime.settings.admin_token)
+    token = kelime.settings.admin_token
+    assert token is not None  # create_app adds this route only when a token is set
+    check_token(request, token)
     return json_response(await request.app.state.reloader.reload())
