@@ -21,6 +21,8 @@ from elsewhere hits them alike): an 8-word and a 1,000-word POST /v1/validate an
 anagram question (a 7-tile rack, 20 words listed). Figures are requests/s and the servers'
 CPU µs a request (/proc/PID/stat), the median of the rounds; new/old above 1 in req/s or
 below 1 in CPU µs: the models are faster. Load from `wrk` (benchmarks/validate.py's).
+`--old HEAD` (a clean tree) runs today's code on both: an A/A run, whose new/old is the
+noise of the machine.
 """
 
 from __future__ import annotations
@@ -100,16 +102,66 @@ def per_call(parse: Callable, body: bytes, settings, loops: int) -> float:
     return (time.process_time() - start) / loops
 
 
-def old_server(tree: Path, data: Path, logs: Path):
-    """`kelime serve` (one worker) of the code in `tree`, on a free port."""
-    from validate import free_port, start
+def with_verdicts(validate: tuple[Callable, Callable], data: Path, settings,
+                  rounds: int) -> None:
+    """Parse and answer (`validate_json`, the rest of the route's work) 8 and 1,000 words of
+    the lexicon under `data`, old parser and new, interleaved: CPU µs a body."""
+    from kelime.lexicon import load_lexicon
+    from kelime.lexicon.verdicts import validate_json
 
-    port = free_port()
-    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); "
-            "from kelime.cli import main; main()")
-    return start("kelime (old)", [sys.executable, "-c", code, "serve", "--data", str(data),
-                                  "--port", str(port), "--workers", "1"], port, "/readyz",
-                 logs / "kelime-old.log")
+    sys.path.insert(0, str(HERE))
+    from validate import sample_words
+
+    lex = load_lexicon(data, "tr")
+    pool, rng = sample_words(lex, 20_000), random.Random(1)
+    print(f"\nparse + verdicts (validate_json) of {lex.name} {lex.info['version']}, CPU time, "
+          f"median of {rounds} rounds, old and new in turn\n")
+    print(f"{'body':<40} {'old µs':>9} {'new µs':>9} {'new/old':>8}")
+    for size in (8, 1000):
+        bodies = [orjson.dumps({"words": rng.sample(pool, size)}) for _ in range(50)]
+        loops = 400 if size == 8 else 8
+
+        def run(parse: Callable, bodies: list[bytes] = bodies, loops: int = loops) -> float:
+            start = time.process_time()
+            for _ in range(loops):
+                for body in bodies:
+                    validate_json(lex, parse(body, settings).words, 2)
+            return (time.process_time() - start) / (loops * len(bodies))
+
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(rounds):
+            for which in ("old", "new") if r % 2 else ("new", "old"):
+                times[which].append(run(validate[which == "new"]))
+        o, n = statistics.median(times["old"]), statistics.median(times["new"])
+        print(f"{f'validate {size:,} words':<40} {o * 1e6:>9.2f} {n * 1e6:>9.2f} "
+              f"{n / o:>7.2f}x")
+
+
+def old_server(tree: Path, data: Path, logs: Path):
+    """`kelime serve` (one worker) of the code in `tree`, on a free port: `tree` first on
+    PYTHONPATH, which the server's worker processes inherit."""
+    import os
+
+    import validate
+
+    port = validate.free_port()
+    log = logs / "kelime-old.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(HERE)])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", "from kelime.cli import main; main()",
+                                 "serve", "--data", str(data), "--port", str(port),
+                                 "--workers", "1"], stdout=out, stderr=subprocess.STDOUT,
+                                env=env, cwd=tree)
+    server = validate.Server("kelime (old)", port, proc)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if validate.http_get_status(port, "/readyz") == 200:
+                return server
+        except OSError:
+            time.sleep(0.1)
+    server.stop()
+    raise SystemExit(f"the old kelime did not answer /readyz within 60 s; see {log}")
 
 
 def http_cases() -> list:
@@ -153,11 +205,15 @@ def over_http(revision: str, data: Path | None, seconds: float, rounds: int) -> 
         rates: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
         try:
-            check_old_code(servers["old"].port, servers["new"].port)
+            if same_code(revision):
+                print("\nboth servers run today's code: new/old is the noise of this machine")
+            else:
+                check_old_code(servers["old"].port, servers["new"].port)
             all_cases = http_cases()
             for round_ in range(rounds + 1):  # round 0 warms up, unrecorded
                 for case in all_cases:
-                    for which in (("hello",) if case.baseline else ("old", "new")):
+                    order = ("old", "new") if round_ % 2 else ("new", "old")  # neither first
+                    for which in (("hello",) if case.baseline else order):
                         server = servers[which]
                         run_for = 1.0 if round_ == 0 else seconds
                         pids = process_tree(server.proc.pid)
@@ -187,6 +243,15 @@ def over_http(revision: str, data: Path | None, seconds: float, rounds: int) -> 
         co, cn = cpus[(case.name, "old")], cpus[(case.name, "new")]
         print(f"{case.name:<38} {o:>10,.0f} {n:>10,.0f} {n / o:>7.2f}x {o / hello:>9.2f} "
               f"{n / hello:>9.2f} {co * 1e6:>10,.0f} {cn * 1e6:>10,.0f} {cn / co:>7.2f}x")
+
+
+def same_code(revision: str) -> bool:
+    """Whether `revision` is HEAD and the work tree clean (an A/A run)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(HERE.parent), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    return (git("rev-parse", revision) == git("rev-parse", "HEAD")
+            and not git("status", "--porcelain", "--", "service", "kelime"))
 
 
 def check_old_code(old_port: int, new_port: int) -> None:
@@ -232,6 +297,8 @@ def main(argv: list[str] | None = None) -> None:
             times["new"].append(per_call(new, body, settings, loops))
         o, n = statistics.median(times["old"]), statistics.median(times["new"])
         print(f"{kind + ' ' + name:<40} {o * 1e6:>9.2f} {n * 1e6:>9.2f} {n / o:>7.2f}x")
+    if args.data:
+        with_verdicts(table["validate"], args.data, settings, rounds)
     if args.http:
         sys.path.insert(0, str(HERE))
         over_http(args.old, args.data, args.seconds or (2 if args.quick else 5),

@@ -127,15 +127,12 @@ class AnagramAsk(Body):
     values mean, the core checks: `kelime.anagram.make_query`)."""
 
     example: ClassVar[str] = '{"rack": "kale?[lm]", "game": "kelimatik"}'
-    codes: ClassVar[dict[str, str]] = {"rack": "invalid_rack", "mode": "invalid_option",
-                                       "min_length": "invalid_option",
-                                       "max_length": "invalid_option",
-                                       "pattern": "invalid_option", "exclude": "invalid_option",
-                                       "limit": "invalid_option", "sort": "invalid_option"}
-    items: ClassVar[dict[str, str]] = {"exclude": "exclude lists words already played"}
     #: The fields that are the core's options, passed on when sent and not null.
     OPTIONS: ClassVar[tuple[str, ...]] = ("mode", "min_length", "max_length", "pattern",
                                           "exclude", "limit", "sort")
+    codes: ClassVar[dict[str, str]] = {"rack": "invalid_rack",
+                                       **dict.fromkeys(OPTIONS, "invalid_option")}
+    items: ClassVar[dict[str, str]] = {"exclude": "exclude lists words already played"}
 
     rack: Annotated[str, Meta(description=(
         "One letter per tile (either case), `?` a blank, `[lm]` a two-letter tile in the "
