@@ -246,7 +246,7 @@ def _(exc: RequestValidationError, request: Request) -> Described:
 @describe.register
 def _(exc: HTTPException, request: Request) -> Described:
     """Starlette's own: 404 no route, 405 (with every method the path answers)."""
-    headers = exc.headers
+    headers = dict(exc.headers) if exc.headers else None
     if exc.status_code == 405:
         headers = {**(headers or {}), "Allow": allowed_methods(request, exc)}
     return exc.status_code, _http(exc, request, headers), headers

@@ -268,6 +268,7 @@ def decode(model: type[Model], body: bytes, limits: Settings) -> Model:
     """The body as `model`, checked; or the 422/413 that says what to send."""
     if body[:3] == BOM:
         body = body[3:]
+    ask: Model
     try:
         if len(body) <= ONE_PASS_BYTES:
             ask = _decoder(model).decode(body)
@@ -327,7 +328,7 @@ def refusal(model: type[Body], data: Any, said: str) -> Invalid:
     if missing:
         return Invalid(code, f"the body has no '{key}': send {example}", {"field": key})
     value = data[key]
-    if at.group(2) is not None:
+    if at is not None and at.group(2) is not None:
         i = int(at.group(2))
         item = value[i]
         return Invalid(code, f"{key}[{i}] is {a_json(item)}, not a string: "
@@ -347,9 +348,10 @@ def _required(model: type[Body]) -> set[str]:
     return {f.name for f in _info(model).fields if f.required}
 
 
-_WANTED = {msgspec.inspect.StrType: "a string", msgspec.inspect.IntType: "a whole number",
-           msgspec.inspect.BoolType: "true or false", msgspec.inspect.NoneType: "null",
-           msgspec.inspect.FloatType: "a number"}
+_WANTED: dict[type, str] = {
+    msgspec.inspect.StrType: "a string", msgspec.inspect.IntType: "a whole number",
+    msgspec.inspect.BoolType: "true or false", msgspec.inspect.NoneType: "null",
+    msgspec.inspect.FloatType: "a number"}
 
 
 def _wanted(kind: msgspec.inspect.Type) -> str:
@@ -371,7 +373,8 @@ def json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def a_json(value: Any) -> str:
