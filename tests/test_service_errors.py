@@ -102,16 +102,23 @@ def test_every_code_raised_is_in_the_table_with_its_status():
     from pathlib import Path
 
     from kelime.anagram import errors as anagram_errors
+    from kelime.service import errors
     from kelime.service.errors import CODES, Invalid, ServiceError, TooLarge
 
     root = Path(__file__).resolve().parent.parent
-    raised = set()
+    raised, mismatched = set(), []
     for path in [*root.glob("service/**/*.py")]:
-        raised |= set(re.findall(r"(?:Invalid|TooLarge|NotFound|Unavailable|TooMany|ServiceError"
-                                 r"|by_code)\(\s*\"([a-z_]+)\"", path.read_text()))
+        for family, code in re.findall(r"\b(Invalid|TooLarge|NotFound|Unavailable|TooMany"
+                                       r"|ServiceError|by_code)\(\s*\"([a-z_]+)\"",
+                                       path.read_text()):
+            raised.add(code)
+            status = getattr(getattr(errors, family, None), "family", None)
+            if code in CODES and status not in (None, CODES[code].status):
+                mismatched.append((path.name, family, code))
     raised |= {cls.CODE for cls in vars(anagram_errors).values()
                if isinstance(cls, type) and hasattr(cls, "CODE")}
     assert raised and raised <= set(CODES), raised - set(CODES)
+    assert not mismatched, mismatched
     assert ServiceError("unauthorized", "m").status == 401
     assert TooLarge("word_too_long", "m").status == 413
     with pytest.raises(ValueError, match="'word_too_long' is a 413, not a Invalid"):
