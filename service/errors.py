@@ -50,6 +50,9 @@ CODES: dict[str, Code] = {
     "unknown_lexicon": Code(404, "No such lexicon is loaded; `details.known` lists them."),
     "method_not_allowed": Code(405, "The path does not answer this method (`Allow` lists "
                                     "those it does)."),
+    # 409: the admin reload
+    "reload_refused": Code(409, "The data folder's builds cannot be served; the old ones "
+                                "still are."),
     # 413: over a limit; `details` has the limit
     "body_too_large": Code(413, "The body is over its limit (bytes)."),
     "query_too_large": Code(413, "The query string is over GET's limit: POST big batches."),
@@ -94,6 +97,9 @@ CODES: dict[str, Code] = {
     "cache_unavailable": Code(503, "The TDK cache cannot be read."),
     "reports_unavailable": Code(503, "The report store cannot be written right now."),
     "page_missing": Code(503, "The page's files are missing from the installation."),
+    # 504: the admin reload
+    "reload_timeout": Code(504, "The server did not answer the reload in time."),
+    "reload_incomplete": Code(504, "Not every worker serves the new builds yet."),
 }
 
 
