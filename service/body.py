@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from starlette.requests import ClientDisconnect, Request
 
-from .errors import Invalid, TooLarge, Unavailable
+from .errors import Invalid, ServiceError, TooLarge, Unavailable
 
 
 class Budget:
@@ -52,17 +52,13 @@ def declared_length(request: Request) -> int | None:
     return int(raw)
 
 
-class Unsupported(Invalid):
-    status = 415
-
-
 def check_json_type(request: Request, required: bool = False) -> None:
     """A 415 for a body that says it is not JSON. No Content-Type at all is taken as JSON,
     unless `required`: a route that writes asks for it, because a browser sends a body
     without one from any web site, with no CORS preflight."""
     raw = request.headers.get("content-type")
     if raw is None and required:
-        raise Unsupported("unsupported_media_type", "the body has no Content-Type: send it "
+        raise ServiceError("unsupported_media_type", "the body has no Content-Type: send it "
                           "as JSON with `Content-Type: application/json` (curl: --json)",
                           {"content_type": None})
     if raw is None:
@@ -73,7 +69,7 @@ def check_json_type(request: Request, required: bool = False) -> None:
                     if p.strip().lower().startswith("charset=")), "utf-8")
     if (kind == "application/json" or kind.endswith("+json")) and charset in ("utf-8", "utf8"):
         return
-    raise Unsupported("unsupported_media_type", f"the body is sent as {raw[:60]!r}; send JSON "
+    raise ServiceError("unsupported_media_type", f"the body is sent as {raw[:60]!r}; send JSON "
                       "in UTF-8 with `Content-Type: application/json` (curl: -H "
                       "'Content-Type: application/json')", {"content_type": raw[:60]})
 

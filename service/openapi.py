@@ -35,6 +35,7 @@ from kelime.games import DEFAULT_GAME, GAMES, Game
 from kelime.normalize import TURKISH, WHITESPACE, Alphabet, normalize
 
 from .errors import ERROR_RESPONSES, ERROR_SCHEMA
+from .models import AnagramAsk, Ask, Body, ReportAsk, SplitAsk, body_schema, merge
 from .parse import get_limit
 from .routes import anagram, reports, validate
 from .schemas import PLAIN_ROUTE_MODELS
@@ -159,46 +160,43 @@ def _word_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
         for alphabet, names in groups.items()]
 
 
-def _nullable(schema: dict) -> dict:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
 def plain_paths(settings: Settings, games: dict[str, Game],
                 alphabets: dict[str, Alphabet]) -> dict:
-    """The OpenAPI paths of validate, anagram and split, with these limits and names."""
+    """The OpenAPI paths of validate, anagram, split and reports: their bodies are the
+    models' schemas (`models.body_schema`, with the settings' limits), to which this adds
+    what the loaded lexicons and games allow."""
     letters = "".join(dict.fromkeys(c for a in alphabets.values() for c in typed_letters(a)))
-    word = {"type": "string", "maxLength": settings.max_word_chars}
+    default_lexicon = settings.default_lexicon
+
+    def body(model: type[Body]) -> dict:
+        schema = body_schema(model, settings)
+        schema["properties"]["lexicon"] = {"type": "string", "default": default_lexicon,
+                                           "description": "Lexicon name."}
+        return schema
+
     get_words = get_limit(settings)[0]
+    word = {"type": "string", "maxLength": settings.max_word_chars}
     validate_paths = validate.openapi(
-        words={"type": "array", "minItems": 1, "maxItems": settings.max_words, "items": word},
-        query_words={"type": "array", "minItems": 1, "maxItems": get_words, "items": word},
+        body(Ask), query_words={"type": "array", "minItems": 1, "maxItems": get_words,
+                                "items": word},
         reply=ref("ValidateReply"), settings=settings)
-    rack = {"type": "string", "allOf": [{"pattern": at_most("?", settings.max_blanks)},
-                                        {"pattern": at_most("[", settings.max_two_letter_tiles)}],
+    rack = {"allOf": [{"pattern": at_most("?", settings.max_blanks)},
+                      {"pattern": at_most("[", settings.max_two_letter_tiles)}],
             "pattern": rack_pattern(letters, settings.max_rack_tiles,
                                     settings.max_two_letter_tiles > 0)}
-    anagram_fields = {
-        "rack": rack,
-        "min_length": _nullable({"type": "integer", "minimum": 1}),
-        "max_length": _nullable({"type": "integer", "minimum": 1}),
-        "pattern": _nullable({"type": "string", "maxLength": settings.max_pattern_length,
-                              "pattern": board_pattern(letters)}),
-        "exclude": _nullable({"type": "array", "maxItems": settings.max_exclude_words,
-                              "items": word}),
-        "limit": _nullable({"type": "integer", "minimum": 0, "maximum": settings.max_results,
-                            "default": min(settings.default_results, settings.max_results)}),
-    }
-    default_lexicon = settings.default_lexicon
+    anagram_body, split_body = body(AnagramAsk), body(SplitAsk)
+    merge(anagram_body, {"properties": {"rack": rack, "pattern": {"anyOf": [
+        {"pattern": board_pattern(letters)}, {}]}}})
+    merge(split_body, {"properties": {"rack": dict(rack)}})
     lexicon_rules = _alphabet_rules(alphabets, default_lexicon)
     anagram_paths = anagram.openapi(
-        anagram_fields, {"rack": rack},
+        anagram_body, split_body,
         anagram_rules=(_rack_rules(games, DEFAULT_GAME, settings, letters) + lexicon_rules
                        + _game_rules(games, alphabets, default_lexicon, DEFAULT_GAME)),
         split_rules=(_rack_rules(games, SPLIT_GAME, settings, letters) + lexicon_rules
                      + _game_rules(games, alphabets, default_lexicon, SPLIT_GAME)),
-        replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")},
-        default_lexicon=default_lexicon)
-    reports_paths = (reports.openapi(settings, default_lexicon, word_pattern(letters),
+        replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")})
+    reports_paths = (reports.openapi(settings, body(ReportAsk), word_pattern(letters),
                                      _word_rules(alphabets, default_lexicon))
                      if settings.reports else {})
     return {**validate_paths, **anagram_paths, **reports_paths}

@@ -11,160 +11,28 @@ Pure functions over bytes: no HTTP here, so every refusal is tested without a se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import unquote_plus, unquote_to_bytes
-
-import orjson
 
 from kelime.errors import EXCERPT, excerpt
 
 from .errors import Invalid, TooLarge
+from .models import POST_IT, SPLIT, Ask, check_name, decode, json_type
 from .settings import Settings
 
-FIELDS = ("words", "lexicon", "game", "suggest")
+__all__ = ["Ask", "json_type", "parse_body", "parse_query"]
+
 QUERY_FIELDS = ("word", "lexicon", "game")
-EXAMPLE = '{"words": ["kitap", "ev"]}'
-SPLIT = "split the list into several requests"
-POST_IT = "use POST /v1/validate for big batches"
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """One validation question: the words as sent, and the optional lexicon and game names."""
-
-    words: list[str]
-    lexicon: str | None = None
-    game: str | None = None
-    suggest: bool = False    # POST only: each invalid result also lists `suggestions`
-
-
-_JSON_TYPES: dict[type, str] = {str: "string", list: "array", dict: "object"}
-
-
-def json_type(value) -> str:
-    """The JSON name of a parsed value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def a_json(value) -> str:
-    """"a string", "an array", "null": the type with its article, for messages."""
-    name = json_type(value)
-    return name if name == "null" else ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def parse_body(body: bytes, limits: Settings) -> Ask:
-    """The question in a POST /v1/validate body."""
-    data = load_json(body)
-    if type(data) is not dict:
-        raise Invalid("invalid_request", f"the body must be a JSON object like {EXAMPLE}, "
-                      f"not {a_json(data)}")
-    refuse_unknown(data, FIELDS)
-    if "words" not in data:
-        raise Invalid("invalid_request", f"the body has no 'words': send {EXAMPLE}")
-    words = data["words"]
-    if type(words) is not list:
-        raise Invalid("invalid_request", f"'words' must be an array of strings, not "
-                      f"{a_json(words)}: send {EXAMPLE}")
-    suggest = data.get("suggest", False)
-    if type(suggest) is not bool:
-        raise Invalid("invalid_request", f"'suggest' must be true or false, not "
-                      f"{a_json(suggest)}", {"field": "suggest", "type": json_type(suggest)})
-    if suggest and type(words) is list and len(words) > limits.max_suggest_words:
-        raise TooLarge("too_many_words", f"{len(words):,} words with \"suggest\": true; the "
-                       f"limit is {limits.max_suggest_words:,} (each invalid word is searched "
-                       "for what it was meant to be): split the list, or leave suggest out",
-                       {"count": len(words), "limit": limits.max_suggest_words})
-    return Ask(check_words(words, limits), name_field(data, "lexicon"), name_field(data, "game"),
-               suggest)
-
-
-def refuse_unknown(data: dict, fields: tuple[str, ...]) -> None:
-    """A 422 naming (the first few, cut short) fields of `data` that are not `fields`."""
-    unknown = [key for key in data if key not in fields]
-    if unknown:
-        shown = ", ".join(map(excerpt, unknown[:5])) + (" …" if len(unknown) > 5 else "")
-        raise Invalid("invalid_request", f"unknown field(s) {shown}; the fields are: "
-                      f"{', '.join(fields)}", {"unknown": [k[:EXCERPT] for k in unknown[:20]],
-                                                "count": len(unknown)})
-
-
-def load_json(body: bytes, example: str = EXAMPLE):
-    """Parsed JSON; a 422 that says whether the bytes or the syntax are wrong."""
-    if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark: RFC 8259 lets us skip it
-        body = body[3:]
-    if not body.strip():
-        raise Invalid("invalid_json",
-                      f"the request body is empty: send a JSON object like {example}")
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as e:
-        if "UTF-8" in str(e):
-            raise not_utf8(body) from None
-        raise Invalid("invalid_json", f"the body is not valid JSON ({e}): send a JSON object "
-                      f"like {example}") from None
-
-
-def not_utf8(data: bytes, what: str = "the request body") -> Invalid:
-    try:
-        data.decode("utf-8")
-        where = ""
-    except UnicodeDecodeError as e:
-        where = f" (byte 0x{data[e.start]:02x} at offset {e.start})"
-    return Invalid("invalid_encoding", f"{what} is not valid UTF-8{where}: send UTF-8 text")
-
-
-def name_field(data: dict, key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return value
-    if type(value) is str:
-        return name_value(key, value, "null")
-    raise Invalid("invalid_request", f"'{key}' must be a string (a {key} name) or null, "
-                  f"not {a_json(value)}", {"field": key, "type": json_type(value)})
+    """The question in a POST /v1/validate body (`models.Ask`)."""
+    return decode(Ask, body, limits)
 
 
 def name_value(key: str, value: str, default: str = "left out") -> str:
-    """A `lexicon` or `game` name as sent; an empty one is refused rather than read as the
-    default (the schema lists the names, and "" is none of them)."""
-    if value:
-        return value
-    raise Invalid("invalid_request", f"'{key}' is empty: name a {key}, or send it {default} "
-                  f"for the default", {"field": key})
-
-
-def check_words(words: list, limits: Settings, most: int | None = None,
-                advice: str = SPLIT) -> list[str]:
-    """`words` itself when it is 1..most (default max_words) strings of at most
-    max_word_chars each."""
-    if not words:
-        raise Invalid("invalid_request",
-                      f"'words' is empty: send at least one word, like {EXAMPLE}")
-    most = limits.max_words if most is None else most
-    if len(words) > most:
-        raise TooLarge("too_many_words", f"{len(words):,} words in one request; the limit is "
-                       f"{most:,}: {advice}", {"count": len(words), "limit": most})
-    longest = limits.max_word_chars
-    try:
-        "".join(words)  # a C loop that refuses anything but strings (JSON has no str subclass)
-    except TypeError:
-        pass
-    else:
-        if max(map(len, words)) <= longest:  # the usual case, checked in C: 27 µs, not 47
-            return words
-    for i, w in enumerate(words):
-        if type(w) is not str:
-            raise Invalid("invalid_request", f"words[{i}] is {a_json(w)}, not a string: "
-                          "every word must be a JSON string", {"index": i, "type": json_type(w)})
-        if len(w) > longest:
-            raise TooLarge("word_too_long", f"words[{i}] has {len(w)} characters; the limit is "
-                           f"{longest}", {"index": i, "length": len(w), "limit": longest})
-    raise AssertionError("unreachable")  # pragma: no cover
+    """A `lexicon` or `game` name as sent, refused when empty (`models.check_name`)."""
+    check_name(key, value, default)
+    return value
 
 
 def check_word(word: str, limits: Settings) -> str:
@@ -219,7 +87,9 @@ def parse_query(query: bytes, limits: Settings) -> Ask:
                           {what: key[:EXCERPT]})
     if not words:
         raise Invalid("invalid_request", "no word to check: ask /v1/validate?word=kitap&word=ev")
-    return Ask(check_words(words, limits, most, advice), names.get("lexicon"), names.get("game"))
+    ask = Ask(words, names.get("lexicon"), names.get("game"))
+    ask.check(limits, most, advice)
+    return ask
 
 
 def query_pairs(query: bytes, max_fields: int, advice: str = SPLIT,

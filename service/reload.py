@@ -32,11 +32,11 @@ WAIT = 60.0  # seconds a worker waits for its first pins, or for the answer to a
 class ReloadRefused(ServiceError):
     """The data folder's current builds cannot be served; the old ones still are."""
 
-    status = 409
+    family = 409
 
 
 class ReloadTimeout(ServiceError):
-    status = 504
+    family = 504
 
 
 def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, Lexicon]:

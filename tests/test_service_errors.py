@@ -93,3 +93,75 @@ def test_an_unexpected_exception_is_a_500_in_the_one_shape(data_dir):
                                           "message": "unexpected server error; it has been logged"}}
         metrics = test_client.get("/metrics").text
     assert 'kelime_http_requests_total{method="GET",route="/boom",status="500"} 1.0' in metrics
+
+
+def test_every_code_raised_is_in_the_table_with_its_status():
+    """A code is raised by name and gets its status from `CODES`; one raised with a family
+    of another status is refused where it is raised, not sent with the wrong status."""
+    import importlib
+    import pkgutil
+    import re
+    from pathlib import Path
+
+    import kelime.service
+    from kelime.anagram import errors as anagram_errors
+    from kelime.service.errors import CODES, Invalid, ServiceError, TooLarge
+
+    for module in pkgutil.walk_packages(kelime.service.__path__, "kelime.service."):
+        importlib.import_module(module.name)
+    families, todo = {}, [ServiceError]
+    while todo:  # every ServiceError class, by name
+        cls = todo.pop()
+        families[cls.__name__] = cls
+        todo.extend(cls.__subclasses__())
+    root = Path(__file__).resolve().parent.parent
+    raised, mismatched = set(), []
+    for path in [*root.glob("service/**/*.py")]:
+        for name, code in re.findall(r"\b([A-Z]\w*|by_code)\(\s*\"([a-z_]+)\"",
+                                     path.read_text()):
+            if name not in families and name != "by_code":
+                continue
+            raised.add(code)
+            status = getattr(families.get(name), "family", None)
+            if code in CODES and status not in (None, CODES[code].status):
+                mismatched.append((path.name, name, code))
+    raised |= {cls.CODE for cls in vars(anagram_errors).values()
+               if isinstance(cls, type) and hasattr(cls, "CODE")}
+    assert {"reload_refused", "busy", "invalid_rack"} <= raised
+    assert raised <= set(CODES), raised - set(CODES)
+    assert not mismatched, mismatched
+    assert ServiceError("unauthorized", "m").status == 401
+    assert TooLarge("word_too_long", "m").status == 413
+    with pytest.raises(ValueError, match="'word_too_long' is a 413, not a Invalid"):
+        Invalid("word_too_long", "m")
+    with pytest.raises(KeyError):
+        ServiceError("no_such_code", "m")
+
+
+def test_service_errors_are_kelime_errors_and_core_errors_map_through_the_table():
+    from kelime.anagram.errors import OverLimit, RackError
+    from kelime.errors import KelimeError, NoAnagramIndex
+    from kelime.service.errors import Invalid
+
+    assert issubclass(Invalid, KelimeError)
+    assert describe(OverLimit("too many"), request())[0] == 413
+    assert describe(RackError("bad"), request())[:2] == (422, error_body("invalid_rack", "bad"))
+    assert describe(NoAnagramIndex("rebuild"), request())[0] == 503
+
+
+def test_the_docs_list_every_code_of_the_table():
+    from pathlib import Path
+
+    from kelime.service.errors import codes_table
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+    text = docs.read_text(encoding="utf-8")
+    shown = text.split("<!-- error codes: begin -->\n")[1].split("\n<!-- error codes: end -->")[0]
+    assert shown == codes_table(), "paste codes_table() into docs/api.md"
+
+
+def test_the_schema_lists_the_codes_of_each_error_status(client):
+    responses = client.get("/openapi.json").json()["paths"]["/v1/lexicons"]["get"]["responses"]
+    assert "`too_many_words`" in responses["413"]["description"]
+    assert "`unknown_lexicon`" in responses["404"]["description"]
+    assert "`invalid_encoding`" in responses["422"]["description"]

@@ -11,6 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kelime.service.errors import Invalid, ServiceError, TooLarge
+from kelime.service.models import (
+    ONE_PASS_BYTES,
+    AnagramAsk,
+    body_schema,
+    parse_anagram,
+    parse_report,
+)
 from kelime.service.parse import Ask, get_limit, json_type, parse_body, parse_query
 from kelime.service.settings import Settings
 
@@ -113,3 +120,60 @@ def test_any_query_parses_or_is_a_clear_client_error(query):
 def test_words_round_trip_through_json_and_query(words):
     assert parse_body(orjson.dumps({"words": words}), LIMITS).words == words
     assert parse_query(urlencode([("word", w) for w in words]).encode(), LIMITS).words == words
+
+
+REFUSED = [(b'{"words": ["a"], "wrods": ["b"], "x": 1}', "unknown field(s) 'wrods', 'x'"),
+           (b'{"words": ["a", 3]}', "is a number, not a string: every word must be a JSON string"),
+           (b'{"words": ["a"], "lexicon": 5}', "'lexicon' must be a string or null, not a number"),
+           (b'{"words": ["a"], "suggest": "yes"}', "'suggest' must be true or false, not a string")]
+
+
+@pytest.mark.parametrize("body, says", REFUSED)
+def test_short_and_long_bodies_are_refused_alike(body, says):
+    """A short body is decoded by msgspec in one pass, a long one parsed by orjson and then
+    converted (models.ONE_PASS_BYTES): the refusal is the same either way."""
+    data = orjson.loads(body)
+    data["words"] = ["ev"] * 1000 + data["words"]
+    long = orjson.dumps(data)
+    assert len(body) <= ONE_PASS_BYTES < len(long)
+    refusals = []
+    for each in (body, long):
+        with pytest.raises(Invalid) as refused:
+            parse_body(each, LIMITS)
+        assert refused.value.code == "invalid_request" and says in refused.value.message
+        refusals.append(refused.value.details)
+    if "index" in refusals[0]:
+        assert refusals[1]["index"] == refusals[0]["index"] + 1000
+
+
+def test_an_anagram_question_passes_on_only_the_options_sent():
+    ask = parse_anagram(b'{"rack": "kale", "limit": 5.0, "sort": "length", "pattern": null}',
+                        LIMITS)
+    assert ask.options == {"limit": 5, "sort": "length"}  # 5.0 is 5; null is the default
+    with pytest.raises(Invalid) as refused:
+        parse_anagram(b'{"rack": "kale", "limit": 5.5}', LIMITS)
+    assert refused.value.code == "invalid_option"
+    assert refused.value.message.startswith("'limit' must be a whole number or null, not a "
+                                            "number")
+    with pytest.raises(Invalid) as no_rack:
+        parse_anagram(b'{"limit": 5}', LIMITS)
+    assert no_rack.value.code == "invalid_rack" and "no 'rack'" in no_rack.value.message
+
+
+def test_a_report_note_is_stripped_and_a_kind_named():
+    ask = parse_report(b'{"word": "ev", "kind": "missing", "note": "  var  "}', LIMITS)
+    assert (ask.word, ask.kind, ask.note) == ("ev", "missing", "var")
+    with pytest.raises(Invalid) as refused:
+        parse_report(b'{"word": "ev", "kind": "spam"}', LIMITS)
+    assert refused.value.details == {"field": "kind", "allowed": ["missing", "wrong",
+                                                                 "offensive"]}
+
+
+def test_the_body_schema_is_the_models_with_the_settings_limits():
+    schema = body_schema(Ask, SMALL)
+    assert schema["required"] == ["words"] and schema["additionalProperties"] is False
+    assert schema["properties"]["words"] == {"type": "array", "minItems": 1, "maxItems": 3,
+                                             "items": {"type": "string", "maxLength": 5}}
+    limit = body_schema(AnagramAsk, SMALL)["properties"]["limit"]
+    assert limit["anyOf"][0] == {"type": "integer", "minimum": 0,
+                                 "maximum": SMALL.max_results}

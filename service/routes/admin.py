@@ -33,14 +33,6 @@ CLIENTS = 10_000  # clients remembered (the oldest are forgotten first): bounded
 FORWARDED = "any client named in X-Forwarded-For"
 
 
-class Unauthorized(ServiceError):
-    status = 401
-
-
-class Forbidden(ServiceError):
-    status = 403
-
-
 class Guard:
     """Wrong tokens by client address: when each was sent, the last TRIES at most."""
 
@@ -70,11 +62,11 @@ def check_token(request: Request, token: str) -> None:
     guard.check(client, now)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given:
-        raise Unauthorized("unauthorized", "send `Authorization: Bearer $KELIME_ADMIN_TOKEN`",
+        raise ServiceError("unauthorized", "send `Authorization: Bearer $KELIME_ADMIN_TOKEN`",
                            headers={"WWW-Authenticate": "Bearer"})
     if not hmac.compare_digest(_digest(given.strip()), _digest(token)):  # no length leaked
         guard.failed(client, now)
-        raise Forbidden("forbidden", "the admin token is wrong")
+        raise ServiceError("forbidden", "the admin token is wrong")
 
 
 def wrong_tokens_key(request: Request) -> str:

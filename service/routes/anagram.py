@@ -27,8 +27,8 @@ from kelime.anagram.split import check_hand
 from ..body import read_body
 from ..gate import Gate
 from ..metrics import LOG_KEY
+from ..models import parse_anagram, parse_split
 from ..parse import refuse_query
-from ..questions import parse_anagram, parse_split
 from ..responses import JSON, json_response
 from .validate import NamedRoute
 
@@ -111,55 +111,33 @@ _ERRORS = {"413": {"description": "Over a limit (tiles, blanks, two-letter tiles
                                   "says what to fix."},
            "503": {"description": "Busy (`Retry-After`), or the lexicon has no anagram index: "
                                   "rebuild it with `kelime build`."}}
-_RACK = ("One letter per tile (either case), `?` a blank, `[lm]` a two-letter tile in the games "
-         "that have them.")
 
 
-def openapi(fields: dict, split_fields: dict, anagram_rules: list, split_rules: list,
-            replies: dict, default_lexicon: str) -> dict:
-    """The OpenAPI operations of both paths, given the schemas of their fields (with the
-    settings' limits), the per-game and per-lexicon rules for the rack (`allOf`) and the
-    replies (`kelime.service.openapi` fills them in)."""
-    names = {"lexicon": {"type": "string", "default": default_lexicon,
-                         "description": "Lexicon name."}}
-
-    def body(properties: dict, rules: list, example: dict) -> dict:
-        schema = {"type": "object", "required": ["rack"], "additionalProperties": False,
-                  "properties": properties}
+def openapi(anagram_body: dict, split_body: dict, anagram_rules: list, split_rules: list,
+            replies: dict) -> dict:
+    """The OpenAPI operations of both paths, given the schemas of their bodies (`models`,
+    with the settings' limits), the per-game and per-lexicon rules for the rack (`allOf`)
+    and the replies (`kelime.service.openapi` fills them in)."""
+    def body(schema: dict, rules: list, example: dict) -> dict:
         if rules:
-            schema["allOf"] = rules
+            schema = {**schema, "allOf": rules}
         return {"required": True, "content": {JSON: {"schema": schema, "example": example}}}
 
     def reply(description: str, schema: dict) -> dict:
         return {"200": {"description": description, "content": {JSON: {"schema": schema}}},
                 **_ERRORS}
 
-    rack = {**fields["rack"], "description": _RACK}
-    anagram_fields = {
-        **fields, "rack": rack, **names,
-        "game": {"type": "string", "default": "kelimelik"},
-        "mode": {"type": "string", "enum": ["build", "exact"], "default": "build",
-                 "description": "build: words from some of the tiles; exact: all of them."},
-        "sort": {"type": "string", "enum": ["score", "length", "alpha"], "default": "score"}}
-    anagram_fields["pattern"] = {**fields["pattern"], "description": "A board slot: `.` a "
-                                 "square the rack fills, a letter a tile already on the board "
-                                 "(`k.t.p`)."}
-    anagram_fields["exclude"] = {**fields["exclude"], "description": "Words already played."}
     return {
         ANAGRAM: {"post": {
             "tags": ["anagram"], "summary": "Words a rack makes", "operationId": "anagram",
             "description": anagram_post.__doc__,
-            "requestBody": body(anagram_fields, anagram_rules,
+            "requestBody": body(anagram_body, anagram_rules,
                                 {"rack": "kale?[lm]", "game": "kelimatik"}),
             "responses": reply("The words, best first by `sort`.", replies["anagram"])}},
         SPLIT: {"post": {
             "tags": ["anagram"], "summary": "Lay a whole hand out as words (Harfbank)",
             "operationId": "split", "description": split_post.__doc__,
-            "requestBody": body({"rack": {**split_fields["rack"], "description": _RACK +
-                                          " At most the game's rack size, plus the tiles it "
-                                          "may throw away."},
-                                 "game": {"type": "string", "default": "harfbank"}, **names},
-                                split_rules, {"rack": "kalemkitapsilg?"}),
+            "requestBody": body(split_body, split_rules, {"rack": "kalemkitapsilg?"}),
             "responses": reply("The layout, or the one with the least penalty.",
                                replies["split"])}},
     }

@@ -25,8 +25,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kelime.reports import (
-    KIND_MEANING,
-    KINDS,
     RateLimited,
     ReportError,
     ReportStore,
@@ -36,8 +34,8 @@ from kelime.reports import (
 
 from ..body import read_body
 from ..errors import Invalid, TooLarge, TooMany, Unavailable, client_address
+from ..models import ReportAsk, parse_report
 from ..parse import refuse_query
-from ..questions import REPORT_EXAMPLE, parse_report
 from ..responses import JSON, json_response
 from .validate import NamedRoute
 
@@ -175,28 +173,19 @@ def note_pattern() -> str:
     return f"^[^{ranges}]*$"
 
 
-def openapi(settings, default_lexicon: str, word_pattern: str, lexicon_rules: list) -> dict:
-    """The OpenAPI operation of this path, with the settings' limits; `word_pattern` is one
-    word of the lexicons' letters, `lexicon_rules` narrow it to each lexicon's own."""
-    body = {"type": "object", "required": ["word", "kind"], "additionalProperties": False,
-            **({"allOf": lexicon_rules} if lexicon_rules else {}),
-            "properties": {
-                "word": {"type": "string", "minLength": 1, "maxLength": settings.max_word_chars,
-                         "pattern": word_pattern,
-                         "description": "One word as the player typed it (either case)."},
-                "kind": {"type": "string", "enum": list(KINDS), "description": "; ".join(
-                    f"`{k}`: {KIND_MEANING[k]}" for k in KINDS)},
-                "game": {"type": "string", "default": "kelimelik"},
-                "lexicon": {"type": "string", "default": default_lexicon},
-                "note": {"anyOf": [{"type": "string", "maxLength": settings.max_note_chars,
-                                    "pattern": note_pattern()}, {"type": "null"}],
-                         "description": "Why, in the player's words: stored and shown as "
-                                        "plain text only, never as markup."}}}
+def openapi(settings, body: dict, word_pattern: str, lexicon_rules: list) -> dict:
+    """The OpenAPI operation of this path, given its body's schema (`models.ReportAsk`, with
+    the settings' limits); `word_pattern` is one word of the lexicons' letters,
+    `lexicon_rules` narrow it to each lexicon's own."""
+    body["properties"]["word"]["pattern"] = word_pattern
+    body["properties"]["note"]["anyOf"][0]["pattern"] = note_pattern()
+    if lexicon_rules:
+        body["allOf"] = lexicon_rules
     return {PATH: {"post": {
         "tags": ["reports"], "summary": "Report a disputed word", "operationId": "report",
         "description": report_post.__doc__,
         "requestBody": {"required": True, "content": {JSON: {
-            "schema": body, "example": {**json.loads(REPORT_EXAMPLE), "note": "TDK'de var"}}}},
+            "schema": body, "example": {**json.loads(ReportAsk.example), "note": "TDK'de var"}}}},
         "responses": {
             "202": {"description": "Stored (or counted with an open report of the same word "
                                    "and kind).",

@@ -91,13 +91,10 @@ class NamedRoute(Route):
 routes = [NamedRoute(PATH, validate_post, methods=["POST"]),
           NamedRoute(PATH, validate_get, methods=["GET"])]
 
-def openapi(words: dict, query_words: dict, reply: dict, settings) -> dict:
-    """This path's OpenAPI operations, given the schemas of the word lists (with the
-    settings' limits) and of the reply (`kelime.service.openapi` fills them in)."""
-    names = {"lexicon": {"type": "string", "default": settings.default_lexicon,
-                         "description": "Lexicon name."},
-             "game": {"type": "string", "default": "kelimelik",
-                      "description": "Game profile: sets the minimum length."}}
+def openapi(body: dict, query_words: dict, reply: dict, settings) -> dict:
+    """This path's OpenAPI operations, given the schemas of the body (`models.Ask`), of the
+    query's words and of the reply, with the settings' limits (`kelime.service.openapi`)."""
+    names = {key: body["properties"][key] for key in ("lexicon", "game")}
     replies = {"200": {"description": "One result per word, in request order.",
                        "content": {JSON: {"schema": reply}}},
                "413": {"description": f"Over a limit: words ({settings.max_words:,}; "
@@ -106,16 +103,6 @@ def openapi(words: dict, query_words: dict, reply: dict, settings) -> dict:
                                       f"size; for GET {query_words['maxItems']:,} words in a "
                                       f"query string of {settings.max_query_bytes:,} bytes "
                                       "(POST big batches)."}}
-    suggesting = {"if": {"properties": {"suggest": {"const": True}}, "required": ["suggest"]},
-                  "then": {"properties": {"words": {"maxItems": settings.max_suggest_words}}}}
-    body = {"type": "object", "required": ["words"], "additionalProperties": False,
-            "allOf": [suggesting],
-            "properties": {"words": words,
-                           "suggest": {"type": "boolean", "default": False,
-                                       "description": "Each invalid result also lists "
-                                       "`suggestions`: valid words it was probably meant to be "
-                                       "(KITAP → kitap, cay → çay)."},
-                           **names}}
     return {PATH: {
         "post": {"tags": ["validate"], "summary": "Validate words (JSON body)",
                  "operationId": "validate_post", "description": validate_post.__doc__,
@@ -128,6 +115,7 @@ def openapi(words: dict, query_words: dict, reply: dict, settings) -> dict:
                 "responses": replies,
                 "parameters": [{"name": "word", "in": "query", "required": True,
                                 "explode": True, "schema": query_words},
-                               *({"name": k, "in": "query", "schema": v}
+                               *({"name": k, "in": "query", "schema": {"type": "string",
+                                  **{a: v[a] for a in ("default", "description") if a in v}}}
                                  for k, v in names.items())]},
     }}
