@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 from ..games import Game, get_game
 from ..normalize import sort_key
@@ -41,7 +42,7 @@ class Laid:
     word: str
     tiles: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"word": self.word, "tiles": list(self.tiles)}
 
 
@@ -63,7 +64,7 @@ class Split:
     thrown: str | None = None
     others_penalty_multiplier: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"found": self.found, "complete": self.complete,
                 "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
                 "penalty": self.penalty, "thrown": self.thrown,
@@ -72,10 +73,8 @@ class Split:
 
 def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
     """The hand's tile kinds, rarest first (held by the fewest usages)."""
-    held = {t: 0 for t in rack.tiles}
-    for usage in usages:
-        for k in usage.takes:
-            held[k] += 1
+    counted = Counter(chain.from_iterable(u.takes for u in usages))
+    held = {t: counted[t] for t in rack.tiles}
     return sorted(held, key=lambda k: (held[k], k == BLANK, k))
 
 
@@ -83,7 +82,7 @@ def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
     if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
-    return sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))
+    return [*sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))]
 
 
 def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
@@ -95,9 +94,13 @@ def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
                  None if left else game.others_multiplier(thrown))
 
 
-def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, bool]:
-    """((cost, usages, leftover kinds, thrown), complete) of the best layout found."""
-    best = None
+#: A layout: (cost, usages, leftover kinds, the tile thrown away).
+Layout = tuple[int, list[Usage], list[str], str | None]
+
+
+def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[Layout, bool]:
+    """(the best layout found, complete)."""
+    best: Layout | None = None
     try:
         for thrown in throws:
             m = full - search.pack({thrown: 1}) if thrown else full
@@ -109,7 +112,9 @@ def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[tuple, 
             if best[0] == 0:
                 break
     except OutOfTime:
+        assert best is not None  # the greedy layout comes before any look at the clock
         return best, False
+    assert best is not None  # there is always a first throw (None: none)
     return best, True
 
 
