@@ -136,14 +136,13 @@ def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
         beyond, many = _short_of_one(index, rack.letters, found) if not plan.multi else ({}, 0)
         general = set(ids(many)) if many else set()
         for i in ids(found):
-            word = index.word(i)
-            letters = "".join(sorted(word))
+            letters = index.letters(i)
             shape = (plan.multi, letters)
             if shape in done:  # an anagram of a word already seen: the same usages
                 continue
             done.add(shape)
             if plan.multi or i in general:
-                layings = _layings(word, plan, rack, letters)
+                layings = _layings(index.word(i), plan, rack, letters)
             else:  # single tiles for every letter, or all but one
                 letter = beyond.get(i)
                 real = letters if letter is None else letters.replace(letter, "", 1)
@@ -152,5 +151,5 @@ def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
             for singles, blanks in layings:
                 key = (singles, plan.multi, blanks)
                 if key not in seen:  # (most are: make a Usage only for the first)
-                    seen[key] = Usage(word, singles, plan.multi, blanks, i)
+                    seen[key] = Usage(index.word(i), singles, plan.multi, blanks, i)
     return list(seen.values())
