@@ -10,12 +10,13 @@ holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
 *codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255), for
-its value; the head of its JSON object, ``{"word":"kat","score":``; and its tiles' JSON
-with a *marker* byte before each letter, one marker per copy, a byte that JSON text made of
-the alphabet never holds (a control character, or a byte UTF-8 never uses for these
-letters): ``,"tiles":["␁k","␂a","␃t"]},``. A question only computes the scores (values by
-``bytes.translate`` and ``sum``) and the order, joins the listed words' pieces and scores
-in one go, and makes the markers into text with one more ``bytes.translate``: a copy
+its value; and its JSON object, UTF-8, with ``%d`` for the score and a *marker* byte
+before each letter of its tiles, one marker per copy, a byte that JSON text made of the
+alphabet never holds (a control character, or a byte UTF-8 never uses for these letters):
+``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only computes the
+scores (values by ``bytes.translate`` and ``sum``) and the order, joins the listed words'
+objects, formats the scores in with one ``%``, and makes the markers into text with one
+more ``bytes.translate``: a copy
 the rack holds as a real tile is deleted, the others become ``?``, the blank's mark. Each
 step is one call into C over all the words; nothing is decoded or encoded:
 
@@ -34,8 +35,8 @@ sorts). What the tables cannot describe — a pattern, two-letter tiles, an inde
 letter copies than marker bytes (105 copies in the 40,831-word lexicon, ~150 markers), a
 tile worth 256 or more — is answered by `search` and orjson.
 
-A word's three pieces cost ~250 bytes, kept once the word has been in an answer: ~10 MB once
-every word of a 40,831-word lexicon has, and filling them all would take ~0.2 s. A
+A word's codes and object cost ~170 bytes, kept once the word has been in an answer: 7 MB
+once every word of a 40,831-word lexicon has, and filling them all would take ~0.5 s. A
 1,000-word answer (5 letters and ``??``) makes a few objects, not thousands: the worker's
 full garbage collections (~55 ms each) went from 17 to 1 in 2,100 requests
 (benchmarks/anagram_http.py measures it over HTTP).
