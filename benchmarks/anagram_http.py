@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import orjson  # noqa: E402
-from anagram import p99, plain_racks  # noqa: E402  (benchmarks/anagram.py)
+from anagram import p99, plain_racks, timings  # noqa: E402  (benchmarks/anagram.py)
 from validate import cpu_seconds, kelime_server, print_table, process_tree, served_lexicon  # noqa: E402
 
 LIMITS = (0, 100, 1000)  # 0: the search alone, no word listed
@@ -60,16 +60,6 @@ def reply_maker(lex):
     if hasattr(lex, "anagram_json"):
         return lambda rack, limit: lex.anagram_json(rack, "kelimelik", limit=limit)
     return lambda rack, limit: orjson.dumps(lex.anagram(rack, "kelimelik", limit=limit))
-
-
-def timings(work, items: list) -> list[float]:
-    """Seconds `work(item)` took, for each item."""
-    times = []
-    for item in items:
-        start = time.perf_counter()
-        work(item)
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def in_process(lex, racks: list[str], hands: list[str]) -> dict[int | str, list[float]]:
