@@ -56,11 +56,15 @@ import sys
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..normalize import TURKISH, Alphabet, sort_key, turkish_sorted
 from .errors import IndexFormatError
+
+#: What an index is read from: its bytes, or a file mapped into memory.
+Buffer = bytes | bytearray | memoryview | mmap.mmap
 
 MAGIC = b"KELIMEAN"
 VERSION = 1
@@ -85,7 +89,7 @@ def _u32(values: Iterable[int]) -> bytes:
 def _planes(words: list[str], alphabet: Alphabet) -> tuple[list[int], int, list[bytearray]]:
     """(max count per letter, max length, the planes) of words in id order."""
     nbytes = (len(words) + 7) // 8
-    counts = {ch: [] for ch in alphabet.letters}  # letter → [plane for c = 1, 2, …]
+    counts: dict[str, list[bytearray]] = {ch: [] for ch in alphabet.letters}  # c = 1, 2, …
     lengths: list[bytearray] = []
     for i, word in enumerate(words):
         byte, bit = i >> 3, 1 << (i & 7)
@@ -130,7 +134,7 @@ def _bad(message: str) -> IndexFormatError:
     return IndexFormatError(f"{message}: {REBUILD}")
 
 
-def read_header(buf) -> tuple[dict, int]:
+def read_header(buf: Buffer) -> tuple[dict[str, Any], int]:
     """(header, where the body starts); IndexFormatError on a foreign or damaged file."""
     if len(buf) < _FIXED.size:
         raise _bad(f"the anagram index is truncated ({len(buf)} bytes)")
@@ -151,7 +155,7 @@ def read_header(buf) -> tuple[dict, int]:
     return header, end + (-end % 8)
 
 
-def _layout(header: dict) -> tuple[int, int, int, int]:
+def _layout(header: dict[str, Any]) -> tuple[int, int, int, int]:
     """(offsets size, text size, planes start, body size) the header promises."""
     words, text = header["words"], header["text_bytes"]
     planes = sum(header["max_counts"]) + header["max_length"]
@@ -163,7 +167,8 @@ def _layout(header: dict) -> tuple[int, int, int, int]:
 class AnagramIndex:
     """A loaded index: words by id, and bit planes of their letter counts and lengths."""
 
-    def __init__(self, buf, header: dict, body: int, keep=None):
+    def __init__(self, buf: Buffer, header: dict[str, Any], body: int,
+                 keep: mmap.mmap | None = None):
         self._keep = keep  # the mmap, when loaded from a file
         self.alphabet = Alphabet(header["alphabet"])
         self.size: int = header["words"]
@@ -183,7 +188,7 @@ class AnagramIndex:
         self._sorted: list[str | None] = [None] * self.size  # `letters`, kept once asked for
 
     @classmethod
-    def from_buffer(cls, buf, keep=None) -> AnagramIndex:
+    def from_buffer(cls, buf: Buffer, keep: mmap.mmap | None = None) -> AnagramIndex:
         """Read an index from bytes, a memoryview or an mmap; checks size and checksum."""
         header, body = read_header(buf)
         _, _, _, size = _layout(header)
@@ -255,7 +260,7 @@ class AnagramIndex:
         return self.length_at_least(low) ^ self.length_at_least(high + 1) if high >= low else 0
 
 
-def _offsets(view: memoryview):
+def _offsets(view: memoryview) -> Sequence[int]:
     if sys.byteorder == "little":
         return view.cast("I")
     out = array("I")
