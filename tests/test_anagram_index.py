@@ -40,6 +40,16 @@ def test_round_trip(words):
     assert index.id_of("zzzz") is None or "zzzz" in ordered
 
 
+@settings(deadline=None)
+@given(word_lists)
+def test_a_words_kept_letters_are_its_letters_sorted(words):
+    """`letters` (kept once asked for) is the word's letters sorted, asked once or twice."""
+    index = AnagramIndex.from_buffer(build_index(words))
+    for _ in range(2):
+        assert [index.letters(i) for i in range(len(index))] == [
+            "".join(sorted(w)) for w in index.words(range(len(index)))]
+
+
 def test_loaded_from_a_file_answers_the_same(tmp_path):
     data = build_index(WORDS)
     path = tmp_path / "anagram.idx"

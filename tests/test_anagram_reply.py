@@ -73,6 +73,27 @@ def test_many_racks_on_a_bigger_lexicon_take_the_quick_path_and_give_the_same_by
     assert 250 < quick < 400  # both paths were taken
 
 
+def test_every_words_kept_json_is_the_general_paths_with_real_tiles_and_with_blanks():
+    """What `Replies` keeps per word (its codes, its JSON object with a marker per letter)
+    makes the general path's bytes for every word of a lexicon of the whole alphabet: laid
+    from real tiles only, from blanks only, and half and half."""
+    rng = random.Random(23)
+    letters = TURKISH.letters
+    lexicon = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(2, 7)))
+                      for _ in range(1500)} | {"kelek", "lale", "çiğ", "şık", "ağaç"})
+    index = AnagramIndex.from_buffer(build_index(lexicon))
+    replies, game = Replies(index, INFO), get_game("kelimelik")
+    for word in lexicon:
+        for rack in (word, "??" if len(word) == 2 else None, word[2:] + "??",
+                     word[:1] + "?" + word[2:]):
+            if rack is None:
+                continue
+            query = make_query(rack, game, index.alphabet, mode="exact", limit=1000)
+            assert replies.quick(query, game)
+            assert replies.reply(query, game) == general(index, query, game), rack
+    assert None not in replies._objects  # every word's kept JSON was checked
+
+
 def test_what_the_tables_cannot_describe_goes_the_general_way():
     """A word with more copies of a letter than a byte can number, and a tile worth 256 or
     more, are answered by `search` and orjson: still the same bytes."""

@@ -11,11 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kelime.anagram import AnagramIndex, OverLimit, RackError, build_index, parse_rack, split
+from kelime.anagram.cover import Cover
 from kelime.anagram.limits import Limits
+from kelime.anagram.plan import plans
 from kelime.anagram.split import SCALE
-from kelime.anagram.usages import hand_usages
+from kelime.anagram.usages import hand_usages, word_usages
 from kelime.games import get_game
 from kelime.lexicon import compile_words
+from kelime.normalize import sort_key
 from kelime.sources import bootstrap_candidates
 from tests.test_anagram_support import LETTERS, best_split, check_layout, plain_best, rack_text
 
@@ -218,3 +221,54 @@ def test_a_hand_for_a_game_without_the_one_to_throw_says_so(index):
         split(index, "kalemler", get_game("kelimelik"))
     assert str(err.value) == ("a kelimelik hand holds 7 tiles, not 8: leave out 1, or name "
                               "the game this rack is for")
+
+
+def _usages_word_by_word(index, rack, min_length: int) -> list[tuple]:
+    """What `hand_usages` lists, the slow way: every word's letters looked at, every usage
+    made (`word_usages`), the first of each multiset kept."""
+    seen: dict[tuple, tuple] = {}
+    done: set = set()
+    for plan in plans(rack, None, exact=False):
+        for i in range(len(index)):
+            word = index.word(i)
+            shape = (plan.multi, "".join(sorted(word)))
+            if not min_length <= len(word) <= rack.letter_count or shape in done:
+                continue
+            usages = word_usages(word, plan, rack)
+            if usages:
+                done.add(shape)
+            for u in usages:
+                seen.setdefault((u.singles, u.multi, u.blanks), (u.word, u.singles, u.multi,
+                                                                 u.blanks, i))
+    return list(seen.values())
+
+
+def test_the_hands_usages_are_those_of_every_word_looked_at_one_by_one(bootstrap):
+    """`hand_usages` tells which letter a word lacks from bit planes, and makes a Usage only
+    for a new multiset: the same usages, of the same words (with their ids, the Turkish
+    order `Cover` sorts by), as looking at every word of the lexicon, whatever the blanks
+    and two-letter tiles."""
+    _, index = bootstrap
+    rnd = random.Random(5)
+    bag = "".join(ch * n for ch, n in get_game("kelimelik").letter_counts.items())
+    for blanks in ("", "?", "??", "?[ar]"):
+        for _ in range(3):
+            rack = parse_rack("".join(rnd.sample(bag, rnd.choice([6, 9]))) + blanks)
+            fast = [(u.word, u.singles, u.multi, u.blanks, u.order)
+                    for u in hand_usages(index, rack, 3)]
+            assert sorted(fast) == sorted(_usages_word_by_word(index, rack, 3)), rack
+            assert all(index.word(order) == word for word, *_, order in fast)
+
+
+def test_the_search_orders_usages_by_value_then_turkish_order(bootstrap):
+    """`Cover` sorts usages by their words' ids: the order of their collation keys."""
+    _, index = bootstrap
+    rack = parse_rack("kalemsiarabaç?")
+    usages = hand_usages(index, rack, 3)
+    kinds = sorted(set(rack.tiles))
+    costs = [HARFBANK.left_value(k) * SCALE + 1 for k in kinds]
+    search = Cover(kinds, costs, usages, lambda: 0.0, 1.0)
+    cost = dict(zip(kinds, costs))
+    assert search.usages == sorted(usages, key=lambda u: (
+        -sum(cost[k] * n for k, n in u.takes.items()), sort_key(u.word), u.singles, u.multi))
+    assert search.packed == [search.pack(u.takes) for u in search.usages]

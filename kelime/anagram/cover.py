@@ -17,9 +17,9 @@ OutOfTime; the caller answers its best layout so far.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 
-from ..normalize import sort_key
-from .bits import ids
+from .bits import from_ids, ids
 from .usages import Usage
 
 WIDTH = 5               # bits per tile kind in a packed multiset
@@ -37,37 +37,52 @@ class Cover:
     def __init__(self, kinds: list[str], costs: list[int], usages: list[Usage],
                  clock: Callable[[], float], deadline: float):
         self.kinds, self.costs, self.clock, self.deadline = kinds, costs, clock, deadline
-        position = {k: i for i, k in enumerate(kinds)}
-        self.usages = sorted(usages, key=lambda u: (-self._cost(u, position), sort_key(u.word),
-                                                     u.singles, u.multi))
-        self.position = position
-        self.packed = [self.pack(u.takes) for u in self.usages]
+        self.position = position = {k: i for i, k in enumerate(kinds)}
+        shift = {k: WIDTH * i for k, i in position.items()}
+        value = {k: costs[i] for k, i in position.items()}
+        keyed = []
+        for u in usages:
+            takes = u.takes
+            keyed.append((-sum([value[k] * n for k, n in takes.items()]), u.order, u.singles,
+                          u.multi, sum([n << shift[k] for k, n in takes.items()]), u))
+        keyed.sort(key=itemgetter(0, 1, 2, 3))  # most valuable first, then Turkish order
+        # (`Usage.order`: a word's id, no collation key to compute for each)
+        self.usages = [row[5] for row in keyed]
+        self.packed = [row[4] for row in keyed]
         self.everyone = (1 << len(self.usages)) - 1
         self._tables(position)
         self.memo: dict[int, tuple[int, bool]] = {}
         self.choice: dict[int, int | None] = {}
         self.steps = 0
 
-    def _cost(self, usage: Usage, position: dict[str, int]) -> int:
-        return sum(self.costs[position[k]] * n for k, n in usage.takes.items())
-
     def pack(self, counts: dict[str, int]) -> int:
         """A multiset of tile kinds as one int, WIDTH bits per kind."""
         return sum(n << (WIDTH * self.position[k]) for k, n in counts.items())
 
     def _tables(self, position: dict[str, int]) -> None:
-        """need[k][c]: usages taking ≥ c of kind k; first[k]: usages whose first kind is k."""
-        self.need = [[self.everyone, 0] for _ in self.kinds]
-        self.first = [0] * len(self.kinds)
+        """need[k][c]: usages taking ≥ c of kind k; first[k]: usages whose first kind is k
+        (each set made from its members' ids at once: ORing in one bit at a time would copy
+        a set as wide as the usages every time)."""
+        need: list[list[list[int]]] = [[[]] for _ in self.kinds]
+        first: list[list[int]] = [[] for _ in self.kinds]
         for j, usage in enumerate(self.usages):
-            counts = usage.takes
-            for k, n in counts.items():
-                planes = self.need[position[k]]
+            low = len(self.kinds)
+            for k, n in usage.takes.items():
+                at = position[k]
+                low = min(low, at)
+                planes = need[at]
                 while len(planes) <= n:
-                    planes.append(0)
+                    planes.append([])
                 for c in range(1, n + 1):
-                    planes[c] |= 1 << j
-            self.first[min(position[k] for k in counts)] |= 1 << j
+                    planes[c].append(j)
+            first[low].append(j)
+        size = len(self.usages) // 8 + 1
+        self.need = [[self.everyone, *(from_ids(members, size) for members in planes[1:])]
+                     for planes in need]
+        for row in self.need:
+            if len(row) < 2:
+                row.append(0)
+        self.first = [from_ids(members, size) for members in first]
 
     def count(self, m: int, k: int) -> int:
         """How many tiles of kind `k` multiset `m` holds."""

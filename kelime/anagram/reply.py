@@ -8,12 +8,17 @@ way: real tiles from the left, a blank for each copy of a letter beyond the rack
 tile covers a square, and its value, depend only on which copy of its letter the square
 holds (the 2nd ``l``) and on the rack.
 
-So `Replies` keeps, for each word once asked for, its *codes*: one byte per letter, the
-number of "the k-th copy of this letter" (1 … 255; 0 separates words). A question makes
-two tables, code → the tile's JSON text (``"l",`` or ``"?l",``) and code → the tile's
-value, and takes all its listed words at once, each step one call into C: their codes
-joined, decoded (`codecs.charmap_decode`) into words and into tiles and split again,
-values by ``bytes.translate`` and ``sum``, then the order and one join:
+So `Replies` keeps, for each word once asked for, what depends on the word alone: its
+*codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255), for
+its value; and its JSON object, UTF-8, with ``%d`` for the score and a *marker* byte
+before each letter of its tiles, one marker per copy, a byte that JSON text made of the
+alphabet never holds (a control character, or a byte UTF-8 never uses for these letters):
+``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only computes the
+scores (values by ``bytes.translate`` and ``sum``) and the order, joins the listed words'
+objects, formats the scores in with one ``%``, and makes the markers into text with one
+more ``bytes.translate``: a copy
+the rack holds as a real tile is deleted, the others become ``?``, the blank's mark. Each
+step is one call into C over all the words; nothing is decoded or encoded:
 
     >>> from kelime.anagram.index import AnagramIndex, build_index
     >>> from kelime.anagram.query import make_query
@@ -26,20 +31,19 @@ values by ``bytes.translate`` and ``sum``, then the order and one join:
 
 The bytes are exactly ``orjson.dumps({"lexicon": …, **search(…).as_dict()})``
 (tests/test_anagram_reply.py holds them equal on random lexicons, racks, patterns and
-sorts). What the tables cannot describe — a pattern, two-letter tiles, an index of more
-than 255 letter copies, a tile worth 256 or more — is answered by `search` and orjson.
+sorts). What the tables cannot describe — a pattern, two-letter tiles, an index with more
+letter copies than marker bytes (105 copies in the 40,831-word lexicon, ~150 markers), a
+tile worth 256 or more — is answered by `search` and orjson.
 
-A word's codes cost ~50 bytes, kept once the word has been in an answer: 2 MB once every
-word of a 40,720-word lexicon has (~3 MB for 62,000 words), and filling them all would
-take 0.1 s. On this machine a 1,000-word answer (5 letters and ``??``) costs ~2 ms of CPU
-this way against ~5 ms through `search` and orjson, and makes a few objects, not thousands:
-the worker's full garbage collections (~55 ms each) went from 17 to 1 in 2,100 requests
+A word's codes and object cost ~170 bytes, kept once the word has been in an answer: 7 MB
+once every word of a 40,831-word lexicon has, and filling them all would take ~0.5 s. A
+1,000-word answer (5 letters and ``??``) makes a few objects, not thousands: the worker's
+full garbage collections (~55 ms each) went from 17 to 1 in 2,100 requests
 (benchmarks/anagram_http.py measures it over HTTP).
 """
 
 from __future__ import annotations
 
-from codecs import charmap_decode
 from collections.abc import Mapping
 from itertools import repeat
 from operator import add, mul
@@ -50,11 +54,13 @@ import orjson
 from ..games import Game
 from .index import AnagramIndex
 from .query import Query, bounds
-from .rack import Rack
+from .rack import BLANK, Rack
 from .search import answer, choose, rank
 
-#: Codes are characters below CODES (code 0 separates words).
-CODES, SEP = 256, "\0"
+#: Codes are bytes below CODES.
+CODES = 256
+#: Printable ASCII, which the JSON around the letters is made of: never a marker.
+PRINTABLE = frozenset(range(0x20, 0x7F))
 #: The most words listed, and excluded, in a question `Replies.quick` calls quick.
 QUICK_WORDS, QUICK_EXCLUDE = 1000, 10
 
@@ -65,23 +71,30 @@ def _bare(letter: str) -> bool:
 
 
 class Replies:
-    """One index's words as codes, filled in as they are asked for, and the replies they make
+    """One index's words' pieces, filled in as they are asked for, and the replies they make
     (each with `lexicon`, the service's description of the lexicon, first)."""
 
-    def __init__(self, index: AnagramIndex,
-                 lexicon: Mapping[str, object] | None = None) -> None:
+    def __init__(self, index: AnagramIndex, lexicon: Mapping[str, object] | None = None):
         self.index, self.lexicon = index, lexicon
-        self._start = '{"lexicon":' + orjson.dumps(lexicon).decode("utf-8")
+        self._start = b'{"lexicon":' + orjson.dumps(lexicon)
         self.copies = [(letter, k) for letter in index.alphabet.letters
                        for k in range(1, len(index.count_planes(letter)))]
         self._first = {letter: code for code, (letter, k) in enumerate(self.copies, 1)
                        if k == 1}
+        self._held = {letter: len(index.count_planes(letter)) - 1
+                      for letter in index.alphabet.letters}
+        used = PRINTABLE.union(*(letter.encode() for letter in index.alphabet.letters))
+        markers = [b for b in range(CODES) if b not in used]
+        self.describable = (len(self.copies) < CODES and len(self.copies) <= len(markers)
+                            and all(map(_bare, index.alphabet.letters)))
+        marks = bytes(markers[:len(self.copies)])
+        self._marker = [0, *marks]  # code → its marker byte
+        # every marker a blank's `?` (a rack's real tiles' markers are deleted)
+        self._blanks = bytes.maketrans(marks, BLANK.encode() * len(marks))
         self._codes: list[bytes | None] = [None] * len(index)
-        # code → letter, a decoding table (U+FFFE: no such code)
-        self._letters = (SEP + "".join(letter for letter, _ in self.copies)).ljust(
-            CODES, "\ufffe")
-        self.describable = len(self.copies) < CODES and all(
-            map(_bare, index.alphabet.letters))
+        # {"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},
+        self._objects: list[bytes | None] = [None] * len(index)
+        self._values: tuple[Game, dict[str, int]] | None = None  # the last game's letters
 
     def reply(self, query: Query, game: Game) -> bytes:
         """``orjson.dumps({"lexicon": lexicon, **search(index, query, game).as_dict()})``."""
@@ -90,9 +103,9 @@ class Replies:
             return orjson.dumps({"lexicon": self.lexicon, **answer(
                 self.index, query, game, found, everyone, chosen).as_dict()})
         count = everyone.bit_count()
-        truncated = "true" if count > len(chosen) else "false"
-        return (f'{self._start},"count":{count},"truncated":{truncated},'
-                f'"words":[{self._words(query, game, chosen)}]}}').encode()
+        truncated = b"true" if count > len(chosen) else b"false"
+        return b"".join((self._start, b',"count":%d,"truncated":' % count, truncated,
+                         b',"words":[', self._words(query, game, chosen), b"]}"))
 
     def quick(self, query: Query, game: Game) -> bool:
         """Whether `reply` takes a few milliseconds at most: a plain question (a search of
@@ -107,27 +120,31 @@ class Replies:
                 and all(0 <= game.tile_value(letter) < CODES for letter in self._first)
                 and 0 <= game.blank_value < CODES)
 
-    def _tables(self, rack: Rack, game: Game) -> tuple[list[str], bytes]:
-        """code → the tile's JSON text, and code → its value (a `bytes.translate` table),
-        under this rack; code 0, the words' separator, stays itself."""
-        tiles, worth = [SEP], bytearray(CODES)
-        for code, (letter, k) in enumerate(self.copies, 1):
-            real = k <= rack.letters.get(letter, 0)
-            tiles.append(f'"{letter}",' if real else f'"?{letter}",')
-            worth[code] = game.tile_value(letter) if real else game.blank_value
-        return tiles, bytes(worth)
+    def _worth(self, rack: Rack, game: Game) -> tuple[bytes, bytes]:
+        """code → its tile's value under this rack (a `bytes.translate` table), and the
+        markers of the copies the rack holds as real tiles. Every copy of a letter is a
+        blank's unless the rack holds that many."""
+        if self._values is None or self._values[0] is not game:
+            self._values = (game, {letter: game.tile_value(letter) for letter in self._first})
+        value = self._values[1]
+        worth, real = bytearray([game.blank_value] * CODES), bytearray()
+        for letter, n in rack.letters.items():
+            first = self._first.get(letter)
+            if first is None:  # a letter no word holds covers no square
+                continue
+            for code in range(first, first + min(n, self._held[letter])):
+                worth[code] = value[letter]
+                real.append(self._marker[code])
+        return bytes(worth), bytes(real)
 
-    def _words(self, query: Query, game: Game, chosen: list[int]) -> str:
+    def _words(self, query: Query, game: Game, chosen: list[int]) -> bytes:
         """The listed words' JSON objects, in order, comma-separated: each step taken over
-        all of them at once, in C (their codes joined, decoded and split again)."""
+        all of them at once, in C (see above)."""
         kept = list(map(self._codes.__getitem__, chosen))
         if None in kept:
             kept = [code or self._fill(i) for code, i in zip(kept, chosen)]
-        codes = cast("list[bytes]", kept)  # every one filled just above
-        tiles, worth = self._tables(query.rack, game)
-        joined = b"\0".join(codes) + b"\0"
-        words = charmap_decode(joined, "strict", self._letters)[0].split(SEP)
-        laid = charmap_decode(joined, "strict", tiles)[0].split("," + SEP)  # no last comma
+        codes = cast(list[bytes], kept)  # every one filled
+        worth, real = self._worth(query.rack, game)
         lengths = list(map(len, codes))
         _, high = bounds(query, game)  # score = value × factor + bonus, by word length
         bonus = [game.score_parts(0, n, n) for n in range(high + 1)]
@@ -135,18 +152,23 @@ class Replies:
         values = map(sum, map(bytes.translate, codes, repeat(worth)))
         scores = list(map(add, map(mul, values, map(factor.__getitem__, lengths)),
                           map(bonus.__getitem__, lengths)))
-        objects = [f'{{"word":"{w}","score":{s},"tiles":[{t}]}}'
-                   for w, s, t in zip(words, scores, laid)]
         keys = rank(query.sort, len(self.index), scores, lengths, chosen)
-        return ",".join(map(objects.__getitem__, sorted(range(len(keys)), key=keys.__getitem__)))
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        objects = map(self._objects.__getitem__, map(chosen.__getitem__, order))
+        text = b"".join(objects) % tuple(map(scores.__getitem__, order))  # type: ignore[arg-type]
+        return text[:-1].translate(self._blanks, real)  # no comma after the last
 
     def _fill(self, i: int) -> bytes:
-        """Word `i`'s codes, kept."""
+        """Word `i`'s codes and its JSON object, kept."""
         seen: dict[str, int] = {}
-        out = []
-        for letter in self.index.word(i):
+        codes, tiles = bytearray(), []
+        word = self.index.word(i)
+        for letter in word:
             k = seen.get(letter, 0)
             seen[letter] = k + 1
-            out.append(self._first[letter] + k)
-        code = self._codes[i] = bytes(out)
+            codes.append(self._first[letter] + k)
+            tiles.append(b'"%c%s"' % (self._marker[codes[-1]], letter.encode()))
+        self._objects[i] = b'{"word":"%s","score":%%d,"tiles":[%s]},' % (word.encode(),
+                                                                          b",".join(tiles))
+        code = self._codes[i] = bytes(codes)
         return code

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain
 
 from ..games import Game, get_game
 from ..normalize import sort_key
@@ -42,7 +42,7 @@ class Laid:
     word: str
     tiles: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"word": self.word, "tiles": list(self.tiles)}
 
 
@@ -64,7 +64,7 @@ class Split:
     thrown: str | None = None
     others_penalty_multiplier: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"found": self.found, "complete": self.complete,
                 "words": [w.as_dict() for w in self.words], "discarded": list(self.discarded),
                 "penalty": self.penalty, "thrown": self.thrown,
@@ -73,18 +73,16 @@ class Split:
 
 def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
     """The hand's tile kinds, rarest first (held by the fewest usages)."""
-    held = {t: 0 for t in rack.tiles}
-    for usage in usages:
-        for k in usage.takes:
-            held[k] += 1
+    counted = Counter(chain.from_iterable(u.takes for u in usages))
+    held = {t: counted[t] for t in rack.tiles}
     return sorted(held, key=lambda k: (held[k], k == BLANK, k))
 
 
-def _throws(rack: Rack, game: Game, kinds: list[str]) -> Sequence[str | None]:
+def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
     if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
         return [None]
-    return sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))
+    return [*sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))]
 
 
 def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
@@ -96,13 +94,13 @@ def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
                  None if left else game.others_multiplier(thrown))
 
 
-Best = tuple[int, list[Usage], list[str], str | None]  # cost, usages, leftover kinds, thrown
+#: A layout: (cost, usages, leftover kinds, the tile thrown away).
+Layout = tuple[int, list[Usage], list[str], str | None]
 
 
-def _search(search: Cover, full: int, throws: Sequence[str | None]) -> tuple[Best, bool]:
-    """((cost, usages, leftover kinds, thrown), complete) of the best layout found."""
-    best: Best | None = None
-    complete = True
+def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[Layout, bool]:
+    """(the best layout found, complete)."""
+    best: Layout | None = None
     try:
         for thrown in throws:
             m = full - search.pack({thrown: 1}) if thrown else full
@@ -114,9 +112,10 @@ def _search(search: Cover, full: int, throws: Sequence[str | None]) -> tuple[Bes
             if best[0] == 0:
                 break
     except OutOfTime:
-        complete = False
-    assert best is not None  # set by `greedy` first, which never runs out of time
-    return best, complete
+        assert best is not None  # the greedy layout comes before any look at the clock
+        return best, False
+    assert best is not None  # there is always a first throw (None: none)
+    return best, True
 
 
 def check_hand(rack: Rack, game: Game) -> Rack:

@@ -15,14 +15,14 @@ Usages are counted over the hand's tile *kinds* (``"a"``, ``"?"``, ``"lm"`` …)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from .bits import ids
 from .index import AnagramIndex
 from .plan import Plan, plans
 from .rack import BLANK, Rack
-from .select import candidates
+from .select import candidates, over_blanks
 from .tiles import lay, place
 
 
@@ -34,6 +34,9 @@ class Usage:
     singles: str              # the single tiles' letters, sorted
     multi: tuple[str, ...]
     blanks: int
+    #: The word's place in Turkish order (its id in the index; 0 when not known), which
+    #: `cover.Cover` sorts by.
+    order: int = field(default=0, compare=False, repr=False)
 
     @cached_property
     def takes(self) -> dict[str, int]:
@@ -50,13 +53,13 @@ class Usage:
         for ch in self.singles:
             letters[ch] = letters.get(ch, 0) + 1
         starts = place(self.word, None, self.multi)
-        assert starts is not None  # a usage's two-letter tiles fit its word: it was laid
+        assert starts is not None  # a usage is only made of a word its tiles fit
         return tuple(lay(self.word, None, self.multi, starts, letters))
 
 
-def _need(word: str, multi: tuple[str, ...]) -> str | None:
-    """The word's letters, sorted, less those its two-letter tiles cover (None: it lacks one)."""
-    letters = "".join(sorted(word))
+def _need(word: str, letters: str, multi: tuple[str, ...]) -> str | None:
+    """The word's `letters` (sorted) less those its two-letter tiles cover (None: it lacks
+    one)."""
     for ch in "".join(multi):
         at = letters.find(ch)
         if at < 0:
@@ -65,16 +68,9 @@ def _need(word: str, multi: tuple[str, ...]) -> str | None:
     return letters
 
 
-def _real(need: str, rack: Rack) -> str:
-    """The letters of `need` (sorted) that the rack's single tiles cover."""
-    taken: list[str] = []
-    used: dict[str, int] = {}
-    for ch in need:
-        n = used.get(ch, 0)
-        if n < rack.letters.get(ch, 0):
-            used[ch] = n + 1
-            taken.append(ch)
-    return "".join(taken)
+def _real(need: str, have: dict[str, int]) -> str:
+    """The letters of `need` (sorted) that single tiles (`have`: letter → count) cover."""
+    return "".join([ch * min(need.count(ch), have.get(ch, 0)) for ch in dict.fromkeys(need)])
 
 
 def _spared(real: str, spare: int) -> list[str]:
@@ -88,35 +84,72 @@ def _spared(real: str, spare: int) -> list[str]:
     return list(found)
 
 
-def word_usages(word: str, plan: Plan, rack: Rack) -> list[Usage]:
-    """The usages of `word` under `plan` (none when the rack cannot lay it so)."""
-    need = _need(word, plan.multi) if place(word, None, plan.multi) is not None else None
+def _layings(word: str, plan: Plan, rack: Rack, letters: str) -> list[tuple[str, int]]:
+    """(single tiles' letters, blanks) of each way to lay `word` (its `letters` sorted)
+    under `plan`."""
+    if plan.multi and place(word, None, plan.multi) is None:
+        return []
+    need = _need(word, letters, plan.multi)
     if need is None:
         return []
-    real = _real(need, rack)
-    if len(need) - len(real) > rack.blanks:
+    real = _real(need, rack.letters)
+    missing = len(need) - len(real)
+    if missing > rack.blanks:
         return []
-    spare = rack.blanks - (len(need) - len(real))
-    return [Usage(word, singles, plan.multi, len(need) - len(singles))
-            for singles in _spared(real, spare)]
+    return [(singles, len(need) - len(singles))
+            for singles in _spared(real, rack.blanks - missing)]
+
+
+def word_usages(word: str, plan: Plan, rack: Rack) -> list[Usage]:
+    """The usages of `word` under `plan` (none when the rack cannot lay it so)."""
+    return [Usage(word, singles, plan.multi, blanks)
+            for singles, blanks in _layings(word, plan, rack, "".join(sorted(word)))]
+
+
+def _short_of_one(index: AnagramIndex, have: dict[str, int],
+                  found: int) -> tuple[dict[int, str], int]:
+    """Of `found`, ({word id: its one letter} for the words that hold one letter more than
+    the single tiles `have`, the words that hold more than one too many): one bit-plane
+    AND a letter, where looking at every word's letters would cost ~2 µs a word."""
+    short = found & over_blanks(index, have, 0)
+    one = short ^ (short & over_blanks(index, have, 1))
+    beyond: dict[int, str] = {}
+    for letter in index.alphabet.letters:
+        planes = index.count_planes(letter)
+        c = have.get(letter, 0) + 1
+        if c < len(planes) and one & planes[c]:
+            beyond.update(dict.fromkeys(ids(one & planes[c]), letter))
+    return beyond, short ^ one
 
 
 def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
                 late: Callable[[], bool] = lambda: False) -> list[Usage]:
-    """Every distinct usage of every word the hand can lay, one word per tile multiset;
-    when `late()` turns true, those found so far (the split then answers incomplete)."""
-    seen: dict[tuple[str, tuple[str, ...], int], Usage] = {}  # by its tiles
-    done: set[tuple[tuple[str, ...], str]] = set()  # (two-letter tiles, letters sorted)
+    """Every distinct usage of every word the hand can lay, one word per tile multiset (the
+    first in Turkish order, under the first plan that lays it); when `late()` turns true,
+    those found so far (the split then answers incomplete)."""
+    seen: dict[tuple[str, tuple[str, ...], int], Usage] = {}
+    done: set[tuple[tuple[str, ...], str]] = set()
     for n, plan in enumerate(plans(rack, None, exact=False)):
         if n and late():  # the plan of single tiles is always listed: it lays the most words
             break
         found = candidates(index, rack, plan, min_length, rack.letter_count, False, None)
+        beyond, many = _short_of_one(index, rack.letters, found) if not plan.multi else ({}, 0)
+        general = set(ids(many)) if many else set()
         for i in ids(found):
-            word = index.word(i)
-            shape = (plan.multi, "".join(sorted(word)))
+            letters = index.letters(i)
+            shape = (plan.multi, letters)
             if shape in done:  # an anagram of a word already seen: the same usages
                 continue
             done.add(shape)
-            for usage in word_usages(word, plan, rack):
-                seen.setdefault((usage.singles, usage.multi, usage.blanks), usage)
+            if plan.multi or i in general:
+                layings = _layings(index.word(i), plan, rack, letters)
+            else:  # single tiles for every letter, or all but one
+                letter = beyond.get(i)
+                real = letters if letter is None else letters.replace(letter, "", 1)
+                layings = [(singles, len(letters) - len(singles)) for singles in
+                           _spared(real, rack.blanks - (letter is not None))]
+            for singles, blanks in layings:
+                key = (singles, plan.multi, blanks)
+                if key not in seen:  # (most are: make a Usage only for the first)
+                    seen[key] = Usage(index.word(i), singles, plan.multi, blanks, i)
     return list(seen.values())
