@@ -21,7 +21,7 @@ import pytest
 
 from kelime.normalize import TURKISH, normalize
 from kelime.service.app import create_app
-from kelime.service.openapi import rack_pattern, typed_letters
+from kelime.service.openapi import LAST_TYPED, rack_pattern, typed_letters
 from kelime.service.settings import Settings
 from kelime.tdk import store as cache
 from tests.fake_tdk import builtin_entries
@@ -194,6 +194,15 @@ def test_the_rack_letters_are_what_normalisation_reads():
     assert "ı" not in typed_letters(KURDISH) and "ê" in typed_letters(KURDISH)
     pattern = re.compile(rack_pattern(typed, 7, pairs=True))
     assert pattern.fullmatch("KALE?[LM]") and not pattern.fullmatch("kale x")
+
+
+@pytest.mark.parametrize("alphabet", [TURKISH, KURDISH], ids=["tr", "ku"])
+def test_no_letter_is_typed_beyond_the_scanned_plane(alphabet):
+    """typed_letters reads the Basic Multilingual Plane only: nothing beyond it normalises
+    to a letter (else the schema would refuse what the parser reads)."""
+    beyond = [ch for ch in map(chr, range(LAST_TYPED + 1, sys.maxunicode + 1))
+              if normalize(ch, alphabet) in alphabet.letter_set]
+    assert beyond == []
 
 
 def test_the_cacheable_gets_document_their_etag_and_304(live):
