@@ -1,5 +1,7 @@
-"""Politeness machinery that needs Scrapy: backoff with Retry-After, the circuit breaker,
-robots.txt Crawl-delay, and a robots parser that also reports the Sitemap lines."""
+"""Politeness machinery that needs Scrapy: robots.txt read strictly (RFC 9309) with its
+Crawl-delay, backoff with Retry-After, the circuit breaker, and the pause between requests.
+Built on Scrapy's public extension points only: downloader middlewares, extensions,
+signals and `engine.download_async`."""
 
 from __future__ import annotations
 
@@ -8,13 +10,12 @@ import logging
 import os
 import sqlite3
 import time
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
-from scrapy import signals
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import IgnoreRequest
-from scrapy.robotstxt import ProtegoRobotParser
+from protego import Protego
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro
 
 from kelime.errors import CacheError
@@ -192,48 +193,79 @@ class SameHost:
         return response
 
 
-class RobotParser(ProtegoRobotParser):
-    """Scrapy's Protego parser, also exposing the Sitemap lines."""
-
-    @property
-    def sitemaps(self) -> list[str]:
-        return list(self.rp.sitemaps)
-
-
-class StrictRobotsTxt(RobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, strict where RFC 9309 is. Scrapy allows everything
-    when robots.txt cannot be read; here a 5xx (after Backoff's retries) or no answer at all
-    means "everything disallowed": the crawl stops and says why. A 4xx still means no rules."""
-
-    async def _parse_robots(self, response, netloc, request):
-        if robots_unreadable(response.status):
-            return self._refuse(netloc, response.url, f"HTTP {response.status}")
-        if OFFSITE in response.meta:
-            return self._refuse(netloc, response.url,
-                                offsite_text(response.meta[OFFSITE], response.url))
-        await super()._parse_robots(response, netloc, request)
-
-    def _robots_error(self, exc, netloc):
-        url = f"//{netloc}/robots.txt"
-        self._refuse(netloc, url.lstrip("/"), describe(failure_kind(exc), exc, url))
-
-    def _refuse(self, netloc: str, url: str, error: str) -> None:
-        stop_crawl(self.crawler, "robots_unreadable",
-                   STOP_MESSAGES["robots"].format(url=url, error=error))
-        waiting = self._parsers[netloc]
-        self._parsers[netloc] = parser = RobotParser.from_crawler(
-            self.crawler, b"User-agent: *\nDisallow: /\n")
-        waiting.callback(parser)
+#: request.meta key: the request is robots.txt itself (or another that robots.txt does not
+#: govern): `RobotsTxt` lets it through. Scrapy's own spelling, so its other parts agree.
+DONT_OBEY = "dont_obey_robotstxt"
+#: Signal sent once robots.txt is read: handlers get `rules` (a Protego parser: can_fetch,
+#: crawl_delay, sitemaps) and the `request` that made it be read.
+robots_read = object()
+#: The IgnoreRequest message of a request robots.txt disallows (the spider matches it).
+ROBOTS_SAYS = "Forbidden by robots.txt"
+DISALLOW_ALL = "User-agent: *\nDisallow: /\n"
 
 
-class PoliteHTTPHandler(HTTP11DownloadHandler):
-    """Scrapy's HTTP/1.1 handler without Twisted's silent retry: its connection pool re-sends
-    a GET at once when a kept-alive connection was closed, ignoring DOWNLOAD_DELAY. Backoff
-    retries instead, after a pause."""
+class RobotsTxt:
+    """robots.txt, obeyed as RFC 9309 says, read once per site before its first request.
+
+    Scrapy's RobotsTxtMiddleware allows everything when robots.txt cannot be read; here a
+    5xx or 429 (after Backoff's retries), a redirect off the site, or no answer at all
+    means "everything disallowed": the crawl stops and says why. A 4xx means no rules.
+    robots.txt is fetched through the downloader (`engine.download_async`), so Backoff,
+    Pacing and SameHost apply to it as to any request; it is parsed by Protego, matched
+    for ROBOTSTXT_USER_AGENT. A disallowed request raises IgnoreRequest(ROBOTS_SAYS)."""
 
     def __init__(self, crawler):
-        super().__init__(crawler)
-        self._pool.retryAutomatically = False
+        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured
+        self.crawler = crawler
+        self.agent = crawler.settings["ROBOTSTXT_USER_AGENT"]
+        self.rules: dict[str, Protego] = {}  # per scheme://host:port
+        self.reading = asyncio.Lock()  # the first request reads it; the others wait
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request):
+        if request.meta.get(DONT_OBEY):
+            return
+        rules = await self._rules(request)
+        if not rules.can_fetch(request.url, self.agent):
+            self.crawler.stats.inc_value("robotstxt/forbidden")
+            raise IgnoreRequest(ROBOTS_SAYS)
+
+    async def _rules(self, request) -> Protego:
+        parts = urlsplit(request.url)
+        site = f"{parts.scheme}://{parts.netloc}"
+        async with self.reading:
+            if site not in self.rules:
+                self.rules[site] = await self._read(f"{site}/robots.txt")
+                await self.crawler.signals.send_catch_log_async(
+                    signal=robots_read, rules=self.rules[site], request=request)
+        return self.rules[site]
+
+    async def _read(self, url: str) -> Protego:
+        """The rules of robots.txt at `url`; "disallow all", the crawl stopping, when it
+        cannot be read."""
+        self.crawler.stats.inc_value("robotstxt/request_count")
+        robots = Request(url, priority=1000, meta={DONT_OBEY: True}, callback=NO_CALLBACK)
+        try:
+            response = await self.crawler.engine.download_async(robots)
+        except Exception as e:  # noqa: BLE001 - any failure: unreadable (IgnoreRequest too)
+            return self._refuse(url, describe(failure_kind(e), e, url))
+        self.crawler.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+        if robots_unreadable(response.status):
+            return self._refuse(response.url, f"HTTP {response.status}")
+        if OFFSITE in response.meta:
+            return self._refuse(response.url, offsite_text(response.meta[OFFSITE], response.url))
+        if 400 <= response.status < 500:
+            return Protego.parse("")  # no robots.txt: no rules
+        return Protego.parse(response.body.decode("utf-8", errors="replace"))
+
+    def _refuse(self, url: str, error: str) -> Protego:
+        stop_crawl(self.crawler, "robots_unreadable",
+                   STOP_MESSAGES["robots"].format(url=url, error=error))
+        return Protego.parse(DISALLOW_ALL)
 
 
 class CrawlDelay:
@@ -241,15 +273,15 @@ class CrawlDelay:
 
     def __init__(self, crawler):
         self.crawler, self.floor = crawler, {}
-        crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._robots_read, signal=robots_read)
         crawler.signals.connect(self._downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def _robots_parsed(self, robotparser, request):
-        delay = robotparser.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
+    def _robots_read(self, rules, request):
+        delay = rules.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
         if delay:
             key = self.crawler.engine.downloader.get_slot_key(request)
             self.floor[key] = float(delay)
