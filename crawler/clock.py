@@ -58,7 +58,7 @@ class Clock:
         try:
             db = self._open()
             return (step(db, self.me, time.time(), seconds) or 0.0) if db is not None else 0.0
-        except (CacheError, sqlite3.Error):
+        except (CacheError, sqlite3.Error, OSError):
             return 0.0
 
     def _open(self) -> sqlite_utils.Database | None:

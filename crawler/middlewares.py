@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sqlite3
 import time
 from urllib.parse import urljoin, urlsplit
 
@@ -18,10 +17,10 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro
 
-from kelime.errors import CacheError
 from kelime.tdk import store
 from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
+from .clock import POLL, Clock, gap_after
 from .failures import (
     AT_ONCE,
     BREAKER,
@@ -108,7 +107,7 @@ class Pacing:
     IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
     counts each download's bytes (meta[RECEIVED]) for `too_big`.
 
-    The pause is shared through the cache's politeness clock (`store.take_turn`): a
+    The pause is shared through the cache's politeness clock (`crawler.clock`): a
     `kelime define` or `kelime reports check` on the same cache waits for the crawl's
     request and gap, and the crawl waits for theirs (they ran beside it: two requests in
     flight, 3 ms apart)."""
@@ -119,10 +118,10 @@ class Pacing:
         self.delay = s.getfloat("DOWNLOAD_DELAY")
         self.max_gap = s.getfloat("AUTOTHROTTLE_MAX_DELAY")
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
-        self.cache_path, self.db = s.get("KELIME_CACHE"), None
         # the clock is read in the reactor's thread: never wait long for another writer
-        self.timeout = min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING))
-        self.me, self.lease = f"crawl pid {os.getpid()}", 2.0 * s.getfloat("DOWNLOAD_TIMEOUT")
+        self.clock = Clock(s.get("KELIME_CACHE"), f"crawl pid {os.getpid()}", create=True,
+                           lease=2.0 * s.getfloat("DOWNLOAD_TIMEOUT"),
+                           timeout=min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING)))
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
@@ -132,29 +131,17 @@ class Pacing:
 
     async def process_request(self, request):
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
-        await self._wait(lambda: self._clock(store.take_turn, self.lease))  # 0: claimed
+        await self._wait(self.clock.wait)  # 0: claimed
         request.meta["kelime_sent"] = time.monotonic()
 
     async def _wait(self, left) -> None:
         while (wait := left()) > 0:
             if not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
-            await asyncio.sleep(min(wait, 0.05))
-
-    def _clock(self, step, seconds: float) -> float:
-        """A step on the cache's shared clock (0: go); none without a usable cache."""
-        try:
-            if self.db is None and self.cache_path:
-                self.db = store.open_cache(self.cache_path, create=True,
-                                           timeout=self.timeout)
-            return step(self.db, self.me, time.time(), seconds) or 0.0 if self.db else 0.0
-        except (CacheError, sqlite3.Error):
-            return 0.0  # the pipeline stops the crawl on a cache it cannot write
+            await asyncio.sleep(min(wait, POLL))
 
     def _closed(self, spider=None, reason=None):
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+        self.clock.close()
 
     def process_response(self, request, response):
         self._ended(request)
@@ -172,9 +159,9 @@ class Pacing:
         took = now - request.meta.get("kelime_sent", now)
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
         delay = slot.delay if slot is not None else self.delay
-        gap = max(delay, min(took, self.max_gap))
+        gap = gap_after(delay, took, self.max_gap)
         self.next_at = max(self.next_at, now + gap)
-        self._clock(store.end_turn, gap)
+        self.clock.ended(gap)
 
 
 class SameHost:

@@ -23,6 +23,9 @@ DEFAULT_DELAY = 1.0        # seconds between requests (the floor; robots Crawl-d
 GTS_MAX_BYTES = 8 * 1024 * 1024
 DOWNLOAD_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_CONCURRENCY = 1    # requests in flight at once
+#: The longest pause after a reply that took long (a slow server gets slower requests):
+#: the crawl's AutoThrottle cap and Pacing's, and `kelime define`'s.
+MAX_GAP = 60.0
 DEFAULT_MAX_AGE = 30.0     # days before a good reply is fetched again
 
 POLITE = {
@@ -36,7 +39,7 @@ POLITE = {
     "DOWNLOAD_DELAY_JITTER": 0,          # Scrapy's jitter goes down to 0.5×; ours only adds
     "AUTOTHROTTLE_ENABLED": True,
     "AUTOTHROTTLE_START_DELAY": DEFAULT_DELAY,
-    "AUTOTHROTTLE_MAX_DELAY": 60.0,
+    "AUTOTHROTTLE_MAX_DELAY": MAX_GAP,
     "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
     "DOWNLOAD_TIMEOUT": 30,
     # Connection: close, one connection a request: Twisted's pool re-sends a GET at once,

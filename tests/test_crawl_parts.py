@@ -302,3 +302,38 @@ def test_every_request_asks_for_its_own_connection():
     reply (Backoff never sees it; the crawl test's `abdal` close fault would pass in one
     try): no connection is reused."""
     assert POLITE["DEFAULT_REQUEST_HEADERS"]["Connection"] == "close"
+
+
+# --- the politeness clock: one implementation for the crawl and the look-ups -----------------
+
+def test_the_gap_after_a_reply_is_the_delay_or_as_long_as_it_took_up_to_the_cap():
+    from kelime.crawler.clock import gap_after
+
+    assert [gap_after(1.0, took, 60.0) for took in (0.2, 3.0, 500.0)] == [1.0, 3.0, 60.0]
+
+
+def test_a_crawl_and_a_look_up_wait_for_each_other_on_one_cache(tmp_path):
+    from kelime.crawler.clock import Clock
+
+    crawl = Clock(tmp_path / "c.sqlite", "crawl", lease=60.0, create=True)
+    look_up = Clock(tmp_path / "c.sqlite", "look-up", lease=60.0)
+    try:
+        assert crawl.wait() == 0.0 and crawl.wait() == 0.0  # its own turns never wait
+        assert 59.0 < look_up.wait() <= 60.0  # the crawl's request is in flight
+        crawl.ended(5.0)
+        assert 4.0 < look_up.wait() <= 5.0  # then its gap
+        assert crawl.wait() > 0  # and the look-up, which waited, goes next
+    finally:
+        crawl.close()
+        look_up.close()
+
+
+def test_a_clock_without_a_cache_paces_no_one_and_creates_none(tmp_path):
+    from kelime.crawler.clock import Clock
+
+    clock = Clock(tmp_path / "none.sqlite", "look-up", lease=60.0)
+    assert clock.wait() == 0.0
+    clock.ended(1.0)
+    clock.close()
+    assert not (tmp_path / "none.sqlite").exists()
+
