@@ -102,10 +102,11 @@ class Pacing:
     left 14 ms later. The next request waits at least the slot's delay (DOWNLOAD_DELAY,
     robots.txt Crawl-delay, AutoThrottle) after this reply ended, and as long as the reply
     took, when that is longer (a slow server gets slower requests), up to
-    AUTOTHROTTLE_MAX_DELAY. Placed last before the download handler (950), so it sees
-    every reply first: one refused later (a gzip body unpacking past the limit is an
-    IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
-    counts each download's bytes (meta[RECEIVED]) for `too_big`.
+    AUTOTHROTTLE_MAX_DELAY (with AutoThrottle on, as by default). Placed last before the
+    download handler (950), so it sees every reply first: one refused later (a gzip body
+    unpacking past the limit is an IgnoreRequest from HttpCompressionMiddleware, at 590)
+    still sets the pause. Also counts each download's bytes (meta[RECEIVED]) for
+    `too_big`, and asks a paced request's connection to close (`paced`).
 
     The pause is shared through the cache's politeness clock (`crawler.clock`): a
     `kelime define` or `kelime reports check` on the same cache waits for the crawl's
@@ -116,7 +117,9 @@ class Pacing:
         s = crawler.settings
         self.crawler = crawler
         self.delay = s.getfloat("DOWNLOAD_DELAY")
-        self.max_gap = s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+        # a slow reply slows the next request as AutoThrottle would: not with it off
+        self.max_gap = (s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+                        if s.getbool("AUTOTHROTTLE_ENABLED") else 0.0)
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         # the clock is read in the reactor's thread: never wait long for another writer
         self.clock = Clock(s.get("KELIME_CACHE"), f"crawl pid {os.getpid()}", create=True,
@@ -132,7 +135,21 @@ class Pacing:
     async def process_request(self, request):
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
         await self._wait(self.clock.wait)  # 0: claimed
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        if self.paced(slot.delay if slot is not None else 0.0):
+            request.headers.setdefault("Connection", "close")
         request.meta["kelime_sent"] = time.monotonic()
+
+    def paced(self, slot_delay: float = 0.0) -> bool:
+        """Whether requests are spaced (a delay, robots.txt's Crawl-delay in the slot's,
+        AutoThrottle): then each asks for its own connection (Connection: close). Twisted's
+        pool re-sends a GET at once, silently, when a connection it reuses closes before the
+        reply (as TDK closes on clients it blocks), ignoring the pause and Backoff; it does
+        so only on reused connections, and Scrapy has no public switch for it. A handshake
+        a request costs little beside a pause; a crawl with none (politeness off) keeps
+        its connections."""
+        return bool(self.max_gap or self.delay or slot_delay)
 
     async def _wait(self, left) -> None:
         while (wait := left()) > 0:
