@@ -9,6 +9,7 @@ import asyncio
 import logging
 import os
 import time
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from protego import Protego
@@ -33,6 +34,12 @@ from .failures import (
     same_host,
 )
 from .items import Reply
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +139,7 @@ class Pacing:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    async def process_request(self, request):
+    async def process_request(self, request: Request) -> None:
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
         await self._wait(self.clock.wait)  # 0: claimed
         downloader = self.crawler.engine.downloader
@@ -151,13 +158,13 @@ class Pacing:
         its connections."""
         return bool(self.max_gap or self.delay or slot_delay)
 
-    async def _wait(self, left) -> None:
+    async def _wait(self, left: Callable[[], float]) -> None:
         while (wait := left()) > 0:
             if not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
             await asyncio.sleep(min(wait, POLL))
 
-    def _closed(self, spider=None, reason=None):
+    def _closed(self, spider: Spider | None = None, reason: str | None = None) -> None:
         self.clock.close()
 
     def process_response(self, request, response):
@@ -171,7 +178,7 @@ class Pacing:
     def _bytes(self, data, request, spider=None):
         request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
 
-    def _ended(self, request) -> None:
+    def _ended(self, request: Request) -> None:
         now = time.monotonic()
         took = now - request.meta.get("kelime_sent", now)
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
@@ -218,7 +225,7 @@ class RobotsTxt:
     Pacing and SameHost apply to it as to any request; it is parsed by Protego, matched
     for ROBOTSTXT_USER_AGENT. A disallowed request raises IgnoreRequest(ROBOTS_SAYS)."""
 
-    def __init__(self, crawler):
+    def __init__(self, crawler: Crawler) -> None:
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
         self.crawler = crawler
@@ -227,10 +234,10 @@ class RobotsTxt:
         self.reading = asyncio.Lock()  # the first request reads it; the others wait
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler: Crawler) -> RobotsTxt:
         return cls(crawler)
 
-    async def process_request(self, request):
+    async def process_request(self, request: Request) -> None:
         if request.meta.get(DONT_OBEY):
             return
         rules = await self._rules(request)
@@ -238,7 +245,7 @@ class RobotsTxt:
             self.crawler.stats.inc_value("robotstxt/forbidden")
             raise IgnoreRequest(ROBOTS_SAYS)
 
-    async def _rules(self, request) -> Protego:
+    async def _rules(self, request: Request) -> Protego:
         parts = urlsplit(request.url)
         site = f"{parts.scheme}://{parts.netloc}"
         async with self.reading:
@@ -284,7 +291,7 @@ class CrawlDelay:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def _robots_read(self, rules, request):
+    def _robots_read(self, rules: Protego, request: Request) -> None:
         delay = rules.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
         if delay:
             key = self.crawler.engine.downloader.get_slot_key(request)

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import orjson
 import scrapy
 from lxml import etree
+from protego import Protego
 from scrapy import signals
 from scrapy.exceptions import CloseSpider, IgnoreRequest
 from scrapy.utils.gz import gunzip
@@ -122,7 +123,7 @@ class TdkSpider(scrapy.Spider):
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         return spider
 
-    def on_robots_read(self, rules, request):
+    def on_robots_read(self, rules: Protego, request: scrapy.Request) -> None:
         self.sitemaps = list(rules.sitemaps)
         agent = self.crawler.settings["ROBOTSTXT_USER_AGENT"]
         probe = gts_url(self.base_url, PROBE)  # no robots.txt names it: it stands for any word
@@ -215,7 +216,7 @@ class TdkSpider(scrapy.Spider):
         self._stop("sitemap_unreadable", f"could not read the sitemap {failure.request.url}: "
                    f"{describe(kind, failure.value, failure.request.url)}")
 
-    def on_idle(self):
+    def on_idle(self) -> None:
         """Enumeration is over (nothing left to do): no word found means nothing was crawled."""
         stats = self.crawler.stats
         if (self.enumerate_words and not stats.get_value("kelime/enumerated")
