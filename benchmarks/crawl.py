@@ -5,7 +5,8 @@
 1. pages/s of the whole crawl pipeline (Scrapy + classification + one SQLite transaction
    per reply) against the fake TDK on loopback, politeness OFF (delay 0, no AutoThrottle,
    no robots.txt, 8 in flight), versus a bare sequential httpx loop over the same URLs
-   (what the fake and loopback allow). Target ≥ 200 pages/s.
+   (what the fake and loopback allow), timed just before and just after the crawl (their
+   mean: on a busy machine one alone drifts). Target ≥ 0.5× (issue 22).
 2. `kelime build --cache` over a 100k-entry cache written through the crawl store's save
    functions, versus `kelime build --wordlist` of the same headwords. Target ≤ 15 s.
 3. The weekly refresh (`kelime crawl refresh`) after a full polite-shaped crawl of the same
@@ -44,12 +45,16 @@ def bench_crawl(pages: int, tmp: Path) -> dict:
 
     words = synthetic_words(pages)
     (tmp / "words.txt").write_text("\n".join(words), encoding="utf-8")
-    with FakeProcess("--synthetic", str(pages)) as fake:
+
+    def sequential(url: str) -> float:
         t0 = time.perf_counter()
         with httpx.Client() as client:
             for w in words:
-                client.get(f"{fake.url}/gts", params={"ara": w}).raise_for_status()
-        baseline = pages / (time.perf_counter() - t0)
+                client.get(f"{url}/gts", params={"ara": w}).raise_for_status()
+        return pages / (time.perf_counter() - t0)
+
+    with FakeProcess("--synthetic", str(pages)) as fake:
+        before = sequential(fake.url)
         fake.clear_log()
         t0 = time.perf_counter()
         run = subprocess.run([*KELIME, "crawl", "run", "--base-url", fake.url, "--words",
@@ -57,11 +62,14 @@ def bench_crawl(pages: int, tmp: Path) -> dict:
                               *IMPOLITE], capture_output=True, text=True)
         whole = time.perf_counter() - t0
         log = [r for r in fake.log() if r["path"].startswith("/gts")]
+        after = sequential(fake.url)
+    baseline = (before + after) / 2
     assert run.returncode == 0, run.stderr
     st = cache.cache_stats(cache.open_cache(tmp / "crawl.sqlite"))
     assert st["replies"]["ok"] == pages and len({unquote(r["path"]) for r in log}) == pages
     window = max(r["end"] for r in log) - min(r["start"] for r in log)
     return {"pages": pages, "baseline_httpx_sequential_pps": round(baseline, 1),
+            "baseline_before_and_after_pps": [round(before, 1), round(after, 1)],
             "pipeline_pps_first_to_last_request": round(pages / window, 1),
             "pipeline_pps_including_startup": round(pages / whole, 1),
             "ratio_to_baseline": round(pages / window / baseline, 2)}

@@ -30,8 +30,8 @@ import sqlite3
 import ssl
 import time
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -47,6 +47,7 @@ from kelime.normalize import normalize
 from kelime.tdk import store as cache
 from kelime.tdk.replies import Classified, classify, gts_url, query_for
 
+from .clock import POLL, Clock, gap_after
 from .failures import (
     RETRY,
     RETRYABLE,
@@ -57,7 +58,7 @@ from .failures import (
     robots_unreadable,
     same_host,
 )
-from .settings import DEFAULT_DELAY, GTS_MAX_BYTES, POLITE, USER_AGENT
+from .settings import DEFAULT_DELAY, GTS_MAX_BYTES, MAX_GAP, POLITE, USER_AGENT
 
 MIB = 2**20
 ACCEPT_ENCODING = "gzip, deflate"  # what `_decoded` inflates, a step at a time
@@ -296,48 +297,43 @@ def cached(db, word: str) -> dict | None:
             "entries": entries}
 
 
-def politeness(cache_path: Path, gap: float):
-    """A TURN for `cache_path`: each request waits for the cache's politeness clock, holds
-    it while in flight and leaves `gap` seconds (or as long as the reply took) after its
-    end. Where the cache cannot keep a clock (none yet, read-only, a full disk) no crawl
-    can be writing it either: requests go unpaced by it."""
+def politeness(cache_path: Path, gap: float) -> Callable[[], AbstractContextManager[None]]:
+    """A TURN for `cache_path` (see `crawler.clock`): each request waits for the cache's
+    politeness clock, holds it while in flight and leaves `gap` seconds (or as long as the
+    reply took, up to the crawl's MAX_GAP) after its end."""
     @contextmanager
-    def turn():
+    def turn() -> Iterator[None]:
         me = f"look-up pid {os.getpid()} at {time.time():.6f}"  # waits for its own gap too
-        db = _clock(cache_path)
-        if db is None:
-            yield
-            return
+        clock = Clock(cache_path, me, lease=LEASE)
         try:
-            while (wait := _safely(cache.take_turn, db, me, time.time(), LEASE)) > 0:
-                time.sleep(min(wait, 0.05))
+            while (wait := clock.wait()) > 0:
+                time.sleep(min(wait, POLL))
             started = time.monotonic()
             try:
                 yield
             finally:
-                took = time.monotonic() - started
-                _safely(cache.end_turn, db, me, time.time(), max(gap, min(took, LEASE)))
+                clock.ended(gap_after(gap, time.monotonic() - started, MAX_GAP))
         finally:
-            db.close()
+            clock.close()
 
     return turn
 
 
-def _clock(cache_path: Path):
+def _save_robots(cache_path: Path, site: str, status: int, text: str) -> None:
+    """Keep robots.txt in an existing cache; nothing when it cannot be written (read-only,
+    full: the next look-up reads it again)."""
     if not cache_path.exists():
-        return None
+        return
     try:
-        return cache.open_cache(cache_path)
+        db = cache.open_cache(cache_path)
     except (CacheError, sqlite3.Error, OSError):
-        return None
-
-
-def _safely(step, *args):
-    """A clock step; 0 when the cache cannot take it (read-only, full: nothing to share)."""
+        return
     try:
-        return step(*args) or 0.0
+        cache.save_robots(db, site, status, text)
     except (CacheError, sqlite3.Error):
-        return 0.0
+        pass
+    finally:
+        db.close()
 
 
 def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client | None = None,
@@ -426,10 +422,7 @@ def _robots(client, cache_path: Path, base_url: str, limits: Limits) -> tuple[in
                          "be fetched (RFC 9309); try again later") from None
     text = body.decode("utf-8", errors="replace")
     if not robots_unreadable(response.status_code):
-        db = _clock(cache_path)
-        if db is not None:
-            _safely(cache.save_robots, db, site, response.status_code, text)
-            db.close()
+        _save_robots(cache_path, site, response.status_code, text)
     return response.status_code, text
 
 

@@ -1,27 +1,27 @@
-"""Politeness machinery that needs Scrapy: backoff with Retry-After, the circuit breaker,
-robots.txt Crawl-delay, and a robots parser that also reports the Sitemap lines."""
+"""Politeness machinery that needs Scrapy: robots.txt read strictly (RFC 9309) with its
+Crawl-delay, backoff with Retry-After, the circuit breaker, and the pause between requests.
+Built on Scrapy's public extension points only: downloader middlewares, extensions,
+signals and `engine.download_async`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
-import sqlite3
 import time
-from urllib.parse import urljoin
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
 
-from scrapy import signals
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import IgnoreRequest
-from scrapy.robotstxt import ProtegoRobotParser
+from protego import Protego
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro
-from twisted.internet.defer import Deferred
 
-from kelime.errors import CacheError
 from kelime.tdk import store
 from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
+from .clock import POLL, Clock, gap_after
 from .failures import (
     AT_ONCE,
     BREAKER,
@@ -34,6 +34,12 @@ from .failures import (
     same_host,
 )
 from .items import Reply
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -103,12 +109,13 @@ class Pacing:
     left 14 ms later. The next request waits at least the slot's delay (DOWNLOAD_DELAY,
     robots.txt Crawl-delay, AutoThrottle) after this reply ended, and as long as the reply
     took, when that is longer (a slow server gets slower requests), up to
-    AUTOTHROTTLE_MAX_DELAY. Placed last before the download handler (950), so it sees
-    every reply first: one refused later (a gzip body unpacking past the limit is an
-    IgnoreRequest from HttpCompressionMiddleware, at 590) still sets the pause. Also
-    counts each download's bytes (meta[RECEIVED]) for `too_big`.
+    AUTOTHROTTLE_MAX_DELAY (with AutoThrottle on, as by default). Placed last before the
+    download handler (950), so it sees every reply first: one refused later (a gzip body
+    unpacking past the limit is an IgnoreRequest from HttpCompressionMiddleware, at 590)
+    still sets the pause. Also counts each download's bytes (meta[RECEIVED]) for
+    `too_big`, and asks a paced request's connection to close (`paced`).
 
-    The pause is shared through the cache's politeness clock (`store.take_turn`): a
+    The pause is shared through the cache's politeness clock (`crawler.clock`): a
     `kelime define` or `kelime reports check` on the same cache waits for the crawl's
     request and gap, and the crawl waits for theirs (they ran beside it: two requests in
     flight, 3 ms apart)."""
@@ -117,12 +124,14 @@ class Pacing:
         s = crawler.settings
         self.crawler = crawler
         self.delay = s.getfloat("DOWNLOAD_DELAY")
-        self.max_gap = s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+        # a slow reply slows the next request as AutoThrottle would: not with it off
+        self.max_gap = (s.getfloat("AUTOTHROTTLE_MAX_DELAY")
+                        if s.getbool("AUTOTHROTTLE_ENABLED") else 0.0)
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
-        self.cache_path, self.db = s.get("KELIME_CACHE"), None
         # the clock is read in the reactor's thread: never wait long for another writer
-        self.timeout = min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING))
-        self.me, self.lease = f"crawl pid {os.getpid()}", 2.0 * s.getfloat("DOWNLOAD_TIMEOUT")
+        self.clock = Clock(s.get("KELIME_CACHE"), f"crawl pid {os.getpid()}", create=True,
+                           lease=2.0 * s.getfloat("DOWNLOAD_TIMEOUT"),
+                           timeout=min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING)))
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
@@ -130,31 +139,33 @@ class Pacing:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    async def process_request(self, request):
+    async def process_request(self, request: Request) -> None:
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
-        await self._wait(lambda: self._clock(store.take_turn, self.lease))  # 0: claimed
+        await self._wait(self.clock.wait)  # 0: claimed
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        if self.paced(slot.delay if slot is not None else 0.0):
+            request.headers.setdefault("Connection", "close")
         request.meta["kelime_sent"] = time.monotonic()
 
-    async def _wait(self, left) -> None:
+    def paced(self, slot_delay: float = 0.0) -> bool:
+        """Whether requests are spaced (a delay, robots.txt's Crawl-delay in the slot's,
+        AutoThrottle): then each asks for its own connection (Connection: close). Twisted's
+        pool re-sends a GET at once, silently, when a connection it reuses closes before the
+        reply (as TDK closes on clients it blocks), ignoring the pause and Backoff; it does
+        so only on reused connections, and Scrapy has no public switch for it. A handshake
+        a request costs little beside a pause; a crawl with none (politeness off) keeps
+        its connections."""
+        return bool(self.max_gap or self.delay or slot_delay)
+
+    async def _wait(self, left: Callable[[], float]) -> None:
         while (wait := left()) > 0:
             if not self.crawler.crawling:
                 raise IgnoreRequest("crawl stopping")
-            await asyncio.sleep(min(wait, 0.05))
+            await asyncio.sleep(min(wait, POLL))
 
-    def _clock(self, step, seconds: float) -> float:
-        """A step on the cache's shared clock (0: go); none without a usable cache."""
-        try:
-            if self.db is None and self.cache_path:
-                self.db = store.open_cache(self.cache_path, create=True,
-                                           timeout=self.timeout)
-            return step(self.db, self.me, time.time(), seconds) or 0.0 if self.db else 0.0
-        except (CacheError, sqlite3.Error):
-            return 0.0  # the pipeline stops the crawl on a cache it cannot write
-
-    def _closed(self, spider=None, reason=None):
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+    def _closed(self, spider: Spider | None = None, reason: str | None = None) -> None:
+        self.clock.close()
 
     def process_response(self, request, response):
         self._ended(request)
@@ -167,14 +178,14 @@ class Pacing:
     def _bytes(self, data, request, spider=None):
         request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
 
-    def _ended(self, request) -> None:
+    def _ended(self, request: Request) -> None:
         now = time.monotonic()
         took = now - request.meta.get("kelime_sent", now)
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
         delay = slot.delay if slot is not None else self.delay
-        gap = max(delay, min(took, self.max_gap))
+        gap = gap_after(delay, took, self.max_gap)
         self.next_at = max(self.next_at, now + gap)
-        self._clock(store.end_turn, gap)
+        self.clock.ended(gap)
 
 
 class SameHost:
@@ -193,49 +204,79 @@ class SameHost:
         return response
 
 
-class RobotParser(ProtegoRobotParser):
-    """Scrapy's Protego parser, also exposing the Sitemap lines."""
+#: request.meta key: the request is robots.txt itself (or another that robots.txt does not
+#: govern): `RobotsTxt` lets it through. Scrapy's own spelling, so its other parts agree.
+DONT_OBEY = "dont_obey_robotstxt"
+#: Signal sent once robots.txt is read: handlers get `rules` (a Protego parser: can_fetch,
+#: crawl_delay, sitemaps) and the `request` that made it be read.
+robots_read = object()
+#: The IgnoreRequest message of a request robots.txt disallows (the spider matches it).
+ROBOTS_SAYS = "Forbidden by robots.txt"
+DISALLOW_ALL = "User-agent: *\nDisallow: /\n"
 
-    @property
-    def sitemaps(self) -> list[str]:
-        return list(self.rp.sitemaps)
 
+class RobotsTxt:
+    """robots.txt, obeyed as RFC 9309 says, read once per site before its first request.
 
-class StrictRobotsTxt(RobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, strict where RFC 9309 is. Scrapy allows everything
-    when robots.txt cannot be read; here a 5xx (after Backoff's retries) or no answer at all
-    means "everything disallowed": the crawl stops and says why. A 4xx still means no rules."""
+    Scrapy's RobotsTxtMiddleware allows everything when robots.txt cannot be read; here a
+    5xx or 429 (after Backoff's retries), a redirect off the site, or no answer at all
+    means "everything disallowed": the crawl stops and says why. A 4xx means no rules.
+    robots.txt is fetched through the downloader (`engine.download_async`), so Backoff,
+    Pacing and SameHost apply to it as to any request; it is parsed by Protego, matched
+    for ROBOTSTXT_USER_AGENT. A disallowed request raises IgnoreRequest(ROBOTS_SAYS)."""
 
-    async def _parse_robots(self, response, netloc, request):
+    def __init__(self, crawler: Crawler) -> None:
+        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured
+        self.crawler = crawler
+        self.agent = crawler.settings["ROBOTSTXT_USER_AGENT"]
+        self.rules: dict[str, Protego] = {}  # per scheme://host:port
+        self.reading = asyncio.Lock()  # the first request reads it; the others wait
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RobotsTxt:
+        return cls(crawler)
+
+    async def process_request(self, request: Request) -> None:
+        if request.meta.get(DONT_OBEY):
+            return
+        rules = await self._rules(request)
+        if not rules.can_fetch(request.url, self.agent):
+            self.crawler.stats.inc_value("robotstxt/forbidden")
+            raise IgnoreRequest(ROBOTS_SAYS)
+
+    async def _rules(self, request: Request) -> Protego:
+        parts = urlsplit(request.url)
+        site = f"{parts.scheme}://{parts.netloc}"
+        async with self.reading:
+            if site not in self.rules:
+                self.rules[site] = await self._read(f"{site}/robots.txt")
+                await self.crawler.signals.send_catch_log_async(
+                    signal=robots_read, rules=self.rules[site], request=request)
+        return self.rules[site]
+
+    async def _read(self, url: str) -> Protego:
+        """The rules of robots.txt at `url`; "disallow all", the crawl stopping, when it
+        cannot be read."""
+        self.crawler.stats.inc_value("robotstxt/request_count")
+        robots = Request(url, priority=1000, meta={DONT_OBEY: True}, callback=NO_CALLBACK)
+        try:
+            response = await self.crawler.engine.download_async(robots)
+        except Exception as e:  # noqa: BLE001 - any failure: unreadable (IgnoreRequest too)
+            return self._refuse(url, describe(failure_kind(e), e, url))
+        self.crawler.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
         if robots_unreadable(response.status):
-            return self._refuse(netloc, response.url, f"HTTP {response.status}")
+            return self._refuse(response.url, f"HTTP {response.status}")
         if OFFSITE in response.meta:
-            return self._refuse(netloc, response.url,
-                                offsite_text(response.meta[OFFSITE], response.url))
-        await super()._parse_robots(response, netloc, request)
+            return self._refuse(response.url, offsite_text(response.meta[OFFSITE], response.url))
+        if 400 <= response.status < 500:
+            return Protego.parse("")  # no robots.txt: no rules
+        return Protego.parse(response.body.decode("utf-8", errors="replace"))
 
-    def _robots_error(self, exc, netloc):
-        url = f"//{netloc}/robots.txt"
-        self._refuse(netloc, url.lstrip("/"), describe(failure_kind(exc), exc, url))
-
-    def _refuse(self, netloc: str, url: str, error: str) -> None:
+    def _refuse(self, url: str, error: str) -> Protego:
         stop_crawl(self.crawler, "robots_unreadable",
                    STOP_MESSAGES["robots"].format(url=url, error=error))
-        waiting = self._parsers[netloc]  # the Deferred the site's requests wait on
-        self._parsers[netloc] = parser = RobotParser.from_crawler(
-            self.crawler, b"User-agent: *\nDisallow: /\n")
-        if isinstance(waiting, Deferred):
-            waiting.callback(parser)
-
-
-class PoliteHTTPHandler(HTTP11DownloadHandler):
-    """Scrapy's HTTP/1.1 handler without Twisted's silent retry: its connection pool re-sends
-    a GET at once when a kept-alive connection was closed, ignoring DOWNLOAD_DELAY. Backoff
-    retries instead, after a pause."""
-
-    def __init__(self, crawler):
-        super().__init__(crawler)
-        self._pool.retryAutomatically = False
+        return Protego.parse(DISALLOW_ALL)
 
 
 class CrawlDelay:
@@ -243,15 +284,15 @@ class CrawlDelay:
 
     def __init__(self, crawler):
         self.crawler, self.floor = crawler, {}
-        crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._robots_read, signal=robots_read)
         crawler.signals.connect(self._downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def _robots_parsed(self, robotparser, request):
-        delay = robotparser.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
+    def _robots_read(self, rules: Protego, request: Request) -> None:
+        delay = rules.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
         if delay:
             key = self.crawler.engine.downloader.get_slot_key(request)
             self.floor[key] = float(delay)

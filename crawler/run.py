@@ -5,7 +5,6 @@ the crawl; inside it, only crawler.pipelines writes."""
 
 from __future__ import annotations
 
-import logging
 import math
 import sys
 import time
@@ -118,7 +117,6 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
                                                        else "; enumerating the site's word list"))
     db.close()
     process = CrawlerProcess(settings)
-    logging.getLogger("scrapy.downloadermiddlewares.robotstxt").setLevel(logging.CRITICAL)
     crawler = process.create_crawler(TdkSpider)
     started = time.monotonic()
     process.crawl(crawler, base_url=base_url, queued=queued, fresh=fresh,

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import orjson
 import scrapy
 from lxml import etree
+from protego import Protego
 from scrapy import signals
 from scrapy.exceptions import CloseSpider, IgnoreRequest
 from scrapy.utils.gz import gunzip
@@ -23,7 +24,7 @@ from kelime.tdk.replies import classify, gts_url, query_for
 
 from .failures import describe, failure_kind, same_host
 from .items import Reply, WordsFound
-from .middlewares import CLASSIFIED, stop_crawl, too_big
+from .middlewares import CLASSIFIED, ROBOTS_SAYS, robots_read, stop_crawl, too_big
 from .settings import DOWNLOAD_MAX_BYTES
 
 logger = logging.getLogger(__name__)
@@ -35,7 +36,6 @@ NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words y
 
 
 CUT_OFF = "cut off"
-ROBOTS_SAYS = "Forbidden by robots.txt"  # Scrapy's RobotsTxtMiddleware's IgnoreRequest
 PROBE = "kelime-robots-probe"
 _CLOSED = re.compile(rb"</(?:[\w.-]+:)?(?:urlset|sitemapindex)\s*>\s*$")
 
@@ -121,15 +121,15 @@ class TdkSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.gts_maxsize = crawler.settings.getint("KELIME_GTS_MAXSIZE")
-        crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
-        crawler.signals.connect(spider._idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider.on_robots_read, signal=robots_read)
+        crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         return spider
 
-    def _robots_parsed(self, robotparser, request):
-        self.sitemaps = list(getattr(robotparser, "sitemaps", []))
+    def on_robots_read(self, rules: Protego, request: scrapy.Request) -> None:
+        self.sitemaps = list(rules.sitemaps)
         agent = self.crawler.settings["ROBOTSTXT_USER_AGENT"]
         probe = gts_url(self.base_url, PROBE)  # no robots.txt names it: it stands for any word
-        if not robotparser.allowed(probe, agent):
+        if not rules.can_fetch(probe, agent):
             stop_crawl(self.crawler, "robots_disallow", "robots.txt disallows every word's "
                        f"/gts request ({urlsplit(probe).path} for user agent {agent!r}): "
                        "nothing can be fetched. Check the site's robots.txt (kelime obeys "
@@ -218,7 +218,7 @@ class TdkSpider(scrapy.Spider):
         self._stop("sitemap_unreadable", f"could not read the sitemap {failure.request.url}: "
                    f"{describe(kind, failure.value, failure.request.url)}")
 
-    def _idle(self):
+    def on_idle(self) -> None:
         """Enumeration is over (nothing left to do): no word found means nothing was crawled."""
         stats = self.crawler.stats
         if (self.enumerate_words and not stats.get_value("kelime/enumerated")

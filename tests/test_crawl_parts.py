@@ -210,3 +210,171 @@ def test_httpx_failures_use_the_same_vocabulary():
     assert failure_kind(httpx.RemoteProtocolError("Server disconnected")) == "closed"
     assert failure_kind(httpx.ConnectError("[SSL: WRONG_VERSION_NUMBER] wrong version")) == "tls"
     assert "--user-agent" in describe("closed", httpx.RemoteProtocolError("x"), url)
+
+
+# --- public ground: the crawler uses Scrapy and Twisted through their public APIs only -------
+
+CRAWLER = Path(__file__).resolve().parents[1] / "crawler"
+OTHERS = ("scrapy", "twisted", "protego", "httpx")
+
+
+def _private_uses(source: str) -> list[str]:
+    """Private names of other projects a module uses: imports from a private module or of a
+    private name, attributes `x._y` of anything but self/cls, and, in a subclass of one of
+    their classes, a `_name` their class has or that our class never defines (theirs)."""
+    import ast
+    import importlib
+
+    tree, found, theirs = ast.parse(source), [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in OTHERS:
+            parts = node.module.split(".") + [a.name for a in node.names]
+            found += [f"import {node.module}: {p}" for p in parts if p.startswith("_")]
+            module = importlib.import_module(node.module)
+            theirs |= {a.asname or a.name: getattr(module, a.name, None) for a in node.names}
+        elif isinstance(node, ast.Import):
+            theirs |= {a.asname or a.name: importlib.import_module(a.name)
+                       for a in node.names if a.name in OTHERS}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr) \
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            found.append(f"attribute {node.attr} (line {node.lineno})")
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                head, *rest = ast.unparse(base).split(".")
+                if head in theirs:
+                    found += _private_in_subclass(node, _resolve(theirs[head], rest))
+    return found
+
+
+def _resolve(obj, path: list[str]):
+    for name in path:
+        obj = getattr(obj, name)
+    return obj
+
+
+def _private_in_subclass(node, base) -> list[str]:
+    """`_names` a subclass of `base` uses that are base's: on the class, or never defined here
+    (a `self._x` read that only base's __init__ sets)."""
+    import ast
+
+    ours = {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef)}
+    ours |= {t.attr for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AnnAssign))
+             for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+             if isinstance(t, ast.Attribute) and ast.unparse(t.value) == "self"}
+    used = ours | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return [f"{node.name}.{n} in a subclass of {base.__name__}" for n in sorted(used)
+            if _private(n) and (hasattr(base, n) or n not in ours)]
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_the_crawler_touches_no_private_part_of_scrapy_or_twisted():
+    """It subclassed Scrapy's RobotsTxtMiddleware to override `_parse_robots` and
+    `_robots_error` (and fill `_parsers`), and set Twisted's pool through the download
+    handler's `_pool`: any Scrapy release could break them silently."""
+    found = {p.name: _private_uses(p.read_text(encoding="utf-8"))
+             for p in sorted(CRAWLER.glob("*.py"))}
+    assert {name: uses for name, uses in found.items() if uses} == {}
+
+
+def test_the_private_use_check_sees_what_it_forbids():
+    assert sorted(_private_uses("from scrapy.downloadermiddlewares.robotstxt import "
+                                "RobotsTxtMiddleware\nclass A(RobotsTxtMiddleware):\n"
+                                "    def _robots_error(self):\n        self._parsers[1] = 2\n"
+                                "    def f(self):\n        self._pool.retryAutomatically = 1\n"
+                                "        self.h._x = self._mine = 3\n")) == [
+        "A._parsers in a subclass of RobotsTxtMiddleware",
+        "A._pool in a subclass of RobotsTxtMiddleware",
+        "A._robots_error in a subclass of RobotsTxtMiddleware",
+        "A._x in a subclass of RobotsTxtMiddleware", "attribute _x (line 7)"]
+    assert _private_uses("from scrapy.core.downloader.handlers._httpx import X") == [
+        "import scrapy.core.downloader.handlers._httpx: _httpx"]
+    assert _private_uses("import scrapy\nclass S(scrapy.Spider):\n    def parse(self): pass\n"
+                         "class T(scrapy.Spider):\n    def _parse(self): self._y = 1\n") == [
+        "T._parse in a subclass of Spider"]
+
+
+@pytest.mark.parametrize("extra, own", [({}, True), ({"AUTOTHROTTLE_ENABLED": False}, True),
+                                        ({"AUTOTHROTTLE_ENABLED": False, "DOWNLOAD_DELAY": 0},
+                                         False)])
+def test_a_paced_request_asks_for_its_own_connection(extra, own):
+    """Twisted's pool re-sends a GET at once when a reused connection closes before the
+    reply (Backoff never sees it; the crawl test's `abdal` close fault passed in one try):
+    a paced crawl reuses no connection. One with no pause at all (politeness off) may."""
+    from scrapy.utils.test import get_crawler
+
+    from kelime.crawler.middlewares import Pacing
+
+    pacing = Pacing(get_crawler(settings_dict=crawl_settings(cache="", extra=extra)))
+    assert pacing.paced() is own
+    assert pacing.paced(slot_delay=0.5)  # robots.txt's Crawl-delay
+
+
+# --- the politeness clock: one implementation for the crawl and the look-ups -----------------
+
+def test_the_gap_after_a_reply_is_the_delay_or_as_long_as_it_took_up_to_the_cap():
+    from kelime.crawler.clock import gap_after
+
+    assert [gap_after(1.0, took, 60.0) for took in (0.2, 3.0, 500.0)] == [1.0, 3.0, 60.0]
+
+
+def test_a_crawl_and_a_look_up_wait_for_each_other_on_one_cache(tmp_path):
+    from kelime.crawler.clock import Clock
+
+    crawl = Clock(tmp_path / "c.sqlite", "crawl", lease=60.0, create=True)
+    look_up = Clock(tmp_path / "c.sqlite", "look-up", lease=60.0)
+    try:
+        assert crawl.wait() == 0.0 and crawl.wait() == 0.0  # its own turns never wait
+        assert 59.0 < look_up.wait() <= 60.0  # the crawl's request is in flight
+        crawl.ended(5.0)
+        assert 4.0 < look_up.wait() <= 5.0  # then its gap
+        assert crawl.wait() > 0  # and the look-up, which waited, goes next
+    finally:
+        crawl.close()
+        look_up.close()
+
+
+def test_a_clock_without_a_cache_paces_no_one_and_creates_none(tmp_path):
+    from kelime.crawler.clock import Clock
+
+    clock = Clock(tmp_path / "none.sqlite", "look-up", lease=60.0)
+    assert clock.wait() == 0.0
+    clock.ended(1.0)
+    clock.close()
+    assert not (tmp_path / "none.sqlite").exists()
+
+
+
+# --- a fast crawl: what Scrapy would do per response that the crawl does not need ------------
+
+def test_no_spider_callback_is_a_generator_returning_a_value():
+    """WARN_ON_GENERATOR_RETURN_VALUE is off (Scrapy re-read each callback's source for
+    every response: ~7% of a fast crawl), so this checks once what it checked each time."""
+    from scrapy.utils.misc import is_generator_with_return_value
+
+    from kelime.crawler.spider import TdkSpider
+
+    assert POLITE["WARN_ON_GENERATOR_RETURN_VALUE"] is False
+    callbacks = [getattr(TdkSpider, n) for n in dir(TdkSpider)
+                 if n.startswith(("parse_", "on_")) or n.endswith("_failed")]
+    assert len(callbacks) >= 6
+    assert [c.__name__ for c in callbacks if is_generator_with_return_value(c)] == []
+
+
+@pytest.mark.parametrize("autothrottle, cap", [(True, POLITE["AUTOTHROTTLE_MAX_DELAY"]),
+                                               (False, 0.0)])
+def test_a_slow_reply_lengthens_the_gap_only_with_autothrottle(autothrottle, cap):
+    """With AutoThrottle off (politeness off, --delay 0) the next request waited as long as
+    the last reply took: a crawl at half the speed the site answers."""
+    from scrapy.utils.test import get_crawler
+
+    from kelime.crawler.clock import gap_after
+    from kelime.crawler.middlewares import Pacing
+
+    settings = crawl_settings(cache="", extra={"AUTOTHROTTLE_ENABLED": autothrottle})
+    pacing = Pacing(get_crawler(settings_dict=settings))
+    assert pacing.max_gap == cap
+    assert gap_after(1.0, 3.0, pacing.max_gap) == (3.0 if autothrottle else 1.0)
