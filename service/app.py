@@ -15,6 +15,7 @@ from kelime.games import load_games
 
 from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
+from .fast import App, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
 from .pins import Channel
@@ -42,7 +43,7 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
         reloader.listen()
         yield
 
-    app = FastAPI(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
+    app = App(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
                   docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
                   responses=ERROR_RESPONSES,  # every route can answer these, in one shape
                   description="Turkish word-game dictionary: is this word valid, and why not; "
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)
+    app.fast = FastValidate(app, app.stack, settings, metrics, cors=bool(origins))
     return app
 
 
