@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 
 import anyio
@@ -41,13 +42,15 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
         metrics.lexicons_loaded(lexicons)
         app.state.kelime = Kelime(settings, lexicons, metrics, games)
         reloader.listen()
+        metrics.batch_on(asyncio.get_running_loop())
         yield
+        metrics.flush()  # what the last turn of the loop counted
 
     app = App(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
-                  docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
-                  responses=ERROR_RESPONSES,  # every route can answer these, in one shape
-                  description="Turkish word-game dictionary: is this word valid, and why not; "
-                              "which words these tiles make; can this hand be laid out whole.")
+              docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
+              responses=ERROR_RESPONSES,  # every route can answer these, in one shape
+              description="Turkish word-game dictionary: is this word valid, and why not; "
+                          "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
     if settings.reports:  # without a report store the route does not exist
         plain += reports.routes

@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import gzip
 
+import httpx
 import orjson
 import pytest
 
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
-from tests.service_helpers import TestClient
+from tests.service_helpers import TestClient, serve_in_thread
 from tests.test_service_health import sample
 
 WORDS = ["kitap", "KİTAP", "göt", "İstanbul", "evler", "e-posta", "a", "kitap"]
@@ -21,10 +22,17 @@ ORIGIN = "https://oyun.example"
 JSON = [(b"content-type", b"application/json")]
 
 
-def call(app, body: bytes | list[bytes], headers=JSON, query: bytes = b"",
-         first: dict | None = None) -> list[dict]:
-    """The messages `app` (any ASGI callable) sends for a POST /v1/validate of `body` (a
-    list: sent in that many pieces); `first`: the first message it receives instead."""
+def call(app, *args, **kwargs) -> list[dict]:
+    """The messages `app` (any ASGI callable) sends for `request(*args, **kwargs)`."""
+    scope, receive, send, sent = request(*args, **kwargs)
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def request(body: bytes | list[bytes], headers=JSON, query: bytes = b"",
+            first: dict | None = None) -> tuple:
+    """(scope, receive, send, the list of messages sent) of a POST /v1/validate of `body`
+    (a list: sent in that many pieces); `first`: the first message received instead."""
     pieces = body if isinstance(body, list) else [body]
     inbox = [{"type": "http.request", "body": p, "more_body": i < len(pieces) - 1}
              for i, p in enumerate(pieces)]
@@ -45,8 +53,7 @@ def call(app, body: bytes | list[bytes], headers=JSON, query: bytes = b"",
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
-    return sent
+    return scope, receive, send, sent
 
 
 def answer(sent: list[dict]) -> tuple[int, list, bytes]:
@@ -178,3 +185,25 @@ def test_the_fast_path_is_counted_and_logged_as_the_whole_app(apps, capfd):
     assert sample(text, "kelime_http_request_duration_seconds_count",
                   route="/v1/validate") == 2
     assert sample(text, "kelime_words_validated_total", lexicon="tr", verdict="valid") == 6
+
+
+def test_counts_of_one_turn_of_the_loop_are_summed_and_all_scraped(data_dir):
+    """Requests answered in one turn of the server's event loop are counted together (one
+    increment a series); counts made off the loop are counted at once; a scrape counts
+    everything before it."""
+    app, body = create_app(Settings(data=data_dir)), orjson.dumps({"words": WORDS})
+    with serve_in_thread(app) as url:
+        async def together() -> list[int]:
+            async with httpx.AsyncClient(base_url=url) as client:
+                replies = await asyncio.gather(*(
+                    client.post("/v1/validate", content=body, headers=dict(JSON))
+                    for _ in range(40)))
+            return [r.status_code for r in replies]
+
+        assert asyncio.run(together()) == [200] * 40
+        app.state.kelime.metrics.count_tally("tr", {None: 1})  # off the loop: at once
+        text = httpx.get(url + "/metrics").text
+    assert sample(text, "kelime_http_requests_total", method="POST", route="/v1/validate",
+                  status="200") == 40
+    assert sample(text, "kelime_words_validated_total", lexicon="tr", verdict="valid") == \
+        40 * 3 + 1
