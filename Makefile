@@ -84,6 +84,7 @@ bench: install
 	$(BIN)/python benchmarks/options.py
 	$(BIN)/python benchmarks/reports.py
 	$(BIN)/python benchmarks/load.py
+	$(BIN)/python benchmarks/serving.py
 
 clean:
 	rm -rf $(VENV) $(LOWEST) *.egg-info .pytest_cache .mypy_cache

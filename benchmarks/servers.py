@@ -200,7 +200,7 @@ async def _tiny_app(scope, receive, send):
         _REPLIES[0] += 1
 
 
-class _Transport:
+class NullTransport:
     """Just enough of an asyncio transport for the protocol: writes go nowhere."""
 
     def __init__(self):
@@ -245,7 +245,7 @@ async def _protocol_run(factory, reads: list[bytes], count: int) -> float:
     config = uvicorn.Config(_tiny_app, log_level="warning", lifespan="off")
     config.load()
     proto = factory(config=config, server_state=ServerState(), app_state={})
-    proto.connection_made(_Transport())
+    proto.connection_made(NullTransport())
     start = time.process_time()
     for k in range(count):
         goal = _REPLIES[0] + 1

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from kelime.games import load_games
 
 from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
+from .fast import App, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
 from .pins import Channel
@@ -46,13 +48,15 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
         metrics.lexicons_loaded(lexicons)
         app.state.kelime = Kelime(settings, lexicons, metrics, games)
         reloader.listen()
+        metrics.batch_on(asyncio.get_running_loop())
         yield
+        metrics.flush()  # what the last turn of the loop counted
 
-    app = FastAPI(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
-                  docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
-                  responses=ERROR_RESPONSES,  # every route can answer these, in one shape
-                  description="Turkish word-game dictionary: is this word valid, and why not; "
-                              "which words these tiles make; can this hand be laid out whole.")
+    app = App(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
+              docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
+              responses=ERROR_RESPONSES,  # every route can answer these, in one shape
+              description="Turkish word-game dictionary: is this word valid, and why not; "
+                          "which words these tiles make; can this hand be laid out whole.")
     plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
     if settings.reports:  # without a report store the route does not exist
         plain += reports.routes
@@ -76,6 +80,7 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)
+    app.fast = FastValidate(app, app.stack, settings, metrics, cors=bool(origins))
     return app
 
 

@@ -18,9 +18,11 @@ lexicon version. Off by default: it costs a few microseconds a request.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
+import threading
 import time
 from time import perf_counter
 
@@ -91,6 +93,10 @@ class Metrics:
         self.live = Live()
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
+        self._pending: dict[Counter, float] = {}  # counter child -> what it is yet to count
+        self._pending_lock = threading.Lock()  # an app's loop, and `render` from any thread
+        self._loop: asyncio.AbstractEventLoop | None = None  # `batch_on`
+        self._loop_thread: int | None = None
         self.lost = False
         self.reserved = True if self.folder is None else None  # its files allocated? `reserve`
 
@@ -127,7 +133,36 @@ class Metrics:
     def count_tally(self, lexicon: str, tally: dict[str | None, int]) -> None:
         """`count_verdicts` from a tally already made: {reason (None: valid): words}."""
         for reason, n in tally.items():
-            self._child(self.words, lexicon, reason or "valid").inc(n)
+            self._add(self._child(self.words, lexicon, reason or "valid"), n)
+
+    def batch_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Sum the counts made on `loop` (the app's, from its lifespan) for each of its turns:
+        see `_add`."""
+        self._loop, self._loop_thread = loop, threading.get_ident()
+
+    def _add(self, child: Counter, amount: float) -> None:
+        """Count `amount` on a counter's child before the event loop's next turn.
+
+        Each increment of a multiprocess counter takes a lock, a getpid() system call and a
+        write to its memory map (~1 µs); a busy worker answers several requests a turn of
+        its loop, and these are summed into one increment a series. Anywhere but on the
+        loop `batch_on` named (a thread, a script, a test) it counts at once. (The thread is
+        compared, not asyncio.get_running_loop() asked: that makes a getpid() call too.)"""
+        if threading.get_ident() != self._loop_thread or self._loop is None:
+            child.inc(amount)
+            return
+        with self._pending_lock:
+            pending = self._pending
+            if not pending:
+                self._loop.call_soon(self.flush)
+            pending[child] = pending.get(child, 0) + amount
+
+    def flush(self) -> None:
+        """Count what `_add` holds (the loop calls it; so does `render`, first)."""
+        with self._pending_lock:
+            pending, self._pending = self._pending, {}
+        for child, amount in pending.items():
+            child.inc(amount)
 
     def count_search(self, kind: str, seconds: float, complete: bool = True) -> None:
         self._child(self.searches, kind, "true" if complete else "false").inc()
@@ -137,10 +172,11 @@ class Metrics:
         self._child(self.reports, lexicon, kind, "duplicate" if duplicate else "new").inc()
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        self._child(self.requests, method, route, status).inc()
+        self._add(self._child(self.requests, method, route, status), 1)
         self._child(self.latency, route).observe(seconds)
 
     def render(self) -> bytes:
+        self.flush()
         if self.folder is None:
             return generate_latest(self.registry)
         from prometheus_client import multiprocess

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Container
-from typing import TYPE_CHECKING
+from operator import itemgetter
+from typing import TYPE_CHECKING, cast
 
 import orjson
 
@@ -46,6 +47,9 @@ ENTRY_BYTES = 56 + 3 * 32
 WIDTH = 20
 _MASK = (1 << WIDTH) - 1
 _BYTES_HEAD = sys.getsizeof(b"")  # a bytes object's size is this + its length
+#: An entry's fragment and code. Two C maps over the hits cost a 1,000-word batch ~30 µs;
+#: `zip(*hits)` (an iterator per hit) cost ~105 µs, more than the lookups themselves.
+_FRAGMENT, _CODE = itemgetter(0), itemgetter(1)
 
 
 def validate_json(lex: Lexicon, words: list[str], min_length: int = 2
@@ -83,27 +87,27 @@ class Verdicts:
         young = self._young.get(min_length)
         if young is None:
             young = self._generation(min_length)
-        hits = list(map(young.get, words))
-        if not all(hits):  # a tuple is true, a miss is None
-            self._fill(words, hits, min_length)
+        found = list(map(young.get, words))
+        if not all(found):  # a tuple is true, a miss is None
+            self._fill(words, found, min_length)
+        hits = cast("list[tuple[bytes, int]]", found)  # every miss filled
         if not hits:
             return self._head + b'true,"results":[]}', {}
-        frags, codes = zip(*hits)
-        n = len(codes)
+        n = len(hits)
         if n <= _MASK:
-            total = sum(codes)
+            total = sum(map(_CODE, hits))
             if total == n:  # every code is 1: all valid
-                return self._join(b'true,"results":[', frags), {None: n}
+                return self._join(b'true,"results":[', hits), {None: n}
             tally = self._decode(total, {})
         else:
             tally = {}
             for start in range(0, n, _MASK):
-                self._decode(sum(codes[start:start + _MASK]), tally)
+                self._decode(sum(map(_CODE, hits[start:start + _MASK])), tally)
         all_valid = tally.keys() == {None}
-        return self._join(b'true,"results":[' if all_valid else b'false,"results":[', frags), tally
+        return self._join(b'true,"results":[' if all_valid else b'false,"results":[', hits), tally
 
-    def _join(self, middle: bytes, frags: tuple[bytes, ...]) -> bytes:
-        return b"".join((self._head, middle, b",".join(frags), b"]}"))
+    def _join(self, middle: bytes, hits: list[tuple[bytes, int]]) -> bytes:
+        return b"".join((self._head, middle, b",".join(map(_FRAGMENT, hits)), b"]}"))
 
     def _decode(self, total: int, tally: dict[str | None, int]) -> dict[str | None, int]:
         reasons, index = self._reasons, 0

@@ -1,0 +1,154 @@
+"""POST /v1/validate ahead of the FastAPI stack: the service's hot path as plain ASGI.
+
+An 8-word validation spent ~50 µs of CPU in the app, of which the memo lookup took ~3:
+the rest went to a dozen layers of middleware (FastAPI's telemetry and body-limit checks,
+exception handling, metrics, conditional requests, gzip), routing, and Request and
+Response objects (py-spy and cProfile; benchmarks/serving.py). `FastValidate` answers the
+usual request itself, before any of them: a JSON body in one piece, no query string, no
+Origin header when CORS is on. It reads the body, asks `parse_body`, the game and the
+memo as the route does (routes/validate.py), and sends the very reply the stack would:
+the same headers, gzipped when asked (`conditional.gzipped`, as `Compress`), with
+`Vary: Origin` when CORS is on (as Starlette's CORS middleware adds it), counted in the
+same metrics and access log.
+
+Anything else goes to the whole app (`App.stack`), with the body already read handed on:
+another Content-Type or a body in several pieces (the stack's limits and budget apply),
+a query string, `"suggest": true`, and every refusal (bad JSON, too many words, an
+unknown game or lexicon...). An error is thus answered by the one handler, in its one
+shape, with its headers; the stack parses the body again, which costs only the refused.
+
+tests/test_service_fast.py holds both answers equal, byte for byte, header for header.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI
+from starlette.datastructures import MutableHeaders
+
+from kelime.lexicon.verdicts import validate_json
+
+from .conditional import gzipped, wants_gzip
+from .metrics import log_line
+from .parse import parse_body
+from .routes.validate import PATH
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from .metrics import Metrics
+    from .settings import Settings
+
+#: The Content-Types the fast path takes (lower-cased); `body.check_json_type` judges others.
+JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8",
+                        b"application/json;charset=utf-8"})
+#: The reply's headers before its length, as Starlette's Response orders them.
+TYPE_HEADER = (b"content-type", b"application/json")
+
+
+class App(FastAPI):
+    """FastAPI, with the usual POST /v1/validate answered ahead of its stack (`fast`)."""
+
+    fast: FastValidate | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        fast = self.fast
+        if fast is not None and scope["type"] == "http" and scope["path"] == PATH \
+                and scope["method"] == "POST":
+            await fast(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    async def stack(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The whole app: FastAPI's middleware, kelime's, the routes (what `fast` hands on
+        to)."""
+        await super().__call__(scope, receive, send)
+
+
+class FastValidate:
+    """The usual POST /v1/validate, answered as the stack `full` would answer it."""
+
+    def __init__(self, app: FastAPI, full: ASGIApp, settings: Settings, metrics: Metrics,
+                 cors: bool) -> None:
+        self.state, self.full, self.metrics, self.cors = app.state, full, metrics, cors
+        self.limit = settings.max_body_bytes
+        self.gzip_from = settings.gzip_min_bytes
+        self.access_log = settings.access_log == "json"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = perf_counter()
+        gzip = self.plain(scope)
+        if gzip is None:
+            await self.full(scope, receive, send)
+            return
+        message = await receive()
+        answer = None
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            answer = self.answer(message.get("body", b""))
+        if answer is None:
+            await self.full(scope, replay(message, receive), send)
+            return
+        body, headers = answer
+        if gzip and len(body) >= self.gzip_from:
+            headers, body = gzipped(headers, body)
+        if self.cors:  # no Origin: the CORS middleware only says the reply varies by it
+            vary = MutableHeaders(raw=headers)
+            vary["Vary"] = ", ".join([*vary.getlist("Vary"), "Origin"])
+        status = 500
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            status = 200
+            await send({"type": "http.response.body", "body": body})
+        finally:
+            seconds = perf_counter() - start
+            self.metrics.observe("POST", PATH, status, seconds)
+            if self.access_log:
+                log_line(scope, PATH, status, seconds)
+
+    def plain(self, scope: Scope) -> bool | None:
+        """Whether the client takes gzip, for a request the fast path may answer; None for
+        one that goes to the stack."""
+        if scope["query_string"] or scope.get("root_path"):
+            return None
+        gzip = False
+        for name, value in scope["headers"]:
+            if name == b"content-type":
+                if value.lower() not in JSON_TYPES:
+                    return None
+            elif name == b"content-length":
+                if not value.isdigit() or int(value) > self.limit:
+                    return None
+            elif name == b"accept-encoding":
+                gzip = True
+            elif name == b"origin" and self.cors:
+                return None
+        return gzip and wants_gzip(scope["headers"])
+
+    def answer(self, body: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]] | None:
+        """The reply's body and headers, counted; None when the stack must answer (the
+        question is refused, or asks for suggestions)."""
+        if len(body) > self.limit:
+            return None
+        try:
+            kelime = self.state.kelime
+            ask = parse_body(body, kelime.settings)
+            if ask.suggest:
+                return None
+            lex, game = kelime.played(ask.lexicon, ask.game)
+            reply, tally = validate_json(lex, ask.words, game.min_length)
+        except Exception:  # noqa: BLE001 - the stack answers it again, in the error shape
+            return None
+        kelime.metrics.count_tally(lex.name, tally)
+        return reply, [(b"content-length", b"%d" % len(reply)), TYPE_HEADER]
+
+
+def replay(first: Message, receive: Receive) -> Receive:
+    """`receive`, giving `first` (already received) once before the rest."""
+    pending: list[Any] = [first]
+
+    async def again() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return again
