@@ -9,8 +9,11 @@ what to serve, on public ground only (subprocess, selectors, signals).
 - A reload (SIGHUP, or a worker's POST /v1/admin/reload) verifies every lexicon before any
   worker is told (`reload.next_pins`); a worker's request is answered once every worker
   serves the new generation, or after DEADLINE s naming those that do not.
-- A worker that exits before it serves is retried after a delay that doubles up to
-  LAST_RETRY s while the others serve on; one that dies later is replaced at once.
+- A worker that exits before it serves, or within STEADY s of serving, is retried after a
+  delay that doubles up to LAST_RETRY s while the others serve on (a crash loop costs one
+  start a while, not a core); one that served longer is replaced at once. A reload that
+  brings new builds retries a waiting slot at once, its delay forgotten: the new build may
+  be what it lacked.
 - A step of the loop that fails is logged and the loop goes on; the runtime folder is made
   again when removed; a SIGHUP at any moment is a reload, done once the workers run.
 """
@@ -40,6 +43,7 @@ FIRST_RETRY, LAST_RETRY = 0.5, 30.0  # seconds before restarting a worker that f
 DEADLINE = 30.0                      # seconds a reload asked by a worker waits for them all
 GRACE = 30.0                         # seconds the workers get to finish on SIGTERM
 BOOT = 120.0                         # seconds a worker may take to start serving
+STEADY = 10.0                        # seconds a worker serves before its death is no crash loop
 
 
 @dataclass(eq=False)
@@ -51,6 +55,7 @@ class Slot:
     channel: Channel | None = None
     first: int = 0
     serving: int = 0
+    since: float = 0.0   # when it said it serves
     delay: float = 0.0   # the last retry's delay (0: the last worker started fine)
     due: float = 0.0     # when to start the next worker, or to give up on this one's start
 
@@ -181,7 +186,9 @@ class Supervisor:
             return
         for message in messages:
             if "serving" in message:
-                slot.delay, slot.serving = 0.0, message["serving"]  # it started fine
+                if not slot.serving:
+                    slot.since = time.monotonic()
+                slot.serving = message["serving"]
             elif "reload" in message:
                 self.reload()
                 self.asks.append((channel, message["reload"], self.pins,
@@ -200,9 +207,13 @@ class Supervisor:
                 continue  # the runtime folder goes with the supervisor
             retire_apart(self.runtime.metrics, proc.pid)
             why = f"worker [{proc.pid}] exited ({proc.returncode})"
-            if slot.serving:
+            served = time.monotonic() - slot.since
+            if slot.serving and served >= STEADY:
                 log.warning("%s; starting another on the pinned lexicons", why)
-                slot.due = time.monotonic()
+                slot.delay, slot.due = 0.0, time.monotonic()
+            elif slot.serving:
+                self.retry(slot, f"{why} {served:.1f} s after it began serving (a crash "
+                                 "loop?)")
             else:
                 self.retry(slot, f"{why} before it served: it failed to start (its error is "
                                  f"above)")
@@ -231,6 +242,12 @@ class Supervisor:
         if pins.outcome != "refused":
             self._hold()
             log.info("reload %s: serving %s", pins.outcome, served)
+        if pins.outcome == "reloaded":
+            for slot in self.slots:
+                if slot.proc is None and slot.delay:
+                    log.info("starting a worker at once on the new builds (it was waiting "
+                             "%.1f s after failing)", slot.delay)
+                    slot.delay, slot.due = 0.0, time.monotonic()
         for slot in self.slots:
             if slot.proc is not None:
                 self.tell(slot)
