@@ -233,7 +233,7 @@ def served(offline_data, tmp_path):
     """`kelime serve` of the offline lexicons as `make serve` runs it (player reports in
     reports.sqlite), fresh for each block: a block is a session against `make serve` (its
     /metrics counts only that block's requests, `kelime reports` reads its store)."""
-    from tests.test_service_server import kelime_serve
+    from tests.servers import kelime_serve
 
     with kelime_serve("--data", str(offline_data),
                       "--reports", str(tmp_path / "reports.sqlite")) as url:

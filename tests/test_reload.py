@@ -21,8 +21,7 @@ import pytest
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.lexicon.format import WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS
-from tests.service_helpers import free_port, stop
-from tests.test_service_server import kelime_command
+from tests.servers import start_kelime_serve, stop
 
 TOKEN = "test-token-0123456789"
 SOURCE = {"kind": "test", "name": "tests/test_reload.py", "licence": "n/a"}
@@ -85,12 +84,11 @@ class Server:
 
 @contextmanager
 def serve(data: Path, tmp: Path, workers: int, **env_extra: str):
-    port, log = free_port(), tmp / f"serve-{workers}.log"
+    log = tmp / f"serve-{workers}.log"
     env = {**os.environ, "KELIME_ADMIN_TOKEN": TOKEN, **env_extra}
     with open(log, "w") as out:
-        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
-                                 str(port), "--workers", str(workers)], stdout=out, stderr=out,
-                                env=env)
+        proc, port = start_kelime_serve("--data", str(data), "--workers", str(workers),
+                                        stdout=out, stderr=out, env=env)
     server = Server(proc, port, log)
     try:
         deadline = time.monotonic() + 60

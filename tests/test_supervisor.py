@@ -22,9 +22,9 @@ import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
 from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
-from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
+from tests.servers import kelime_command, listening_socket, start_kelime_serve, stop
+from tests.service_helpers import KU_WORDS, KURDISH
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
-from tests.test_service_server import kelime_command
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 JSON = {"Content-Type": "application/json"}
@@ -129,12 +129,11 @@ def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     `timeout` or `kill -HUP -PGID` do (workers once died of it, all at once)."""
     data = tmp_path / "data"
     v1 = build(data)
-    port, log = free_port(), tmp_path / "serve.log"
+    log = tmp_path / "serve.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
-                                 str(port), "--workers", "2"], stdout=out, stderr=out,
-                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN},
-                                start_new_session=True)
+        proc, port = start_kelime_serve("--data", str(data), "--workers", "2", stdout=out,
+                                        stderr=out, start_new_session=True,
+                                        env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
     server = Server(proc, port, log)
     hangup = (lambda: proc.send_signal(signal.SIGHUP)) if to == "supervisor" else (
         lambda: os.killpg(proc.pid, signal.SIGHUP))
@@ -335,9 +334,11 @@ def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_
 def test_a_short_admin_token_stops_the_start(tmp_path, token):
     data = tmp_path / "data"
     build(data)
-    done = subprocess.run([*kelime_command(), "serve", "--data", str(data), "--port",
-                           str(free_port())], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "KELIME_ADMIN_TOKEN": token})
+    with listening_socket() as sock:
+        done = subprocess.run(kelime_command("serve", "--data", str(data), "--fd",
+                                             str(sock.fileno())), pass_fds=[sock.fileno()],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "KELIME_ADMIN_TOKEN": token})
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"KELIME_ADMIN_TOKEN has {len(token)} characters: use 16 or more" in done.stderr
 
