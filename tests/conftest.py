@@ -8,7 +8,7 @@ import pytest
 
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
-from tests.service_helpers import TestClient, build_data
+from tests.service_helpers import TestClient, build_data, build_offline
 
 #: The variables a developer may have exported for a server of theirs (README): no test may
 #: read them, or it would use (and change) that server's store, cache or data.
@@ -26,6 +26,14 @@ def no_user_settings(monkeypatch):
 def data_dir(tmp_path_factory) -> Path:
     """A data folder with two small real lexicons, `tr` and `ku` (Kurdish letters)."""
     return build_data(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="session")
+def offline_lexicons(tmp_path_factory) -> Path:
+    """The offline lexicons `make serve` builds (`kelime build --bootstrap`: tr and ku),
+    built once per session (once per xdist worker) and shared by every test that reads
+    them: none may change them (a test that does works on `copy_data(offline_lexicons, …)`)."""
+    return build_offline(tmp_path_factory.mktemp("offline") / "data")
 
 
 @pytest.fixture(scope="module")

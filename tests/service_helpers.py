@@ -5,6 +5,8 @@ in tests/servers.py, reachable through here too. The fixtures built from them (`
 
 from __future__ import annotations
 
+import os
+import shutil
 import warnings
 from pathlib import Path
 
@@ -35,3 +37,24 @@ def build_data(root: Path) -> Path:
     write_lexicon(compile_words(KU_WORDS, KURDISH), root, "ku", SOURCE, created=CREATED,
                   alphabet=KURDISH)
     return root
+
+
+def build_offline(out: Path) -> Path:
+    """The offline lexicons `tr` and `ku` in `out`, as `make serve` builds them (none of
+    the caller's KELIME_* or SOURCE_DATE_EPOCH)."""
+    from click.testing import CliRunner
+
+    from kelime.cli import cli
+
+    unset = {k: None for k in os.environ if k.startswith("KELIME_") or k == "SOURCE_DATE_EPOCH"}
+    for args in ([], ["--name", "ku"]):
+        run = CliRunner(env=unset).invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
+        assert run.exit_code == 0, run.output
+    return out
+
+
+def copy_data(data: Path, to: Path) -> Path:
+    """A copy of the data folder `data` at `to` (its links kept as links), for a test that
+    changes it: copying built lexicons is much cheaper than building them again."""
+    shutil.copytree(data, to, symlinks=True)
+    return to

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from kelime.cli import cli
+from tests.service_helpers import copy_data
 
 
 def walk(group: click.Group, path=("kelime",)):
@@ -78,13 +79,10 @@ def test_check_reads_words_from_standard_input(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def offline_data(tmp_path_factory):
-    """The offline lexicons `make serve` builds (tr and ku), as the examples show them."""
-    out = tmp_path_factory.mktemp("offline") / "data"
-    for args in ([], ["--name", "ku"]):
-        run = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
-        assert run.exit_code == 0, run.output
-    return out
+def offline_data(offline_lexicons, tmp_path_factory):
+    """The offline lexicons `make serve` builds (tr and ku), as the examples show them: a
+    copy of the session's, as the examples are commands that may change what they serve."""
+    return copy_data(offline_lexicons, tmp_path_factory.mktemp("offline") / "data")
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,11 @@
 replicas: failover with no failed request when one is killed, gzip, nginx's own limits, and
 player reports (POST /v1/reports) going to the one writer replica, never elsewhere.
 
-Real processes on 127.0.0.1 (free ports, tests/servers.py): a bootstrap lexicon built with `kelime build`,
-two `kelime serve` replicas, and nginx in the foreground with its own prefix, pid and logs
-in a temporary folder (deploy/nginx/standalone.py renders the shipped file for it). Skips
-when nginx is not installed: `apt-get install nginx`.
+Real processes on 127.0.0.1 (free ports, tests/servers.py): the bootstrap lexicons built
+with `kelime build` (the session's), two `kelime serve` replicas, and nginx in the
+foreground with its own prefix, pid and logs in a temporary folder
+(deploy/nginx/standalone.py renders the shipped file for it). Skips when nginx is not
+installed: `apt-get install nginx`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from kelime.reports import ReportStore
-from tests.servers import kelime_command, listening_socket, start_kelime_serve, unused_port
+from tests.servers import listening_socket, start_kelime_serve, unused_port
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("kelime_nginx_standalone",
@@ -194,12 +195,9 @@ def nginx_in_front(upstreams: list[int], prefix: Path, tries: int = 5):
 
 
 @pytest.fixture(scope="module")
-def lexicon(tmp_path_factory) -> Path:
-    data = tmp_path_factory.mktemp("lexicon")
-    done = subprocess.run(kelime_command("build", "--bootstrap", "--out", str(data)),
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return data
+def lexicon(offline_lexicons) -> Path:
+    """The offline lexicons (`kelime build --bootstrap`), the session's: served, never changed."""
+    return offline_lexicons
 
 
 @pytest.fixture(scope="module")

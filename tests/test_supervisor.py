@@ -311,19 +311,22 @@ def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
 
 
 def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_path):
-    data = tmp_path / "data"
+    """(In a temporary folder of its own: any other `kelime serve` starting on this machine,
+    another test's, would clean the killed one's folder up before the test looks.)"""
+    data, temp = tmp_path / "data", tmp_path / "tmp"
     build(data)
-    with serve(data, tmp_path, 2) as server:
-        stale = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # left by some older crash
+    temp.mkdir()
+    with serve(data, tmp_path, 2, TMPDIR=str(temp)) as server:
+        stale = Path(tempfile.mkdtemp(prefix="kelime-serve-", dir=temp))  # an older crash's
         (stale / "supervisor").write_text("4242\n")
-        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # an older kelime's: live?
+        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-", dir=temp))  # older kelime's
         runtime, workers = runtime_folder(server), server.workers()
         server.proc.kill()
         server.proc.wait(timeout=10)
         wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
                  server.log_text)  # they saw their channel close
         assert runtime.exists() and stale.exists()
-    with serve(data, tmp_path, 1) as again:
+    with serve(data, tmp_path, 1, TMPDIR=str(temp)) as again:
         assert not runtime.exists() and not stale.exists()
         assert runtime_folder(again).exists()
     assert unmarked.exists()  # not ours to judge
