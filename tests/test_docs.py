@@ -238,6 +238,7 @@ def served(offline_data, tmp_path):
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("curl"), reason="the examples use curl: apt-get install curl")
 @pytest.mark.parametrize("block", RUN, ids=[str(b) for b in RUN])
 def test_the_example_prints_what_it_shows(block, offline_data, request, tmp_path):

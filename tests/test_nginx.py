@@ -47,6 +47,8 @@ if NGINX is None:
     pytest.skip("nginx is not installed (neither on PATH nor /usr/sbin/nginx): "
                 "apt-get install nginx to run the load-balancer tests", allow_module_level=True)
 
+pytestmark = pytest.mark.slow  # real nginx and kelime serve processes, every test
+
 RACKS = ["kalemsi", "kitapev", "ardıçlı", "sepetçi"]
 NGINX_ADDRESS = "127.0.0.1"   # what the replicas believe X-Forwarded-For from, as shipped
 BODY_LIMIT = 4 * 1024 * 1024   # the app's KELIME_MAX_BODY_BYTES, client_max_body_size 4m

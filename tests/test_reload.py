@@ -129,6 +129,7 @@ class Client(threading.Thread):
             self.replies.append((body["lexicon"]["version"], valid))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_reload_by_sighup_and_admin_route_under_load(tmp_path, workers):
     data = tmp_path / "data"
@@ -191,6 +192,7 @@ def request_text(port: int, path: str) -> str:
         conn.close()
 
 
+@pytest.mark.slow
 def test_a_respawned_worker_serves_the_pinned_version_and_pins_are_never_pruned(tmp_path):
     data = tmp_path / "data"
     v1 = build(data)
@@ -231,6 +233,7 @@ def test_without_a_token_there_is_no_admin_route_and_a_wrong_token_is_refused(tm
         assert again.json()["outcome"] == "unchanged"
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
     """A pinned build damaged on disk after the start: the respawned worker fails to start,
     is retried later and later (no crash loop), and the healthy worker goes on serving
@@ -256,6 +259,7 @@ def scrape(port: int, name: str, **labels) -> float:
     return sample(request_text(port, "/metrics"), name, **labels)
 
 
+@pytest.mark.slow
 def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
     data = tmp_path / "data"
     v1 = build(data)
@@ -284,6 +288,7 @@ def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
             assert f'version="{v2}"' in text and f'version="{v1}"' not in text
 
 
+@pytest.mark.slow
 def test_the_access_log_is_one_json_line_a_request(tmp_path):
     data = tmp_path / "data"
     build(data)

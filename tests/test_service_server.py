@@ -86,6 +86,7 @@ def test_kelime_serve_refuses_a_bad_setting(data_dir):
     assert "Error: KELIME_MAX_WORDS='many' is not a whole number" in run.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_kelime_serve_end_to_end(data_dir, workers):
     with kelime_serve("--data", str(data_dir), "--workers", str(workers)) as url:
@@ -129,6 +130,7 @@ def test_kelime_serve_refuses_an_fd_that_is_no_listening_socket(data_dir, tmp_pa
     assert both.exit_code == 2 and "--fd 3 is a socket already bound: drop --port" in both.output
 
 
+@pytest.mark.slow
 def test_kelime_serve_passes_its_cache_to_the_service(data_dir, tmp_path):
     from kelime.tdk import store
 

@@ -153,6 +153,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_the_same_tr_is_built_with_or_without_a_system_hunspell(tmp_path, offline_lexicons):
     """The build reads only what kelime's install brings (the vendored hunspell-tr stems),
     never a list that may or may not be on the machine: the session's build (which may

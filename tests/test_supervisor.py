@@ -62,6 +62,7 @@ def validate_ku(server: Server) -> tuple[int, dict]:
                    json.dumps({"words": ["av"], "lexicon": "ku"}).encode(), JSON)
 
 
+@pytest.mark.slow
 def test_runtime_folder_removed_then_sighup(tmp_path):
     """A tmp cleaner removes the runtime folder: the supervisor makes it again, a SIGHUP
     still reloads, a killed worker is replaced and answers (no 500), SIGTERM still stops it
@@ -91,6 +92,7 @@ def test_runtime_folder_removed_then_sighup(tmp_path):
     assert not runtime.exists()
 
 
+@pytest.mark.slow
 def test_kill_and_reload_races_leave_one_version(tmp_path):
     """30 trials of a worker killed around a reload (before it, after it, while its
     replacement boots): afterwards every worker serves the newest build, and the admin
@@ -121,6 +123,7 @@ def test_kill_and_reload_races_leave_one_version(tmp_path):
         assert "failed to start" not in server.log_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["supervisor", "group"])
 def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     """SIGHUPs from the moment `kelime serve` takes them (its first lines) until its workers
@@ -166,6 +169,7 @@ def catches_sighup(pid: int) -> bool:
     return bool(int(caught.split()[1], 16) & (1 << (signal.SIGHUP - 1)))
 
 
+@pytest.mark.slow
 def test_admin_reload_answers_once_every_worker_switched(tmp_path):
     """Keep-alive connections opened before the reload (so held by both workers) each ask
     at once after the 200: none may answer from the old build."""
@@ -187,6 +191,7 @@ def test_admin_reload_answers_once_every_worker_switched(tmp_path):
                 conn.close()
 
 
+@pytest.mark.slow
 def test_a_reload_answer_goes_to_the_worker_that_asked(tmp_path):
     """A worker asks for a reload and is killed before the answer (a stopped worker makes
     the answer wait); the worker started in its place asks for its own. Each worker numbers
@@ -237,6 +242,7 @@ def ask(conn: http.client.HTTPConnection) -> dict:
     return json.loads(reply.read())
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(tmp_path):
     """The new build is verified by the supervisor and then damaged before one worker (held
     stopped meanwhile) loads it. That worker used to keep the old build while the other
@@ -269,6 +275,7 @@ def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(t
         assert server.proc.poll() is None
 
 
+@pytest.mark.slow
 def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
     data = tmp_path / "data"
     tr = build(data)
@@ -292,6 +299,7 @@ def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
             assert status == 200 and reply["lexicon"]["version"] == ku, reply
 
 
+@pytest.mark.slow
 def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
     """The alphabet judges words but is not hashed itself: a manifest whose alphabet does
     not match its (versioned) anagram index is refused, and the old build serves on."""
@@ -310,6 +318,7 @@ def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
         assert server.version() == v1
 
 
+@pytest.mark.slow
 def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_path):
     """(In a temporary folder of its own: any other `kelime serve` starting on this machine,
     another test's, would clean the killed one's folder up before the test looks.)"""
@@ -412,6 +421,7 @@ def fill(folder: Path) -> None:
             pass
 
 
+@pytest.mark.slow
 def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
     """Once the disk of the runtime folder is full, workers serve on: each new series used to
     be a page of a sparse memory-mapped file written on a full disk, a SIGBUS that killed
@@ -438,6 +448,7 @@ def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
         assert "Traceback" not in text, text
 
 
+@pytest.mark.slow
 def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
     from tests.test_reload import scrape
 
