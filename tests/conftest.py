@@ -16,6 +16,19 @@ USER_SETTINGS = ("KELIME_DATA", "KELIME_CACHE", "KELIME_REPORTS", "KELIME_TDK_BA
                  "KELIME_GAMES", "KELIME_DEFAULT_LEXICON", "KELIME_ADMIN_TOKEN")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with the most `slow` tests first, each file's tests in their order: spread
+    over the cores a file at a time (`make test`), the long files start at once instead of
+    leaving one core alone with the last of them."""
+    def slow_tests(item: pytest.Item) -> int:
+        return slow[item.path]
+
+    slow: dict[Path, int] = {}
+    for item in items:
+        slow[item.path] = slow.get(item.path, 0) + (item.get_closest_marker("slow") is not None)
+    items.sort(key=slow_tests, reverse=True)  # stable: a file's own order is kept
+
+
 @pytest.fixture(autouse=True)
 def no_user_settings(monkeypatch):
     for var in USER_SETTINGS:
