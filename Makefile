@@ -17,8 +17,10 @@ STAMP := $(VENV)/.installed
 serve: lexicon
 	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
 
+# On every core (pytest-xdist), a test file's tests in one worker: its shared servers start
+# once. `pytest -m "not slow"` is the quick loop (docs/layout.md).
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # Static checks (pyproject.toml): ruff's rules ([tool.ruff]), the architecture's import
 # contract ([tool.importlinter]) and the types ([tool.mypy]).

@@ -51,9 +51,10 @@ def check_data(settings: Settings) -> tuple[dict[str, Path], dict[str, str]]:
 
 
 def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-        hangups: list | None = None) -> None:
+        hangups: list | None = None, fd: int | None = None) -> None:
     """Serve every lexicon in `settings.data` until SIGTERM or SIGINT; `hangups` holds the
-    SIGHUPs received before the supervisor listens (each a reload once the workers run)."""
+    SIGHUPs received before the supervisor listens (each a reload once the workers run).
+    `fd`: a listening socket bound by whoever started us (instead of binding host:port)."""
     if not log.handlers:  # the supervisor's lines, in the workers' (uvicorn's) style
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s:  %(message)s"))
@@ -61,7 +62,7 @@ def run(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: 
         log.setLevel(logging.INFO)
     builds, versions = check_data(settings)
     load_games(settings.games)  # a broken deployment profile: one error line, before uvicorn
-    with listen(host, port) as sock:
+    with (listen(host, port) if fd is None else inherited(fd)) as sock:
         runtime = Runtime()
         try:
             os.environ.update(settings.as_env())
@@ -88,6 +89,21 @@ def listen(host: str, port: int) -> socket.socket:
         sock.close()
         raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
                             f"server holds it; stop it or pass --port N") from None
+    return sock
+
+
+def inherited(fd: int) -> socket.socket:
+    """The listening socket handed over as file descriptor `fd` (systemd's socket
+    activation, a test that bound port 0); SettingsError when `fd` is not one."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError as e:
+        raise SettingsError(f"--fd {fd} is not an open socket ({e.strerror}): pass the "
+                            f"descriptor of a listening socket, or --port N") from None
+    if not sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+        sock.detach()  # not ours to close
+        raise SettingsError(f"--fd {fd} is a socket that is not listening: call listen() on "
+                            f"it before handing it over, or pass --port N")
     return sock
 
 

@@ -1,18 +1,14 @@
-"""Helpers for the service tests: two small real lexicons and a real uvicorn server in a
-thread (like httpx's tests/conftest.py::serve_in_thread). The fixtures built from them
-(`data_dir`, `client`) live in tests/conftest.py."""
+"""Helpers for the service tests: two small real lexicons; the servers (a real uvicorn in a
+thread, like httpx's tests/conftest.py::serve_in_thread, and `kelime serve` processes) are
+in tests/servers.py, reachable through here too. The fixtures built from them (`data_dir`,
+`client`) live in tests/conftest.py."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import threading
-import time
+import os
+import shutil
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
-
-import uvicorn
 
 with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works the same here
     warnings.filterwarnings("ignore", message=".*httpx2")
@@ -21,9 +17,7 @@ with warnings.catch_warnings():  # Starlette 1.x asks for `httpx2`; httpx works 
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.normalize import Alphabet
 from kelime.service.app import create_app  # noqa: F401 - for the tests, through here
-from kelime.service.protocol import uvicorn_options
-from kelime.service.server import UVICORN_OPTIONS
-from kelime.service.settings import Settings
+from tests.servers import serve_in_thread, stop, wait_ready  # noqa: F401 - through here
 
 KURDISH = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
 TR_WORDS = [
@@ -45,57 +39,22 @@ def build_data(root: Path) -> Path:
     return root
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def build_offline(out: Path) -> Path:
+    """The offline lexicons `tr` and `ku` in `out`, as `make serve` builds them (none of
+    the caller's KELIME_* or SOURCE_DATE_EPOCH)."""
+    from click.testing import CliRunner
+
+    from kelime.cli import cli
+
+    unset = {k: None for k in os.environ if k.startswith("KELIME_") or k == "SOURCE_DATE_EPOCH"}
+    for args in ([], ["--name", "ku"]):
+        run = CliRunner(env=unset).invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
+        assert run.exit_code == 0, run.output
+    return out
 
 
-@contextmanager
-def serve_in_thread(app, timeout: float = 20.0, settings: Settings | None = None):
-    """Run `app` on a real uvicorn (kelime's options, for `settings` when given: e.g. the
-    proxies it trusts) on 127.0.0.1:<free port>; yield its URL."""
-    options = uvicorn_options(settings) if settings else UVICORN_OPTIONS
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + timeout
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout)
-
-
-def wait_ready(url: str, proc, timeout: float = 60.0, output=lambda: "") -> None:
-    """Until `url`/readyz answers 200; an AssertionError with `output()` (the server's log)
-    when the process exits first or `timeout` passes."""
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"the server exited {proc.returncode}: {output()}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"the server was not ready in {timeout:g} s: {output()}")
-
-
-def stop(proc) -> None:
-    """Stop a server process: SIGTERM (it shuts down cleanly), SIGKILL if it lingers."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+def copy_data(data: Path, to: Path) -> Path:
+    """A copy of the data folder `data` at `to` (its links kept as links), for a test that
+    changes it: copying built lexicons is much cheaper than building them again."""
+    shutil.copytree(data, to, symlinks=True)
+    return to

@@ -129,6 +129,7 @@ def test_build_shrink_refusal_change_summary_and_force(tmp_path):
     assert again.returncode == 0 and json.loads(again.stdout)["unchanged"] is True
 
 
+@pytest.mark.slow
 def test_build_dict_py_is_kelime_build(tmp_path):
     (tmp_path / "w.txt").write_text(WORDS + "İstanbul\ne-posta\n", encoding="utf-8")
     script = [sys.executable, str(ROOT / "build_dict.py")]

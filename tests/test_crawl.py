@@ -89,6 +89,7 @@ def faulty(tmp_path_factory):
         yield fake, path, result, fake.log()
 
 
+@pytest.mark.slow
 def test_crawl_stores_every_entry_exactly_as_sent(faulty):
     _, path, result, _ = faulty
     assert result.returncode == 0, result.stderr
@@ -98,6 +99,7 @@ def test_crawl_stores_every_entry_exactly_as_sent(faulty):
     assert {e["madde"] for e in cache.entries_for_word(db, "adet")} == {"adet", "âdet"}
 
 
+@pytest.mark.slow
 def test_crawl_outcomes(faulty):
     _, path, result, _ = faulty
     got = replies(path)
@@ -114,6 +116,7 @@ def test_crawl_outcomes(faulty):
     assert "Rerun the same command" in result.stderr
 
 
+@pytest.mark.slow
 def test_crawl_is_polite(faulty):
     _, _, _, log = faulty
     assert log[0]["path"] == "/robots.txt"
@@ -131,6 +134,7 @@ def test_crawl_is_polite(faulty):
     assert all(r["accept"] == "application/json" for r in log if r["path"].startswith("/gts"))
 
 
+@pytest.mark.slow
 def test_crawl_enumerates_from_robots_and_sitemaps(faulty):
     _, path, _, log = faulty
     paths = [r["path"] for r in log]
@@ -140,6 +144,7 @@ def test_crawl_enumerates_from_robots_and_sitemaps(faulty):
     assert sorted(set(gts_queries(log))) == sorted(set(SITEMAP_WORDS) - {DISALLOWED_WORD})
 
 
+@pytest.mark.slow
 def test_rerun_fetches_only_the_failed_word_then_status(faulty):
     fake, path, _, _ = faulty
     fake.clear_faults()
@@ -160,6 +165,7 @@ def test_rerun_fetches_only_the_failed_word_then_status(faulty):
     assert len(fake.log()) == requests_before  # --status does not crawl
 
 
+@pytest.mark.slow
 def test_max_age_zero_and_limit_with_a_word_list(faulty, tmp_path):
     fake, path, _, _ = faulty
     fake.clear_log()
@@ -173,6 +179,7 @@ def test_max_age_zero_and_limit_with_a_word_list(faulty, tmp_path):
     assert not any("sitemap" in r["path"] for r in fake.log())
 
 
+@pytest.mark.slow
 def test_circuit_breaker_stops_on_403_then_html_streaks(tmp_path):
     words = tmp_path / "words.txt"
     words.write_text("kitap\ninek\nadet\nabdal\nkalem\ndulda")
@@ -205,6 +212,7 @@ def test_tls_failure_is_explained(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_refused_before_crawling(tmp_path):
     bad_ua = crawl("run", "--user-agent", "python-requests/2.31", "--cache",
                    str(tmp_path / "c.sqlite"))
@@ -217,6 +225,7 @@ def test_bad_arguments_are_refused_before_crawling(tmp_path):
     assert missing.returncode == 1 and "does not exist" in missing.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly(tmp_path):
     path = tmp_path / "c.sqlite"
     with FakeProcess("--synthetic", "300") as fake:
@@ -237,6 +246,7 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     assert st["words"]["done"] == len(answered)  # every answered reply was stored
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
     args = ["--delay", "0.02", *FAST]
@@ -262,6 +272,7 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     assert (words["pending"], words["disallowed"]) == (0, 1)  # robots.txt's word: not pending
 
 
+@pytest.mark.slow
 def test_crawl_then_build_then_check(faulty, tmp_path):
     """The maintainer's loop: crawl → `kelime build --cache` → `kelime check`."""
     import json
@@ -285,6 +296,7 @@ def test_crawl_then_build_then_check(faulty, tmp_path):
                        "İstanbul": "proper_name", "massa": "not_in_dictionary"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["503", "close"])
 def test_unreadable_robots_txt_fetches_nothing(tmp_path, kind):
     """RFC 9309: robots.txt that cannot be read (5xx, no answer) disallows everything."""
@@ -300,6 +312,7 @@ def test_unreadable_robots_txt_fetches_nothing(tmp_path, kind):
     assert gts_queries(log) == [] and {r["path"] for r in log} == {"/robots.txt"}
 
 
+@pytest.mark.slow
 def test_missing_robots_txt_means_no_rules(tmp_path):
     """A 4xx robots.txt is "no rules" (RFC 9309): the crawl goes on."""
     words = tmp_path / "words.txt"
@@ -316,6 +329,7 @@ def test_missing_robots_txt_means_no_rules(tmp_path):
     ("html", "answered HTTP 200 (text/html; charset=utf-8) beginning '<!doctype html>"),
     ("404", "answered HTTP 404"),
 ])
+@pytest.mark.slow
 def test_unreadable_sitemap_stops_the_crawl(tmp_path, fault, came_back):
     """Since TDK's 2026 redesign unknown paths answer the SPA's HTML: a sitemap that is not
     one stops an enumerating crawl with the URL, what came back and the way out (--words)."""
@@ -343,6 +357,7 @@ def test_enumeration_finding_no_words_stops_the_crawl(tmp_path):
     assert gts_queries(log) == []
 
 
+@pytest.mark.slow
 def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
     """Two crawls on one cache both ran: every word fetched twice, two requests in flight,
     no gap between them. The second now refuses, naming the first."""
@@ -368,6 +383,7 @@ def test_a_second_crawl_on_the_same_cache_refuses_at_once(tmp_path):
         assert len(queries) == len(set(queries))  # no word asked twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["huge", "bomb"])
 def test_an_oversized_reply_is_recorded_failed_and_not_buffered(tmp_path, kind):
     """A 900 MB /gts reply took the crawl to 2.6 GB and a gzip bomb further; a body over
@@ -394,6 +410,7 @@ def test_robots_txt_answering_429_stops_the_crawl(tmp_path):
     assert asked == []
 
 
+@pytest.mark.slow
 def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
     """`Retry-After: 100000` paused the crawl for ~28 hours with only a growing ETA."""
     with FakeProcess() as fake:
@@ -405,6 +422,7 @@ def test_a_retry_after_of_a_day_stops_the_crawl_saying_when(tmp_path):
     assert "rerun after" in output and asked.count("kitap") == 1  # no retry, no wait
 
 
+@pytest.mark.slow
 def test_the_gap_is_counted_from_the_end_of_each_reply(tmp_path):
     """After a reply that took 3 s the next request left 0.014 s later (Scrapy spaces
     requests start to start). Now it waits the delay after the reply's end, and as long
@@ -437,6 +455,7 @@ def test_a_wrong_charset_header_does_not_garble_the_stored_body(tmp_path):
     assert row["sha256"] == hashlib.sha256(row["body"].encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
     """A sitemap cut mid-transfer gave 516 of 2,000 words, "Crawl finished", exit 0."""
     with FakeProcess("--fault", "/sitemap-2.xml=cut:-1") as fake:
@@ -445,6 +464,7 @@ def test_a_sitemap_cut_off_stops_the_crawl(tmp_path):
     assert result.returncode == 1 and "is cut off" in output, output
 
 
+@pytest.mark.slow
 def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
     """`--refresh`: re-read the sitemaps, fetch only new words, mark vanished ones (kept,
     left out of builds) and re-verify the oldest 1/150 of the replies (413: 3)."""
@@ -482,6 +502,7 @@ def test_robots_disallowing_every_gts_request_says_so(tmp_path):
     assert result.returncode == 1  # it printed "Error:" and exited 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["shape", "huge"])
 def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind):
     """A reply in a shape the store cannot take (or too big) was fetched again on every run."""
@@ -498,6 +519,7 @@ def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind
     assert row["final"] == 1
 
 
+@pytest.mark.slow
 def test_the_progress_line_says_when_it_is_waiting_and_why(tmp_path):
     """A long Retry-After showed only a growing ETA."""
     with FakeProcess() as fake:
@@ -533,6 +555,7 @@ def limited_crawl(fsize: int, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_crawl_at_the_first_failed_save(tmp_path):
     """On a full disk the crawl fetched all 3,000 words, printed 2,999 tracebacks, stored
     nothing and exited 0. Now it stops at the first save that fails, naming the cache."""
@@ -561,6 +584,7 @@ def test_a_read_only_folder_refuses_the_crawl_before_any_request(tmp_path):
     assert "Traceback" not in result.stderr and "c.sqlite" in result.stderr
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_through_a_900_mb_reply_and_a_1_gb_bomb(tmp_path):
     with FakeProcess("--fault", "kitap=huge:-1:900", "--fault", "inek=bomb:-1:1000") as fake:
         run = limited_crawl(0, "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),

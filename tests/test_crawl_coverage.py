@@ -31,6 +31,7 @@ def coverage(data: Path) -> dict:
     return Lexicon.load(data / "tr").manifest.source["coverage"]
 
 
+@pytest.mark.slow
 def test_an_import_killed_mid_way_does_not_build_as_complete(tmp_path):
     """Killed after 10 s: 22,500 words, "0 pending", and `build --cache` exited 0 with 13,584
     words instead of 60,946, its manifest saying done 22500 of 22500."""
@@ -123,6 +124,7 @@ def test_a_file_that_is_no_dump_imports_nothing_and_says_how_to_fix_it(tmp_path,
         assert cache.cache_stats(db)["entries"] == 0 and cache.imports(db) == []
 
 
+@pytest.mark.slow
 def test_import_then_refresh_retires_the_words_the_site_stopped_listing(tmp_path):
     """The README's workflow: `mark_gone` retired only words whose source began with
     `sitemap`, so 3 imported words absent from the sitemaps stayed valid after a build."""
@@ -146,6 +148,7 @@ def test_import_then_refresh_retires_the_words_the_site_stopped_listing(tmp_path
     assert coverage(data)["gone"] == 3
 
 
+@pytest.mark.slow
 def test_an_empty_sitemap_in_a_refresh_retires_nothing_unless_forced(tmp_path):
     """One sitemap answering an empty but valid <urlset> marked 1,003 of 2,002 words gone,
     and a build into a fresh folder exited 0 with 999 words."""
@@ -172,6 +175,7 @@ def test_an_empty_sitemap_in_a_refresh_retires_nothing_unless_forced(tmp_path):
     assert gone > 50 and f"{gone} word(s) the site no longer lists" in forced.stdout + forced.stderr
 
 
+@pytest.mark.slow
 def test_a_robots_disallowed_word_is_not_pending_and_does_not_block_the_build(tmp_path):
     """It stayed pending for ever: "Rerun the same command to resume", a rerun never fetched
     it, and `build --cache` refused the cache as incomplete (1 of 89 words)."""
@@ -195,6 +199,7 @@ def test_a_robots_disallowed_word_is_not_pending_and_does_not_block_the_build(tm
 
 # --- faults cost TDK little ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_site_failing_everything_with_503_stops_the_crawl_within_a_few_requests(tmp_path):
     """It took 108 requests (403s and HTML stopped it after 8)."""
     with FakeProcess("--synthetic", "60") as fake:
@@ -207,6 +212,7 @@ def test_a_site_failing_everything_with_503_stops_the_crawl_within_a_few_request
     assert "429 or 5xx" in output and len(asked) == 8  # KELIME_BREAKER_THRESHOLD
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["huge", "chunked", "bomb"])
 def test_a_reply_too_big_to_store_is_final_after_one_try_and_paces_the_next(tmp_path, kind):
     """An oversize chunked reply was downloaded 4 times a run and never final; after a reply

@@ -60,6 +60,7 @@ def test_a_crawl_refuses_a_certificate_it_cannot_verify(tls, tmp_path):
     assert replies(path) == {}
 
 
+@pytest.mark.slow
 def test_a_crawl_trusts_what_ssl_cert_file_names_and_nothing_else(tls, tmp_path):
     words = words_file(tmp_path, "kitap", "inek")
     trusted = env(SSL_CERT_FILE=str(tls / "ca.pem"))
@@ -143,6 +144,7 @@ def test_a_gts_redirect_to_another_host_is_a_failed_reply_with_its_reason(tmp_pa
     ("typed", "failed", "ozel_mi: 1 is not one of"),
     ("bom", "ok", None),
 ])
+@pytest.mark.slow
 def test_only_utf8_json_of_the_right_types_is_a_good_reply(tmp_path, kind, outcome, says):
     """ISO-8859-9 bodies were stored as good replies (`�a�layan`, fresh for 30 days), a BOM
     was called broken JSON and retried, 200,000 `[` raised RecursionError, and an integer
@@ -195,6 +197,7 @@ def test_overrides_that_would_lie_or_trust_anyone_are_refused(tmp_path, args, sa
 
 # --- look-ups outside the crawl: robots.txt and one politeness clock per cache ---------------
 
+@pytest.mark.slow
 def test_define_and_reports_check_obey_robots_txt(tmp_path):
     """They asked /gts?ara=gizli, which robots.txt disallows."""
     path = tmp_path / "c.sqlite"
@@ -222,6 +225,7 @@ def test_an_unreadable_robots_txt_lets_define_ask_nothing(tmp_path):
     assert asked == [] and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_look_up_and_a_crawl_on_one_cache_share_one_politeness_clock(tmp_path):
     """`kelime define` during a crawl on the same cache: 2 requests in flight, 3 ms apart."""
     import subprocess

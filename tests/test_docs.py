@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from kelime.cli import cli
+from tests.service_helpers import copy_data
 
 
 def walk(group: click.Group, path=("kelime",)):
@@ -78,13 +79,10 @@ def test_check_reads_words_from_standard_input(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def offline_data(tmp_path_factory):
-    """The offline lexicons `make serve` builds (tr and ku), as the examples show them."""
-    out = tmp_path_factory.mktemp("offline") / "data"
-    for args in ([], ["--name", "ku"]):
-        run = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
-        assert run.exit_code == 0, run.output
-    return out
+def offline_data(offline_lexicons, tmp_path_factory):
+    """The offline lexicons `make serve` builds (tr and ku), as the examples show them: a
+    copy of the session's, as the examples are commands that may change what they serve."""
+    return copy_data(offline_lexicons, tmp_path_factory.mktemp("offline") / "data")
 
 
 @pytest.fixture(scope="module")
@@ -233,13 +231,14 @@ def served(offline_data, tmp_path):
     """`kelime serve` of the offline lexicons as `make serve` runs it (player reports in
     reports.sqlite), fresh for each block: a block is a session against `make serve` (its
     /metrics counts only that block's requests, `kelime reports` reads its store)."""
-    from tests.test_service_server import kelime_serve
+    from tests.servers import kelime_serve
 
     with kelime_serve("--data", str(offline_data),
                       "--reports", str(tmp_path / "reports.sqlite")) as url:
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("curl"), reason="the examples use curl: apt-get install curl")
 @pytest.mark.parametrize("block", RUN, ids=[str(b) for b in RUN])
 def test_the_example_prints_what_it_shows(block, offline_data, request, tmp_path):

@@ -31,6 +31,7 @@ def write_dump(path: Path, entries: list[dict], extra: list[str] = ()) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_dump_imports_builds_and_checks(tmp_path):
     entries = builtin_entries()
     dump = write_dump(tmp_path / "tdk.jsonl", entries, extra=[
@@ -80,6 +81,7 @@ def test_a_missing_dump_is_an_error_line(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_build_from_an_unfinished_crawl_refuses_without_force(tmp_path):
     """20 done and 380 pending words built a 20-word lexicon without a word of warning."""
     entries = builtin_entries()

@@ -17,12 +17,9 @@ KURMANJI = set("abcçdeêfghiîjklmnopqrsştuûvwxyz")
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data")
-    for args in (["--name", "ku"], []):
-        result = CliRunner().invoke(cli, ["build", "--bootstrap", *args, "--out", str(out)])
-        assert result.exit_code == 0, result.output
-    return out
+def data(offline_lexicons):
+    """`kelime build --bootstrap --name ku` (and tr): the session's, only read here."""
+    return offline_lexicons
 
 
 def test_the_kurmanji_lexicon_names_its_source_and_licence(data):

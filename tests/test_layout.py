@@ -107,6 +107,7 @@ def installed(tmp_path_factory) -> Path:
     return env_dir
 
 
+@pytest.mark.slow
 def test_the_wheel_adds_no_generic_top_level_name(installed):
     site = next((installed / "lib").glob("python3*/site-packages"))
     names = {p.name for p in site.iterdir()} - {"deps.pth", "__pycache__"}
@@ -116,6 +117,7 @@ def test_the_wheel_adds_no_generic_top_level_name(installed):
     assert (site / "kelime" / "service" / "app.py").is_file()
 
 
+@pytest.mark.slow
 def test_the_installed_build_applies_the_policy(installed, tmp_path):
     kelime_cmd = str(installed / "bin" / "kelime")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_")}

@@ -2,10 +2,11 @@
 replicas: failover with no failed request when one is killed, gzip, nginx's own limits, and
 player reports (POST /v1/reports) going to the one writer replica, never elsewhere.
 
-Real processes on 127.0.0.1 (free ports): a bootstrap lexicon built with `kelime build`,
-two `kelime serve` replicas, and nginx in the foreground with its own prefix, pid and logs
-in a temporary folder (deploy/nginx/standalone.py renders the shipped file for it). Skips
-when nginx is not installed: `apt-get install nginx`.
+Real processes on 127.0.0.1 (free ports, tests/servers.py): the bootstrap lexicons built
+with `kelime build` (the session's), two `kelime serve` replicas, and nginx in the
+foreground with its own prefix, pid and logs in a temporary folder
+(deploy/nginx/standalone.py renders the shipped file for it). Skips when nginx is not
+installed: `apt-get install nginx`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from kelime.reports import ReportStore
+from tests.servers import listening_socket, start_kelime_serve, unused_port
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("kelime_nginx_standalone",
@@ -45,25 +47,14 @@ if NGINX is None:
     pytest.skip("nginx is not installed (neither on PATH nor /usr/sbin/nginx): "
                 "apt-get install nginx to run the load-balancer tests", allow_module_level=True)
 
+pytestmark = pytest.mark.slow  # real nginx and kelime serve processes, every test
+
 RACKS = ["kalemsi", "kitapev", "ardıçlı", "sepetçi"]
 NGINX_ADDRESS = "127.0.0.1"   # what the replicas believe X-Forwarded-For from, as shipped
 BODY_LIMIT = 4 * 1024 * 1024   # the app's KELIME_MAX_BODY_BYTES, client_max_body_size 4m
 
 
 # --- processes ---------------------------------------------------------------------------
-
-def kelime_command(*args: str) -> list[str]:
-    script = Path(sys.executable).parent / "kelime"
-    if script.exists():
-        return [str(script), *args]
-    return [sys.executable, "-c", "from kelime.cli import main; main()", *args]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def status_of(port: int, path: str) -> int | None:
     try:
@@ -122,18 +113,16 @@ def crash(replica: Replica, timeout: float = 10) -> None:
 
 def start_replica(data: Path, log: Path, port: int | None = None,
                   env: dict[str, str] | None = None) -> Replica:
-    """One `kelime serve` process (1 worker) on `port` (a free one by default), with `env`
-    added to this environment (and no KELIME_REPORTS* of it: only `env` says whether this
-    replica stores reports). Not waited for: see `wait_ready`."""
-    port = port or free_port()
+    """One `kelime serve` process (1 worker) on `port` (a free one by default; the socket is
+    bound here and handed over), with `env` added to this environment (and no
+    KELIME_REPORTS* of it: only `env` says whether this replica stores reports). Not waited
+    for: see `wait_ready`."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_REPORTS")}
     with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            kelime_command("serve", "--data", str(data), "--host", "127.0.0.1",
-                           "--port", str(port), "--workers", "1",
-                           "--forwarded-allow-ips", NGINX_ADDRESS),
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**environ, **(env or {})})
+        proc, port = start_kelime_serve(
+            "--data", str(data), "--workers", "1", "--forwarded-allow-ips", NGINX_ADDRESS,
+            sock=listening_socket(port or 0), stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, env={**environ, **(env or {})})
     return Replica(port, proc, log)
 
 
@@ -188,9 +177,19 @@ class Nginx:
 
 
 @contextmanager
-def nginx_in_front(upstreams: list[int], prefix: Path):
-    port = free_port()
-    proc = standalone.start(NGINX, prefix, port, upstreams)
+def nginx_in_front(upstreams: list[int], prefix: Path, tries: int = 5):
+    """nginx on a free port: it binds the port itself (it cannot be handed a socket), so a
+    port another process took in the meantime is tried again with another one."""
+    for _ in range(tries):
+        port = unused_port()
+        try:
+            proc = standalone.start(NGINX, prefix, port, upstreams)
+            break
+        except RuntimeError as e:
+            if "Address already in use" not in str(e):
+                raise
+    else:
+        raise AssertionError(f"nginx found no free port in {tries} tries")
     try:
         yield Nginx(port, prefix, proc)
     finally:
@@ -198,12 +197,9 @@ def nginx_in_front(upstreams: list[int], prefix: Path):
 
 
 @pytest.fixture(scope="module")
-def lexicon(tmp_path_factory) -> Path:
-    data = tmp_path_factory.mktemp("lexicon")
-    done = subprocess.run(kelime_command("build", "--bootstrap", "--out", str(data)),
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return data
+def lexicon(offline_lexicons) -> Path:
+    """The offline lexicons (`kelime build --bootstrap`), the session's: served, never changed."""
+    return offline_lexicons
 
 
 @pytest.fixture(scope="module")

@@ -225,6 +225,7 @@ typed = st.lists(st.one_of(clusters, clusters, clusters, stacks, st.sampled_from
 alphabets = st.sampled_from([TURKISH, KURDISH])
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(st.one_of(texts, turkishish, typed, st.text()), alphabets)
 @example("a\u0302\u0302det", TURKISH)

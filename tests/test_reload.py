@@ -21,8 +21,7 @@ import pytest
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.lexicon.format import WORDS_FILE
 from kelime.lexicon.write import BUILDS_DIR, KEEP_BUILDS
-from tests.service_helpers import free_port, stop
-from tests.test_service_server import kelime_command
+from tests.servers import start_kelime_serve, stop
 
 TOKEN = "test-token-0123456789"
 SOURCE = {"kind": "test", "name": "tests/test_reload.py", "licence": "n/a"}
@@ -85,12 +84,11 @@ class Server:
 
 @contextmanager
 def serve(data: Path, tmp: Path, workers: int, **env_extra: str):
-    port, log = free_port(), tmp / f"serve-{workers}.log"
+    log = tmp / f"serve-{workers}.log"
     env = {**os.environ, "KELIME_ADMIN_TOKEN": TOKEN, **env_extra}
     with open(log, "w") as out:
-        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
-                                 str(port), "--workers", str(workers)], stdout=out, stderr=out,
-                                env=env)
+        proc, port = start_kelime_serve("--data", str(data), "--workers", str(workers),
+                                        stdout=out, stderr=out, env=env)
     server = Server(proc, port, log)
     try:
         deadline = time.monotonic() + 60
@@ -131,6 +129,7 @@ class Client(threading.Thread):
             self.replies.append((body["lexicon"]["version"], valid))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_reload_by_sighup_and_admin_route_under_load(tmp_path, workers):
     data = tmp_path / "data"
@@ -193,6 +192,7 @@ def request_text(port: int, path: str) -> str:
         conn.close()
 
 
+@pytest.mark.slow
 def test_a_respawned_worker_serves_the_pinned_version_and_pins_are_never_pruned(tmp_path):
     data = tmp_path / "data"
     v1 = build(data)
@@ -233,6 +233,7 @@ def test_without_a_token_there_is_no_admin_route_and_a_wrong_token_is_refused(tm
         assert again.json()["outcome"] == "unchanged"
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
     """A pinned build damaged on disk after the start: the respawned worker fails to start,
     is retried later and later (no crash loop), and the healthy worker goes on serving
@@ -258,6 +259,7 @@ def scrape(port: int, name: str, **labels) -> float:
     return sample(request_text(port, "/metrics"), name, **labels)
 
 
+@pytest.mark.slow
 def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
     data = tmp_path / "data"
     v1 = build(data)
@@ -286,6 +288,7 @@ def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
             assert f'version="{v2}"' in text and f'version="{v1}"' not in text
 
 
+@pytest.mark.slow
 def test_the_access_log_is_one_json_line_a_request(tmp_path):
     data = tmp_path / "data"
     build(data)

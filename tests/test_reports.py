@@ -175,6 +175,7 @@ def _submit_many(path: str, client: str, n: int) -> None:
                          client=client)
 
 
+@pytest.mark.slow
 def test_two_processes_write_one_store(tmp_path):
     path = tmp_path / "r.sqlite"
     ReportStore(path, create=True).close()
@@ -658,6 +659,7 @@ def test_a_first_build_lists_no_word_changed_by_reports(tmp_path, policy):
     assert changes["by_reports"] == [] and changes["added_sample"] == ["kitap", "yağış"]
 
 
+@pytest.mark.slow
 def test_prune_gives_the_space_of_old_decisions_back(tmp_path):
     store = tmp_path / "r.sqlite"
     limits = ReportLimits(store_bytes=160 * 1024, per_client_hour=10**6)

@@ -53,6 +53,7 @@ def with_cache(data_dir, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_no_failure(data_dir, with_cache, tmp_path):
     """Every check passes: no 5xx, every status and header documented, every reply in its
     schema, schema-valid requests accepted and schema-violating ones refused."""

@@ -20,9 +20,17 @@ def url(data_dir):
         yield base
 
 
+@pytest.fixture(scope="module")
+def http():
+    """A client that waits as long as a loaded machine needs: httpx's default 5 s timed out
+    on the first /openapi.json and /metrics with the suite on both cores."""
+    with httpx.Client(timeout=60) as client:
+        yield client
+
+
 @pytest.mark.parametrize("path", GETS)
-def test_head_answers_every_get_without_its_body(url, path):
-    get, head = httpx.get(url + path), httpx.head(url + path)
+def test_head_answers_every_get_without_its_body(http, url, path):
+    get, head = http.get(url + path), http.head(url + path)
     assert get.status_code == head.status_code == 200
     assert head.content == b""
     assert head.headers["content-type"] == get.headers["content-type"]
@@ -33,15 +41,15 @@ def test_head_answers_every_get_without_its_body(url, path):
 @pytest.mark.parametrize("path", [p for p in GETS if p not in ("/healthz", "/readyz",
                                                                "/metrics", "/openapi.json",
                                                                "/docs")])
-def test_every_etag_answers_304(url, path):
-    tag = httpx.get(url + path).headers["etag"]
+def test_every_etag_answers_304(http, url, path):
+    tag = http.get(url + path).headers["etag"]
     for method in ("GET", "HEAD"):
-        reply = httpx.request(method, url + path, headers={"If-None-Match": tag})
+        reply = http.request(method, url + path, headers={"If-None-Match": tag})
         assert reply.status_code == 304 and reply.content == b"" and reply.headers["etag"] == tag
-    weak = httpx.get(url + path, headers={"If-None-Match": f"W/{tag.removeprefix('W/')}, "
-                                                           '"other"'})
+    weak = http.get(url + path, headers={"If-None-Match": f"W/{tag.removeprefix('W/')}, "
+                                                          '"other"'})
     assert weak.status_code == 304
-    assert httpx.get(url + path, headers={"If-None-Match": '"other"'}).status_code == 200
+    assert http.get(url + path, headers={"If-None-Match": '"other"'}).status_code == 200
 
 
 def test_no_redirect_built_from_the_host_header(url):

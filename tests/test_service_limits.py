@@ -33,19 +33,19 @@ from kelime.service.protocol import (
     uvicorn_options,
 )
 from kelime.service.settings import Settings
-from tests.service_helpers import free_port, stop, wait_ready
+from tests.servers import listening_socket, port_of, stop, wait_ready
 
 MIB = 1024 * 1024
 SERVE = """
-import json, sys
+import json, socket, sys
 from pathlib import Path
 import uvicorn
 from kelime.service.app import create_app
 from kelime.service.protocol import uvicorn_options
 from kelime.service.settings import Settings
 settings = Settings(data=Path(sys.argv[1]), **json.loads(sys.argv[3]))
-uvicorn.run(create_app(settings), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
-            **uvicorn_options(settings))
+config = uvicorn.Config(create_app(settings), log_level="warning", **uvicorn_options(settings))
+uvicorn.Server(config).run(sockets=[socket.socket(fileno=int(sys.argv[2]))])
 """
 
 
@@ -77,14 +77,14 @@ class Served:
 @contextmanager
 def serve(data: Path, log: Path, nofile: int | None = None, **settings):
     """kelime with `Settings(data=data, **settings)` in a process of its own, ready."""
-    port = free_port()
     def limit():
         if nofile:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-c", SERVE, str(data), str(port),
+    with open(log, "wb") as out, listening_socket() as sock:  # handed over (tests/servers.py)
+        proc = subprocess.Popen([sys.executable, "-c", SERVE, str(data), str(sock.fileno()),
                                  json.dumps(settings)], stdout=out, stderr=subprocess.STDOUT,
-                                preexec_fn=limit)
+                                preexec_fn=limit, pass_fds=[sock.fileno()])
+        port = port_of(sock)
     served = Served(port, proc, log)
     try:
         wait_ready(served.url, proc, output=log.read_text)

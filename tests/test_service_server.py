@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
-from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
@@ -17,7 +14,8 @@ from kelime.lexicon import LexiconError
 from kelime.service.app import create_app
 from kelime.service.server import check_data
 from kelime.service.settings import Settings
-from tests.service_helpers import build_data, free_port, serve_in_thread, stop, wait_ready
+from tests.servers import kelime_command, kelime_serve, serve_in_thread
+from tests.service_helpers import build_data
 
 MIB = 1024 * 1024
 
@@ -88,26 +86,7 @@ def test_kelime_serve_refuses_a_bad_setting(data_dir):
     assert "Error: KELIME_MAX_WORDS='many' is not a whole number" in run.output
 
 
-def kelime_command() -> list[str]:
-    script = Path(sys.executable).parent / "kelime"
-    return [str(script)] if script.exists() else [sys.executable, "-c",
-                                                   "from kelime.cli import main; main()"]
-
-
-@contextmanager
-def kelime_serve(*args: str):
-    """A real `kelime serve ARGS --port <free>` process, ready; yields its URL."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([*kelime_command(), "serve", *args, "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_ready(url, proc, output=lambda: proc.stderr.read())
-        yield url
-    finally:
-        stop(proc)
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_kelime_serve_end_to_end(data_dir, workers):
     with kelime_serve("--data", str(data_dir), "--workers", str(workers)) as url:
@@ -135,6 +114,23 @@ def test_kelime_serve_says_when_the_port_is_taken(data_dir):
     assert "pass --port N" in done.stderr
 
 
+def test_kelime_serve_refuses_an_fd_that_is_no_listening_socket(data_dir, tmp_path):
+    """--fd N names a socket someone else bound (the tests hand theirs over this way): a
+    socket that does not listen, or no socket at all, stops the start with what to do."""
+    command = kelime_command("serve", "--data", str(data_dir), "--fd")
+    with socket.socket() as bound, open(tmp_path / "file", "w") as file:
+        bound.bind(("127.0.0.1", 0))
+        for fd, said in [(bound.fileno(), "is a socket that is not listening"),
+                         (file.fileno(), "is not an open socket")]:
+            done = subprocess.run([*command, str(fd)], capture_output=True, text=True,
+                                  timeout=60, pass_fds=[fd])
+            assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+            assert done.stderr.startswith(f"Error: --fd {fd} {said}"), done.stderr
+    both = CliRunner().invoke(cli, ["serve", "--data", str(data_dir), "--fd", "3", "--port", "1"])
+    assert both.exit_code == 2 and "--fd 3 is a socket already bound: drop --port" in both.output
+
+
+@pytest.mark.slow
 def test_kelime_serve_passes_its_cache_to_the_service(data_dir, tmp_path):
     from kelime.tdk import store
 

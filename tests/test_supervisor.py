@@ -22,9 +22,9 @@ import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
 from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
-from tests.service_helpers import KU_WORDS, KURDISH, free_port, stop
+from tests.servers import kelime_command, listening_socket, start_kelime_serve, stop
+from tests.service_helpers import KU_WORDS, KURDISH
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve
-from tests.test_service_server import kelime_command
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 JSON = {"Content-Type": "application/json"}
@@ -62,6 +62,7 @@ def validate_ku(server: Server) -> tuple[int, dict]:
                    json.dumps({"words": ["av"], "lexicon": "ku"}).encode(), JSON)
 
 
+@pytest.mark.slow
 def test_runtime_folder_removed_then_sighup(tmp_path):
     """A tmp cleaner removes the runtime folder: the supervisor makes it again, a SIGHUP
     still reloads, a killed worker is replaced and answers (no 500), SIGTERM still stops it
@@ -91,6 +92,7 @@ def test_runtime_folder_removed_then_sighup(tmp_path):
     assert not runtime.exists()
 
 
+@pytest.mark.slow
 def test_kill_and_reload_races_leave_one_version(tmp_path):
     """30 trials of a worker killed around a reload (before it, after it, while its
     replacement boots): afterwards every worker serves the newest build, and the admin
@@ -121,6 +123,7 @@ def test_kill_and_reload_races_leave_one_version(tmp_path):
         assert "failed to start" not in server.log_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["supervisor", "group"])
 def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     """SIGHUPs from the moment `kelime serve` takes them (its first lines) until its workers
@@ -129,12 +132,11 @@ def test_sighup_at_every_moment_of_start_up(tmp_path, to):
     `timeout` or `kill -HUP -PGID` do (workers once died of it, all at once)."""
     data = tmp_path / "data"
     v1 = build(data)
-    port, log = free_port(), tmp_path / "serve.log"
+    log = tmp_path / "serve.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([*kelime_command(), "serve", "--data", str(data), "--port",
-                                 str(port), "--workers", "2"], stdout=out, stderr=out,
-                                env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN},
-                                start_new_session=True)
+        proc, port = start_kelime_serve("--data", str(data), "--workers", "2", stdout=out,
+                                        stderr=out, start_new_session=True,
+                                        env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
     server = Server(proc, port, log)
     hangup = (lambda: proc.send_signal(signal.SIGHUP)) if to == "supervisor" else (
         lambda: os.killpg(proc.pid, signal.SIGHUP))
@@ -167,6 +169,7 @@ def catches_sighup(pid: int) -> bool:
     return bool(int(caught.split()[1], 16) & (1 << (signal.SIGHUP - 1)))
 
 
+@pytest.mark.slow
 def test_admin_reload_answers_once_every_worker_switched(tmp_path):
     """Keep-alive connections opened before the reload (so held by both workers) each ask
     at once after the 200: none may answer from the old build."""
@@ -188,6 +191,7 @@ def test_admin_reload_answers_once_every_worker_switched(tmp_path):
                 conn.close()
 
 
+@pytest.mark.slow
 def test_a_reload_answer_goes_to_the_worker_that_asked(tmp_path):
     """A worker asks for a reload and is killed before the answer (a stopped worker makes
     the answer wait); the worker started in its place asks for its own. Each worker numbers
@@ -238,6 +242,7 @@ def ask(conn: http.client.HTTPConnection) -> dict:
     return json.loads(reply.read())
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(tmp_path):
     """The new build is verified by the supervisor and then damaged before one worker (held
     stopped meanwhile) loads it. That worker used to keep the old build while the other
@@ -270,6 +275,7 @@ def test_a_worker_that_cannot_switch_never_serves_the_old_build_beside_the_new(t
         assert server.proc.poll() is None
 
 
+@pytest.mark.slow
 def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
     data = tmp_path / "data"
     tr = build(data)
@@ -293,6 +299,7 @@ def test_a_half_written_lexicon_is_refused_and_the_old_one_serves_on(tmp_path):
             assert status == 200 and reply["lexicon"]["version"] == ku, reply
 
 
+@pytest.mark.slow
 def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
     """The alphabet judges words but is not hashed itself: a manifest whose alphabet does
     not match its (versioned) anagram index is refused, and the old build serves on."""
@@ -311,20 +318,24 @@ def test_an_edited_alphabet_is_refused_on_reload(tmp_path):
         assert server.version() == v1
 
 
+@pytest.mark.slow
 def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_path):
-    data = tmp_path / "data"
+    """(In a temporary folder of its own: any other `kelime serve` starting on this machine,
+    another test's, would clean the killed one's folder up before the test looks.)"""
+    data, temp = tmp_path / "data", tmp_path / "tmp"
     build(data)
-    with serve(data, tmp_path, 2) as server:
-        stale = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # left by some older crash
+    temp.mkdir()
+    with serve(data, tmp_path, 2, TMPDIR=str(temp)) as server:
+        stale = Path(tempfile.mkdtemp(prefix="kelime-serve-", dir=temp))  # an older crash's
         (stale / "supervisor").write_text("4242\n")
-        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-"))  # an older kelime's: live?
+        unmarked = Path(tempfile.mkdtemp(prefix="kelime-serve-", dir=temp))  # older kelime's
         runtime, workers = runtime_folder(server), server.workers()
         server.proc.kill()
         server.proc.wait(timeout=10)
         wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
                  server.log_text)  # they saw their channel close
         assert runtime.exists() and stale.exists()
-    with serve(data, tmp_path, 1) as again:
+    with serve(data, tmp_path, 1, TMPDIR=str(temp)) as again:
         assert not runtime.exists() and not stale.exists()
         assert runtime_folder(again).exists()
     assert unmarked.exists()  # not ours to judge
@@ -335,9 +346,11 @@ def test_a_killed_supervisor_takes_its_workers_and_the_next_start_cleans_up(tmp_
 def test_a_short_admin_token_stops_the_start(tmp_path, token):
     data = tmp_path / "data"
     build(data)
-    done = subprocess.run([*kelime_command(), "serve", "--data", str(data), "--port",
-                           str(free_port())], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "KELIME_ADMIN_TOKEN": token})
+    with listening_socket() as sock:
+        done = subprocess.run(kelime_command("serve", "--data", str(data), "--fd",
+                                             str(sock.fileno())), pass_fds=[sock.fileno()],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "KELIME_ADMIN_TOKEN": token})
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"KELIME_ADMIN_TOKEN has {len(token)} characters: use 16 or more" in done.stderr
 
@@ -408,6 +421,7 @@ def fill(folder: Path) -> None:
             pass
 
 
+@pytest.mark.slow
 def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
     """Once the disk of the runtime folder is full, workers serve on: each new series used to
     be a page of a sparse memory-mapped file written on a full disk, a SIGBUS that killed
@@ -434,6 +448,7 @@ def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
         assert "Traceback" not in text, text
 
 
+@pytest.mark.slow
 def test_a_dead_workers_metrics_are_added_into_one_file(tmp_path):
     from tests.test_reload import scrape
 

@@ -537,6 +537,7 @@ def test_a_failed_reply_keeps_an_excerpt_and_the_whole_body_s_hash(tmp_path):
     assert row["sha256"] == hashlib.sha256(body.encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_a_corrupt_page_in_the_middle_is_a_cache_error_everywhere(tmp_path):
     """A corrupt page in the middle of the cache gave a raw sqlite3.DatabaseError in
     `crawl`, `--status` and `build`."""

@@ -113,6 +113,7 @@ def test_two_processes_300_saves_each(tmp_path):
     assert_all_saved(path, ("a", "b"))
 
 
+@pytest.mark.slow
 def test_processes_creating_one_new_cache_at_once_all_succeed(tmp_path):
     for round_ in range(3):
         path, go = tmp_path / str(round_) / "new.sqlite", tmp_path / f"go{round_}"
@@ -154,6 +155,7 @@ def replies_count(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_define_during_a_crawl_never_fails_and_loses_nothing(tmp_path):
     path, words_file = tmp_path / "tdk.sqlite", tmp_path / "words.txt"
     words = synthetic_words(80) + DEFINED
@@ -236,6 +238,7 @@ def locked_crawl(tmp_path_factory):
     return crawl.returncode, out + err, path
 
 
+@pytest.mark.slow
 def test_a_save_that_fails_stops_the_crawl_saying_why(locked_crawl):
     _, said, path = locked_crawl
     assert "Error: could not store the reply for '" in said, said
@@ -249,6 +252,7 @@ def test_a_save_that_fails_stops_the_crawl_saying_why(locked_crawl):
     assert len(cache.due_words(db)) == 40 - stats["words"]["done"]  # nothing marked done unsaved
 
 
+@pytest.mark.slow
 def test_a_crawl_stopped_by_its_cache_exits_1(locked_crawl):
     returncode, said, _ = locked_crawl
     assert "Crawl STOPPED: a reply could not be stored" in said, said

@@ -89,6 +89,7 @@ def words_strategy(lexicons):
 
 @settings(max_examples=400, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@pytest.mark.slow
 @given(data=st.data(), min_length=st.sampled_from([1, 2, 3, 5]), name=st.sampled_from(["tr", "ku"]))
 def test_fast_path_gives_the_bytes_of_check_on_each_word(lexicons, memos, words_strategy,
                                                          data, min_length, name):
@@ -135,6 +136,7 @@ def random_words(rng: random.Random, count: int) -> list[str]:
             for i, letters in ((i, rng.choice(alphabets)) for i in range(count))]
 
 
+@pytest.mark.slow
 def test_memo_memory_stays_within_its_budget(lexicons):
     lex, budget = lexicons["tr"], 256 * 1024
     rng = random.Random(11)

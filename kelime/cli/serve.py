@@ -18,13 +18,18 @@ from .common import data_option, environment
                    "[env KELIME_REPORTS; off when unset].")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--fd", type=click.IntRange(0), default=None, metavar="N",
+              help="Serve on the listening socket inherited as file descriptor N (bound by "
+                   "a process manager, systemd's socket activation) instead of binding "
+                   "--host and --port.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--forwarded-allow-ips", "proxies", default=None, metavar="ADDRESSES",
               help="Comma-separated addresses (or networks) of the proxies whose "
                    "X-Forwarded-For names the client, e.g. 127.0.0.1 behind nginx on this "
                    "host [env KELIME_FORWARDED_ALLOW_IPS; default: none, each client is its "
                    "connection's address].")
-def serve(data, cache, reports, host, port, workers, proxies) -> None:
+def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str, port: int,
+          fd: int | None, workers: int, proxies: str | None) -> None:
     """Serve the HTTP API (FastAPI + uvicorn) on every lexicon in DATA.
 
     \b
@@ -37,6 +42,11 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
     from ..service.app import open_report_store
     from ..service.server import run
 
+    context = click.get_current_context()
+    given = [f"--{name}" for name in ("host", "port")
+             if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+    if fd is not None and given:
+        raise click.UsageError(f"--fd {fd} is a socket already bound: drop {' and '.join(given)}")
     settings = environment()
     if data:
         settings = settings.with_data(data)
@@ -50,4 +60,4 @@ def serve(data, cache, reports, host, port, workers, proxies) -> None:
         open_report_store(settings.reports, settings.report_limits)
     from . import HANGUPS
 
-    run(settings, host=host, port=port, workers=workers, hangups=HANGUPS)
+    run(settings, host=host, port=port, workers=workers, hangups=HANGUPS, fd=fd)
