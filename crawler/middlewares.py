@@ -128,16 +128,25 @@ class Pacing:
         self.max_gap = (s.getfloat("AUTOTHROTTLE_MAX_DELAY")
                         if s.getbool("AUTOTHROTTLE_ENABLED") else 0.0)
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
+        self.ended_at = 0.0  # when the last reply ended
         # the clock is read in the reactor's thread: never wait long for another writer
         self.clock = Clock(s.get("KELIME_CACHE"), f"crawl pid {os.getpid()}", create=True,
                            lease=2.0 * s.getfloat("DOWNLOAD_TIMEOUT"),
                            timeout=min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING)))
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
+        crawler.signals.connect(self._robots_read, signal=robots_read)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+    def _robots_read(self, rules: Protego, request: Request) -> None:
+        """robots.txt's Crawl-delay holds from robots.txt's own reply: its gap was earned
+        before the delay was known (the slot's, start to start, can be shorter)."""
+        delay = rules.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
+        if delay:
+            self.next_at = max(self.next_at, self.ended_at + float(delay))
 
     async def process_request(self, request: Request) -> None:
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
@@ -184,7 +193,7 @@ class Pacing:
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
         delay = slot.delay if slot is not None else self.delay
         gap = gap_after(delay, took, self.max_gap)
-        self.next_at = max(self.next_at, now + gap)
+        self.ended_at, self.next_at = now, max(self.next_at, now + gap)
         self.clock.ended(gap)
 
 

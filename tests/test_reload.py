@@ -246,11 +246,61 @@ def test_a_worker_that_cannot_start_does_not_stop_the_others(tmp_path):
         victim = server.workers()[0]
         os.kill(victim, signal.SIGKILL)
         deadline = time.monotonic() + 45
-        while "retrying in 2.0 s" not in server.log_text():  # failed three times by now
+        while "retrying in 4.0 s" not in server.log_text():  # failed three times by now
             assert time.monotonic() < deadline, server.log_text()
             assert server.proc.poll() is None, server.log_text()
             assert server.version() == v1
-        delays = re.findall(r"failed to start .*retrying in (\S+) s", server.log_text())
+        # killed just after it began serving (a crash loop's first turn), then three failures
+        delays = re.findall(r"retrying in (\S+) s", server.log_text())
+        assert delays[:4] == ["0.5", "1.0", "2.0", "4.0"], server.log_text()
+
+
+@pytest.mark.slow
+def test_a_good_reload_starts_a_waiting_worker_at_once(tmp_path):
+    """A worker that failed to start waits longer and longer; a reload to a build that
+    loads starts it at once, its delay forgotten (the new build may be what it lacked)."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        with open(data / "tr" / WORDS_FILE, "r+b") as f:
+            f.write(b"\0" * 16)
+        os.kill(server.workers()[0], signal.SIGKILL)
+        deadline = time.monotonic() + 45
+        v2 = build(tmp_path / "next", "silgi")  # ready beside, so that the reload is quick
+        while "retrying in 2.0 s" not in server.log_text():  # the slot waits 2 s, empty
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.02)
+        ready = (tmp_path / "next" / "tr").resolve()  # put in place as `kelime build` does
+        os.rename(ready, data / ".builds" / ready.name)
+        os.symlink(Path(".builds") / ready.name, data / "tr.next")
+        os.replace(data / "tr.next", data / "tr")
+        server.proc.send_signal(signal.SIGHUP)
+        while server.log_text().count("Application startup complete.") < 3:
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.1)
+        assert "starting a worker at once on the new builds" in server.log_text()
+        while server.version() != v2:  # the healthy worker switches too
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_just_after_serving_is_retried_later_and_later(tmp_path):
+    """A worker killed each time it begins to serve (a crash loop after start-up) is
+    restarted after 0.5, 1 … s, not at once: a loop costs one start a while, not a core."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 1) as server:
+        deadline = time.monotonic() + 60
+        for _ in range(3):
+            started = server.log_text().count("Application startup complete.")
+            victim = server.workers()[0]
+            os.kill(victim, signal.SIGKILL)
+            while server.log_text().count("Application startup complete.") == started:
+                assert time.monotonic() < deadline, server.log_text()
+                time.sleep(0.05)
+        delays = re.findall(r"after it began serving \(a crash loop\?\); retrying in (\S+) s",
+                            server.log_text())
         assert delays[:3] == ["0.5", "1.0", "2.0"], server.log_text()
 
 
