@@ -118,12 +118,18 @@ def test_kelime_serve_refuses_an_fd_that_is_no_listening_socket(data_dir, tmp_pa
     """--fd N names a socket someone else bound (the tests hand theirs over this way): a
     socket that does not listen, or no socket at all, stops the start with what to do."""
     command = kelime_command("serve", "--data", str(data_dir), "--fd")
-    with socket.socket() as bound, open(tmp_path / "file", "w") as file:
+    with socket.socket() as bound, open(tmp_path / "file", "w") as file, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         bound.bind(("127.0.0.1", 0))
+        udp.bind(("127.0.0.1", 0))
         for fd, said in [(bound.fileno(), "is a socket that is not listening"),
-                         (file.fileno(), "is not an open socket")]:
+                         (file.fileno(), "is not an open socket"),
+                         (udp.fileno(), "is a datagram (UDP) socket: HTTP needs a TCP"),
+                         (2**31, "is not an open socket (no such descriptor)"),
+                         (10**20, "is not an open socket (no such descriptor)")]:
+            kept = [fd] if fd < 2**31 else []
             done = subprocess.run([*command, str(fd)], capture_output=True, text=True,
-                                  timeout=60, pass_fds=[fd])
+                                  timeout=60, pass_fds=kept)
             assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
             assert done.stderr.startswith(f"Error: --fd {fd} {said}"), done.stderr
     both = CliRunner().invoke(cli, ["serve", "--data", str(data_dir), "--fd", "3", "--port", "1"])
