@@ -809,6 +809,58 @@ def test_accept_needs_no_git_unless_asked_to_commit(tmp_path, policy):
         assert [g["word"] for g in s.open_reports()] == ["kalem"]
 
 
+def test_accept_commit_is_refused_whole_when_git_would_refuse_the_commit(tmp_path, policy):
+    """--commit checks, before any report is closed, what makes git refuse the commit: no
+    identity to commit as, a merge under way, a list .gitignore'd. Each used to close the
+    reports and write (and stage) the list, then fail."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    _reported(store, ("dangalak", "offensive"))
+    repo = policy.parent
+    home = {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "EMAIL": None,
+            **dict.fromkeys(("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                             "GIT_COMMITTER_EMAIL"))}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in {**os.environ, **home}.items() if v is not None}
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=M", "-c",
+                               "user.email=m@example.org", *args], capture_output=True,
+                              text=True, env=env)
+
+    def accept(*config: str) -> str:
+        for args in config:
+            assert git(*args.split()).returncode == 0
+        done = CliRunner(env=home).invoke(cli, [
+            "reports", "accept", "dangalak", "--as", "obscene", "--why", "TDK: hakaret",
+            "--reports", str(store), "--data", str(data), "--policy", str(policy), "--commit"])
+        assert done.exit_code == 1 and "Traceback" not in done.output
+        assert git("status", "--porcelain", "blocklist.txt").stdout == ""  # not even staged
+        with ReportStore(store) as s:
+            assert [g["word"] for g in s.open_reports()] == ["dangalak"]
+        return done.output
+
+    git("init", "--quiet")
+    git("add", ".")
+    git("commit", "--quiet", "-m", "the lists")
+    said = accept()
+    assert "git does not know who commits" in said and "user.email" in said
+    (repo / ".gitignore").write_text("blocklist.txt\n")
+    said = accept("config user.name M", "config user.email m@example.org",
+                  "rm --quiet --cached blocklist.txt", "commit --quiet -m untracked")
+    assert "git ignores" in said and "git add -f" in said
+    (repo / "note.txt").write_text("ours\n")
+    for args in ("add -f blocklist.txt note.txt", "commit --quiet -m tracked",
+                 "checkout --quiet -b other"):
+        assert git(*args.split()).returncode == 0
+    (repo / "note.txt").write_text("theirs\n")
+    git("commit", "--quiet", "-am", "theirs")
+    git("checkout", "--quiet", "-")
+    (repo / "note.txt").write_text("ours again\n")
+    git("commit", "--quiet", "-am", "ours again")
+    assert git("merge", "other").returncode != 0  # a conflict: the merge stays under way
+    assert "in the middle of a merge" in accept()
+
+
 def test_accept_commit_commits_the_lists_only(tmp_path, policy):
     """--commit: the accept's list edits become one commit with the reason as its
     message; other changes in the work tree, staged or not, stay out of it."""
