@@ -733,6 +733,18 @@ def _reported(store: Path, *reports: tuple[str, str]) -> None:
             s.submit(word=word, sent=word, kind=kind, lexicon="tr", client=f"10.8.0.{i}")
 
 
+def test_a_folder_given_as_the_report_store_is_named_as_one(tmp_path, data_dir):
+    """KELIME_REPORTS=/srv/kelime (the folder, not the file in it) stopped `kelime serve`
+    with SQLite's "unable to open database file" and advice to check permissions."""
+    for create in (True, False):
+        with pytest.raises(ReportError, match="is a folder: give the path of a file in it"):
+            ReportStore(tmp_path, create=create)
+    done = CliRunner(env={"KELIME_REPORTS": str(tmp_path)}).invoke(
+        cli, ["serve", "--data", str(data_dir), "--port", "1"])
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert f"the report store {tmp_path} is a folder" in done.output, done.output
+
+
 def test_accept_is_a_core_operation_on_real_files(tmp_path, policy):
     """kelime.reports_accept.accept with no CLI: a real lexicon, a real store, the policy's
     real lists; what it did comes back as an object, and a failure leaves both as they were."""
