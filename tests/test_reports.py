@@ -823,8 +823,9 @@ def test_accept_needs_no_git_unless_asked_to_commit(tmp_path, policy):
 
 def test_accept_commit_is_refused_whole_when_git_would_refuse_the_commit(tmp_path, policy):
     """--commit checks, before any report is closed, what makes git refuse the commit: no
-    identity to commit as, a merge under way, a list .gitignore'd. Each used to close the
-    reports and write (and stage) the list, then fail."""
+    identity to commit as, a merge under way, a list .gitignore'd, or changed and not
+    committed (its changes would go into the accept's commit). Each used to close the
+    reports and write (and stage) the list, then fail, or commit the maintainer's edit."""
     data = build_data(tmp_path / "data")
     store = tmp_path / "r.sqlite"
     _reported(store, ("dangalak", "offensive"))
@@ -846,7 +847,7 @@ def test_accept_commit_is_refused_whole_when_git_would_refuse_the_commit(tmp_pat
             "reports", "accept", "dangalak", "--as", "obscene", "--why", "TDK: hakaret",
             "--reports", str(store), "--data", str(data), "--policy", str(policy), "--commit"])
         assert done.exit_code == 1 and "Traceback" not in done.output
-        assert git("status", "--porcelain", "blocklist.txt").stdout == ""  # not even staged
+        assert git("diff", "--cached", "--name-only", "--", "blocklist.txt").stdout == ""
         with ReportStore(store) as s:
             assert [g["word"] for g in s.open_reports()] == ["dangalak"]
         return done.output
@@ -871,6 +872,13 @@ def test_accept_commit_is_refused_whole_when_git_would_refuse_the_commit(tmp_pat
     git("commit", "--quiet", "-am", "ours again")
     assert git("merge", "other").returncode != 0  # a conflict: the merge stays under way
     assert "in the middle of a merge" in accept()
+    git("merge", "--abort")
+    block = repo / "blocklist.txt"
+    block.write_text(block.read_text() + "mine  # not reviewed yet\n")
+    mine = block.read_text()
+    said = accept()  # the maintainer's own line would go into the accept's commit
+    assert "the lists have changes not committed (M blocklist.txt)" in said
+    assert block.read_text() == mine
 
 
 def test_accept_commit_commits_the_lists_only(tmp_path, policy):

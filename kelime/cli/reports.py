@@ -387,6 +387,11 @@ def _uncommittable(tree: Path, lists: tuple[Path, ...]) -> str | None:
     if ignored is not None and ignored.returncode == 0:
         return (f"git ignores {', '.join(ignored.stdout.split())} (a .gitignore in {tree}): "
                 "track the lists first (`git add -f`)")
+    changed = _git("status", "--porcelain", "--", *map(str, lists), cwd=tree)
+    if changed is not None and changed.stdout.strip():  # they would go into the commit too
+        shown = "; ".join(line.strip() for line in changed.stdout.splitlines())
+        return (f"the lists have changes not committed ({shown}): commit or stash them "
+                "first, so that the accept's commit holds its line only")
     return None
 
 
