@@ -281,6 +281,20 @@ class Settings(BaseSettings):
 ENV = {env_var(name): name for name in Settings.model_fields}
 
 
+def misspelt(environ: Mapping[str, str]) -> dict[str, str]:
+    """KELIME_* variables that are no setting but nearly spell one (KELIME_MAX_WORD →
+    KELIME_MAX_WORDS): a typo is otherwise ignored in silence, its limit left at the
+    default. Only near misses: kelime's other variables (KELIME_TDK_BASE_URL…) are none.
+
+    >>> misspelt({"KELIME_ADMINTOKEN": "x", "KELIME_TDK_BASE_URL": "x", "HOME": "/"})
+    {'KELIME_ADMINTOKEN': 'KELIME_ADMIN_TOKEN'}
+    """
+    from difflib import get_close_matches
+
+    return {name: close[0] for name in environ if name.startswith(PREFIX) and name not in ENV
+            and (close := get_close_matches(name, list(ENV), n=1, cutoff=0.9))}
+
+
 def _parts(listed: str) -> list[str]:
     return [part.strip() for part in listed.split(",") if part.strip()]
 

@@ -136,6 +136,19 @@ def test_kelime_serve_refuses_an_fd_that_is_no_listening_socket(data_dir, tmp_pa
     assert both.exit_code == 2 and "--fd 3 is a socket already bound: drop --port" in both.output
 
 
+def test_kelime_serve_warns_of_a_misspelt_setting(data_dir):
+    """KELIME_MAX_WORD=5 (for KELIME_MAX_WORDS) was ignored in silence, the limit left at
+    10,000; kelime's other variables are no typo of a setting."""
+    env = {"KELIME_MAX_WORD": "5", "KELIME_ADMINTOKEN": "x" * 20,
+           "KELIME_TDK_BASE_URL": "http://127.0.0.1:1"}
+    run = CliRunner(env=env).invoke(cli, ["serve", "--data", str(data_dir), "--fd", "99999"])
+    assert run.exit_code == 1 and "--fd 99999 is not an open socket" in run.output  # stops
+    assert "Warning: KELIME_MAX_WORD is no setting (ignored): did you mean " \
+           "KELIME_MAX_WORDS?" in run.output
+    assert "did you mean KELIME_ADMIN_TOKEN?" in run.output
+    assert "KELIME_TDK_BASE_URL" not in run.output
+
+
 @pytest.mark.slow
 def test_kelime_serve_passes_its_cache_to_the_service(data_dir, tmp_path):
     from kelime.tdk import store
