@@ -26,6 +26,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -195,6 +196,24 @@ class Settings(BaseSettings):
                     f"{env_var('forwarded_allow_ips')} (--forwarded-allow-ips): {proxy!r} is "
                     "not an IP address or network; name the proxies in front of kelime, e.g. "
                     "127.0.0.1 (nginx on this host) or 10.0.0.0/8")) from None
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        """Each entry must be an origin as a browser sends it (`scheme://host[:port]`) or
+        `*`: CORS compares them as strings, so `oyun.example` or `https://oyun.example/`
+        would silently match no browser, and the game's page fail with no error here."""
+        for origin in _parts(value):
+            if origin == "*":
+                continue
+            parts = urlsplit(origin)
+            if not (parts.scheme and parts.netloc) or parts.path or parts.query \
+                    or parts.fragment or "?" in origin or "#" in origin:
+                raise PydanticCustomError("kelime", (
+                    f"{env_var('cors_origins')}: {origin!r} is not an origin as a browser "
+                    "sends it: write scheme://host[:port], with no path or trailing slash, "
+                    "e.g. https://oyun.example"))
         return value
 
     @model_validator(mode="after")
