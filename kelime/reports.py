@@ -218,6 +218,10 @@ class ReportStore:
         the connection may be used from other threads, one at a time (the caller holds a
         lock), as the service does."""
         self.path, self.limits, self.timeout = Path(path), limits, timeout
+        if self.path.is_dir():  # else SQLite's "unable to open", read as permissions
+            raise ReportError(f"the report store {self.path} is a folder: give the path of a "
+                              f"file in it, e.g. {self.path / 'reports.sqlite'} (--reports, "
+                              "KELIME_REPORTS)")
         if not create and not self.path.exists():
             raise ReportError(f"no report store at {self.path}: the server creates it when "
                               "started with --reports FILE (KELIME_REPORTS); pass that FILE")

@@ -74,11 +74,23 @@ def check_json_type(request: Request, required: bool = False) -> None:
                       "'Content-Type: application/json')", {"content_type": raw[:60]})
 
 
+def check_identity(request: Request) -> None:
+    """A 415 for a compressed body (RFC 9110 §15.5.16): it was read as JSON and refused as
+    "not valid UTF-8 (byte 0x8b)", which sends a client looking at its text, not its
+    compression. Bodies are small (the limits) and sent uncompressed."""
+    coding = ", ".join(request.headers.getlist("content-encoding"))
+    if coding.strip().lower() not in ("", "identity"):
+        raise ServiceError("unsupported_media_type", f"the body is sent compressed "
+                           f"(Content-Encoding: {coding[:40]}); send the JSON uncompressed, "
+                           "without a Content-Encoding header", {"content_encoding": coding[:40]})
+
+
 async def read_body(request: Request, limit: int, *, json_type_required: bool = False,
                     advice: str = "send fewer words per request") -> bytes:
     """The whole body (JSON by its Content-Type), or TooLarge as soon as it is known to
     exceed `limit` bytes."""
     check_json_type(request, json_type_required)
+    check_identity(request)
     declared = declared_length(request)
     if declared is not None and declared > limit:
         raise too_large(declared, limit, declared=True, advice=advice)

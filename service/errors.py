@@ -65,7 +65,8 @@ CODES: dict[str, Code] = {
     "reports_full": Code(413, "The report store takes no more reports for now."),
     # 415
     "unsupported_media_type": Code(415, "The body is not sent as JSON (`Content-Type: "
-                                        "application/json`)."),
+                                        "application/json`), or is sent compressed "
+                                        "(`Content-Encoding`)."),
     # 422: malformed input; the message says what to send
     "invalid_json": Code(422, "The body is empty or not JSON."),
     "invalid_encoding": Code(422, "The body, path or query is not UTF-8."),

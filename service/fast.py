@@ -13,9 +13,10 @@ same metrics and access log.
 
 Anything else goes to the whole app (`App.stack`), with the body already read handed on:
 another Content-Type or a body in several pieces (the stack's limits and budget apply),
-a query string, `"suggest": true`, and every refusal (bad JSON, too many words, an
-unknown game or lexicon...). An error is thus answered by the one handler, in its one
-shape, with its headers; the stack parses the body again, which costs only the refused.
+a Content-Encoding (refused there), a query string, `"suggest": true`, and every refusal
+(bad JSON, too many words, an unknown game or lexicon...). An error is thus answered by
+the one handler, in its one shape, with its headers; the stack parses the body again,
+which costs only the refused.
 
 tests/test_service_fast.py holds both answers equal, byte for byte, header for header.
 """
@@ -122,8 +123,8 @@ class FastValidate:
                     return None
             elif name == b"accept-encoding":
                 gzip = True
-            elif name == b"origin" and self.cors:
-                return None
+            elif name == b"origin" and self.cors or name == b"content-encoding":
+                return None  # CORS, a compressed body: the stack's
         return gzip and wants_gzip(scope["headers"])
 
     def answer(self, body: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]] | None:

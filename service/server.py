@@ -97,9 +97,14 @@ def inherited(fd: int) -> socket.socket:
     activation, a test that bound port 0); SettingsError when `fd` is not one."""
     try:
         sock = socket.socket(fileno=fd)
-    except OSError as e:
-        raise SettingsError(f"--fd {fd} is not an open socket ({e.strerror}): pass the "
+    except (OSError, OverflowError, ValueError) as e:  # the last two: past any descriptor
+        why = e.strerror if isinstance(e, OSError) else "no such descriptor"
+        raise SettingsError(f"--fd {fd} is not an open socket ({why}): pass the "
                             f"descriptor of a listening socket, or --port N") from None
+    if sock.type != socket.SOCK_STREAM:  # UDP cannot listen(): its advice would mislead
+        sock.detach()
+        raise SettingsError(f"--fd {fd} is a datagram (UDP) socket: HTTP needs a TCP "
+                            f"socket (SOCK_STREAM) that listens; pass one, or --port N")
     if not sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
         sock.detach()  # not ours to close
         raise SettingsError(f"--fd {fd} is a socket that is not listening: call listen() on "

@@ -26,6 +26,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -197,6 +198,24 @@ class Settings(BaseSettings):
                     "127.0.0.1 (nginx on this host) or 10.0.0.0/8")) from None
         return value
 
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        """Each entry must be an origin as a browser sends it (`scheme://host[:port]`) or
+        `*`: CORS compares them as strings, so `oyun.example` or `https://oyun.example/`
+        would silently match no browser, and the game's page fail with no error here."""
+        for origin in _parts(value):
+            if origin == "*":
+                continue
+            parts = urlsplit(origin)
+            if not (parts.scheme and parts.netloc) or parts.path or parts.query \
+                    or parts.fragment or "?" in origin or "#" in origin:
+                raise PydanticCustomError("kelime", (
+                    f"{env_var('cors_origins')}: {origin!r} is not an origin as a browser "
+                    "sends it: write scheme://host[:port], with no path or trailing slash, "
+                    "e.g. https://oyun.example"))
+        return value
+
     @model_validator(mode="after")
     def _room_for_a_get(self) -> Settings:
         room = self.max_query_bytes + HEADER_ROOM
@@ -279,6 +298,20 @@ class Settings(BaseSettings):
 
 #: Environment variable → Settings field, for every field.
 ENV = {env_var(name): name for name in Settings.model_fields}
+
+
+def misspelt(environ: Mapping[str, str]) -> dict[str, str]:
+    """KELIME_* variables that are no setting but nearly spell one (KELIME_MAX_WORD →
+    KELIME_MAX_WORDS): a typo is otherwise ignored in silence, its limit left at the
+    default. Only near misses: kelime's other variables (KELIME_TDK_BASE_URL…) are none.
+
+    >>> misspelt({"KELIME_ADMINTOKEN": "x", "KELIME_TDK_BASE_URL": "x", "HOME": "/"})
+    {'KELIME_ADMINTOKEN': 'KELIME_ADMIN_TOKEN'}
+    """
+    from difflib import get_close_matches
+
+    return {name: close[0] for name in environ if name.startswith(PREFIX) and name not in ENV
+            and (close := get_close_matches(name, list(ENV), n=1, cutoff=0.9))}
 
 
 def _parts(listed: str) -> list[str]:

@@ -206,7 +206,7 @@ class Supervisor:
             if self.stopping:
                 continue  # the runtime folder goes with the supervisor
             retire_apart(self.runtime.metrics, proc.pid)
-            why = f"worker [{proc.pid}] exited ({proc.returncode})"
+            why = f"worker [{proc.pid}] {ended(proc.returncode)}"
             served = time.monotonic() - slot.since
             if slot.serving and served >= STEADY:
                 log.warning("%s; starting another on the pinned lexicons", why)
@@ -214,9 +214,10 @@ class Supervisor:
             elif slot.serving:
                 self.retry(slot, f"{why} {served:.1f} s after it began serving (a crash "
                                  "loop?)")
-            else:
-                self.retry(slot, f"{why} before it served: it failed to start (its error is "
-                                 f"above)")
+            else:  # a signal leaves no error of its own to read above
+                self.retry(slot, f"{why} before it served" + (
+                    ": it failed to start (its error is above)" if proc.returncode > 0
+                    else ""))
 
     def stop_workers(self) -> None:
         self.stopping = True
@@ -266,3 +267,16 @@ class Supervisor:
                 asker.send(answer=ask_id, pins=pins.as_dict(), lagging=lagging)
             except OSError:
                 pass  # it died meanwhile (its channel closed): nobody waits for the answer
+
+
+def ended(returncode: int) -> str:
+    """How a worker ended, in words: "exited (1)", or the signal that killed it ("was
+    killed by SIGKILL (the kernel's out-of-memory killer sends it too)")."""
+    if returncode >= 0:
+        return f"exited ({returncode})"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    oom = " (the kernel's out-of-memory killer sends it too)" if name == "SIGKILL" else ""
+    return f"was killed by {name}{oom}"

@@ -117,6 +117,27 @@ def test_old_crawl_arguments_become_a_verb(old, new):
     assert new_spelling(old) == new
 
 
+def test_old_crawl_spellings_run_with_the_options_they_ignored(tmp_path):
+    """`--status` and `--import` read only the cache (and the dump's date) and ignored the
+    crawl's options; the new spelling drops them rather than refuse them. A bare word was
+    never an old spelling: a mistyped verb is no command, not a crawl."""
+    dump = write_dump(tmp_path / "tdk.jsonl", builtin_entries())
+    db = str(tmp_path / "tdk.sqlite")
+    done = kelime("crawl", "--delay", "2", "--import", str(dump), "--cache", db,
+                  "--concurrency=1", "--sample", "3", "--dump-date", "2024-03-01")
+    assert done.returncode == 0, done.stderr
+    assert (f"`kelime crawl import {dump} --cache {db} --dump-date 2024-03-01`"
+            in done.stderr)
+    for old in (["--refresh", "--status"], ["--status", "--delay", "0", "--force"]):
+        status = kelime("crawl", *old, "--cache", db)
+        assert status.returncode == 0, status.stderr
+        assert f"`kelime crawl status --cache {db}`" in status.stderr
+        assert status.stdout == kelime("crawl", "status", "--cache", db).stdout
+    typo = kelime("crawl", "stat", "--cache", db)
+    assert typo.returncode == 2 and "No such command 'stat'" in typo.stderr, typo.stderr
+    assert "Note" not in typo.stderr
+
+
 def test_the_old_crawl_spellings_still_work_and_name_the_new_ones(tmp_path):
     """`kelime crawl --import FILE`, `--status` and plain `kelime crawl` (one command with
     mode flags, before the verbs) sit in crontabs: each still does what it did, with one

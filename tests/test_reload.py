@@ -302,6 +302,9 @@ def test_a_worker_that_dies_just_after_serving_is_retried_later_and_later(tmp_pa
         delays = re.findall(r"after it began serving \(a crash loop\?\); retrying in (\S+) s",
                             server.log_text())
         assert delays[:3] == ["0.5", "1.0", "2.0"], server.log_text()
+        # the signal named, not "exited (-9)" (nor "its error is above": there is none)
+        assert f"worker [{victim}] was killed by SIGKILL" in server.log_text()
+        assert "exited (-" not in server.log_text()
 
 
 def scrape(port: int, name: str, **labels) -> float:

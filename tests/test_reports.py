@@ -733,6 +733,18 @@ def _reported(store: Path, *reports: tuple[str, str]) -> None:
             s.submit(word=word, sent=word, kind=kind, lexicon="tr", client=f"10.8.0.{i}")
 
 
+def test_a_folder_given_as_the_report_store_is_named_as_one(tmp_path, data_dir):
+    """KELIME_REPORTS=/srv/kelime (the folder, not the file in it) stopped `kelime serve`
+    with SQLite's "unable to open database file" and advice to check permissions."""
+    for create in (True, False):
+        with pytest.raises(ReportError, match="is a folder: give the path of a file in it"):
+            ReportStore(tmp_path, create=create)
+    done = CliRunner(env={"KELIME_REPORTS": str(tmp_path)}).invoke(
+        cli, ["serve", "--data", str(data_dir), "--port", "1"])
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert f"the report store {tmp_path} is a folder" in done.output, done.output
+
+
 def test_accept_is_a_core_operation_on_real_files(tmp_path, policy):
     """kelime.reports_accept.accept with no CLI: a real lexicon, a real store, the policy's
     real lists; what it did comes back as an object, and a failure leaves both as they were."""
@@ -807,6 +819,66 @@ def test_accept_needs_no_git_unless_asked_to_commit(tmp_path, policy):
     assert not_a_repo.exit_code == 1 and "no git work tree" in not_a_repo.output
     with ReportStore(store) as s:
         assert [g["word"] for g in s.open_reports()] == ["kalem"]
+
+
+def test_accept_commit_is_refused_whole_when_git_would_refuse_the_commit(tmp_path, policy):
+    """--commit checks, before any report is closed, what makes git refuse the commit: no
+    identity to commit as, a merge under way, a list .gitignore'd, or changed and not
+    committed (its changes would go into the accept's commit). Each used to close the
+    reports and write (and stage) the list, then fail, or commit the maintainer's edit."""
+    data = build_data(tmp_path / "data")
+    store = tmp_path / "r.sqlite"
+    _reported(store, ("dangalak", "offensive"))
+    repo = policy.parent
+    home = {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "EMAIL": None,
+            **dict.fromkeys(("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                             "GIT_COMMITTER_EMAIL"))}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in {**os.environ, **home}.items() if v is not None}
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=M", "-c",
+                               "user.email=m@example.org", *args], capture_output=True,
+                              text=True, env=env)
+
+    def accept(*config: str) -> str:
+        for args in config:
+            assert git(*args.split()).returncode == 0
+        done = CliRunner(env=home).invoke(cli, [
+            "reports", "accept", "dangalak", "--as", "obscene", "--why", "TDK: hakaret",
+            "--reports", str(store), "--data", str(data), "--policy", str(policy), "--commit"])
+        assert done.exit_code == 1 and "Traceback" not in done.output
+        assert git("diff", "--cached", "--name-only", "--", "blocklist.txt").stdout == ""
+        with ReportStore(store) as s:
+            assert [g["word"] for g in s.open_reports()] == ["dangalak"]
+        return done.output
+
+    git("init", "--quiet")
+    git("add", ".")
+    git("commit", "--quiet", "-m", "the lists")
+    said = accept()
+    assert "git does not know who commits" in said and "user.email" in said
+    (repo / ".gitignore").write_text("blocklist.txt\n")
+    said = accept("config user.name M", "config user.email m@example.org",
+                  "rm --quiet --cached blocklist.txt", "commit --quiet -m untracked")
+    assert "git ignores" in said and "git add -f" in said
+    (repo / "note.txt").write_text("ours\n")
+    for args in ("add -f blocklist.txt note.txt", "commit --quiet -m tracked",
+                 "checkout --quiet -b other"):
+        assert git(*args.split()).returncode == 0
+    (repo / "note.txt").write_text("theirs\n")
+    git("commit", "--quiet", "-am", "theirs")
+    git("checkout", "--quiet", "-")
+    (repo / "note.txt").write_text("ours again\n")
+    git("commit", "--quiet", "-am", "ours again")
+    assert git("merge", "other").returncode != 0  # a conflict: the merge stays under way
+    assert "in the middle of a merge" in accept()
+    git("merge", "--abort")
+    block = repo / "blocklist.txt"
+    block.write_text(block.read_text() + "mine  # not reviewed yet\n")
+    mine = block.read_text()
+    said = accept()  # the maintainer's own line would go into the accept's commit
+    assert "the lists have changes not committed (M blocklist.txt)" in said
+    assert block.read_text() == mine
 
 
 def test_accept_commit_commits_the_lists_only(tmp_path, policy):

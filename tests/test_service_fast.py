@@ -143,6 +143,10 @@ def test_the_fast_path_answers_as_the_whole_app(apps, handed_on, settings, body,
     (b'{"words": ["kitap"]}', [(b"content-type", b"text/plain")], 415,
      "unsupported_media_type"),
     (b"\xff\xfe", JSON, 422, "invalid_encoding"),
+    (gzip.compress(b'{"words": ["kitap"]}'), [*JSON, (b"content-encoding", b"gzip")], 415,
+     "unsupported_media_type"),  # was "not valid UTF-8 (byte 0x8b)"
+    (b'{"words": ["kitap"]}', [*JSON, (b"content-encoding", b"br")], 415,
+     "unsupported_media_type"),  # was answered, the coding ignored
 ])
 def test_every_refusal_comes_from_the_whole_app(apps, handed_on, body, headers, status, code):
     got, _, reply = same(apps["default"], body, headers)
@@ -160,13 +164,14 @@ def test_what_the_fast_path_leaves_to_the_whole_app(apps, handed_on):
     assert same(app, body, [*JSON, (b"content-type", b"text/plain")])[0] == 200  # the first
     assert same(app, body, [*JSON, (b"content-type", b"application/merge-patch+json")]
                 )[0] == 200
+    assert same(app, body, [*JSON, (b"content-encoding", b"identity")])[0] == 200
     big = app.state.kelime.settings.max_body_bytes + 1
     assert same(app, b"", [*JSON, (b"content-length", b"%d" % big)])[0] == 413
     gone = {"type": "http.disconnect"}
     assert same(app, body, first=gone)[0] == 400
     status, headers, _ = same(apps["cors"], body, [*JSON, (b"origin", ORIGIN.encode())])
     assert dict(headers)[b"access-control-allow-origin"] == ORIGIN.encode()
-    assert handed_on == ["default"] * 8 + ["cors"]
+    assert handed_on == ["default"] * 9 + ["cors"]
 
 
 def test_the_fast_path_is_counted_and_logged_as_the_whole_app(apps, capfd):

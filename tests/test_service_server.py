@@ -118,16 +118,35 @@ def test_kelime_serve_refuses_an_fd_that_is_no_listening_socket(data_dir, tmp_pa
     """--fd N names a socket someone else bound (the tests hand theirs over this way): a
     socket that does not listen, or no socket at all, stops the start with what to do."""
     command = kelime_command("serve", "--data", str(data_dir), "--fd")
-    with socket.socket() as bound, open(tmp_path / "file", "w") as file:
+    with socket.socket() as bound, open(tmp_path / "file", "w") as file, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         bound.bind(("127.0.0.1", 0))
+        udp.bind(("127.0.0.1", 0))
         for fd, said in [(bound.fileno(), "is a socket that is not listening"),
-                         (file.fileno(), "is not an open socket")]:
+                         (file.fileno(), "is not an open socket"),
+                         (udp.fileno(), "is a datagram (UDP) socket: HTTP needs a TCP"),
+                         (2**31, "is not an open socket (no such descriptor)"),
+                         (10**20, "is not an open socket (no such descriptor)")]:
+            kept = [fd] if fd < 2**31 else []
             done = subprocess.run([*command, str(fd)], capture_output=True, text=True,
-                                  timeout=60, pass_fds=[fd])
+                                  timeout=60, pass_fds=kept)
             assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
             assert done.stderr.startswith(f"Error: --fd {fd} {said}"), done.stderr
     both = CliRunner().invoke(cli, ["serve", "--data", str(data_dir), "--fd", "3", "--port", "1"])
     assert both.exit_code == 2 and "--fd 3 is a socket already bound: drop --port" in both.output
+
+
+def test_kelime_serve_warns_of_a_misspelt_setting(data_dir):
+    """KELIME_MAX_WORD=5 (for KELIME_MAX_WORDS) was ignored in silence, the limit left at
+    10,000; kelime's other variables are no typo of a setting."""
+    env = {"KELIME_MAX_WORD": "5", "KELIME_ADMINTOKEN": "x" * 20,
+           "KELIME_TDK_BASE_URL": "http://127.0.0.1:1"}
+    run = CliRunner(env=env).invoke(cli, ["serve", "--data", str(data_dir), "--fd", "99999"])
+    assert run.exit_code == 1 and "--fd 99999 is not an open socket" in run.output  # stops
+    assert "Warning: KELIME_MAX_WORD is no setting (ignored): did you mean " \
+           "KELIME_MAX_WORDS?" in run.output
+    assert "did you mean KELIME_ADMIN_TOKEN?" in run.output
+    assert "KELIME_TDK_BASE_URL" not in run.output
 
 
 @pytest.mark.slow

@@ -63,6 +63,10 @@ def test_flags_give_new_settings_and_leave_the_environment_ones_alone():
     ({"access_log": "yes"}, "KELIME_ACCESS_LOG='yes': use off or json"),
     ({"admin_token": "short"}, "KELIME_ADMIN_TOKEN has 5 characters: use 16 or more"),
     ({"forwarded_allow_ips": "127.0.0.1, nginx"}, "'nginx' is not an IP address or network"),
+    ({"cors_origins": "https://a.example, oyun.example"},
+     "KELIME_CORS_ORIGINS: 'oyun.example' is not an origin as a browser sends it"),
+    ({"cors_origins": "https://oyun.example/"}, "with no path or trailing slash"),
+    ({"cors_origins": "https://oyun.example?x"}, "is not an origin"),
     ({"max_header_bytes": 8192}, "KELIME_MAX_HEADER_BYTES=8192 leaves no room for a GET of "
                                  "KELIME_MAX_QUERY_BYTES=32768 bytes: make it 36864 or more"),
     ({"max_word": 5}, "Settings has no setting 'max_word': the settings are data, cache"),

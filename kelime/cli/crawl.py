@@ -104,8 +104,10 @@ class CrawlGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         first = args[0] if args else None
-        if first not in self.commands and first not in ctx.help_option_names:
-            args = new_spelling(list(args))
+        # a bare word was never an old spelling (the old command took no argument): a
+        # mistyped verb (`kelime crawl stat`) gets click's "No such command", not `run`
+        if (first is None or first.startswith("-")) and first not in ctx.help_option_names:
+            args = self.ignored_dropped(new_spelling(list(args)))
             if not ctx.resilient_parsing:  # not while the shell completes a word
                 say(f"Note: this is now `{shlex.join(['kelime', 'crawl', *args])}` (the old "
                     "spelling still works for now)")
@@ -113,6 +115,29 @@ class CrawlGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)  # as defined: run, refresh, status, import
+
+    def ignored_dropped(self, args: list[str]) -> list[str]:
+        """The new spelling without the options `status` and `import` do not take: with
+        `--status` or `--import` the old command read only --cache (and --dump-date) and
+        ignored the crawl's options (`--status --delay 2` printed the status), which the
+        verb would refuse as unknown."""
+        verb, *rest = args
+        if verb not in ("status", "import"):
+            return args
+        takes = {name for p in self.commands[verb].params for name in p.opts}
+        old = {name: not getattr(p, "is_flag", False) for v in ("run", "refresh")
+               for p in self.commands[v].params for name in p.opts}
+        old.update({flag: verb == "import" for flag, verb in OLD_MODES.items()})  # lost
+        kept, skip = [verb], False
+        for arg in rest:
+            name, eq, _ = arg.partition("=")
+            if skip:
+                skip = False
+            elif name in old and name not in takes:
+                skip = old[name] and not eq  # `--delay 2`: its value goes with it
+            else:
+                kept.append(arg)
+        return kept
 
 
 @click.group(cls=CrawlGroup)

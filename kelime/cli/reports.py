@@ -355,7 +355,8 @@ def _work_tree(policy: Path | None) -> Path:
     is written: an accept that cannot be committed is refused whole."""
     from ..policy.review import list_paths
 
-    folder = list_paths(policy)[0].parent
+    lists = list_paths(policy)
+    folder = lists[0].parent
     top = _git("rev-parse", "--show-toplevel", cwd=folder)
     if top is None:
         raise KelimeError("--commit needs git, and there is none on the PATH: leave out "
@@ -363,7 +364,35 @@ def _work_tree(policy: Path | None) -> Path:
     if top.returncode != 0:
         raise KelimeError(f"--commit: the lists in {folder} are in no git work tree "
                           f"({top.stderr.strip()}); leave out --commit")
-    return Path(top.stdout.strip())
+    tree = Path(top.stdout.strip())
+    if problem := _uncommittable(tree, lists):
+        raise KelimeError(f"--commit: {problem}; or leave out --commit and commit the lists "
+                          "yourself")
+    return tree
+
+
+def _uncommittable(tree: Path, lists: tuple[Path, ...]) -> str | None:
+    """What would make git refuse the accept's commit once the reports are closed: no
+    identity to commit as, a merge under way (no partial commit then), a list git ignores."""
+    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        known = _git("var", who, cwd=tree)
+        if known is not None and known.returncode != 0:
+            return (f"git does not know who commits in {tree}: set it with `git -C {tree} "
+                    f"config user.name 'Your Name'` and `git -C {tree} config user.email "
+                    "you@example.org`")
+    merging = _git("rev-parse", "-q", "--verify", "MERGE_HEAD", cwd=tree)
+    if merging is not None and merging.returncode == 0:
+        return f"{tree} is in the middle of a merge: finish it (or `git merge --abort`) first"
+    ignored = _git("check-ignore", "--", *map(str, lists), cwd=tree)
+    if ignored is not None and ignored.returncode == 0:
+        return (f"git ignores {', '.join(ignored.stdout.split())} (a .gitignore in {tree}): "
+                "track the lists first (`git add -f`)")
+    changed = _git("status", "--porcelain", "--", *map(str, lists), cwd=tree)
+    if changed is not None and changed.stdout.strip():  # they would go into the commit too
+        shown = "; ".join(line.strip() for line in changed.stdout.splitlines())
+        return (f"the lists have changes not committed ({shown}): commit or stash them "
+                "first, so that the accept's commit holds its line only")
+    return None
 
 
 def _commit(done: Accepted, why: str, tree: Path) -> str:

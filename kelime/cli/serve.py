@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from .common import data_option, environment
+from .common import data_option, environment, say
 
 
 @click.command()
@@ -47,6 +48,10 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
     if fd is not None and given:
         raise click.UsageError(f"--fd {fd} is a socket already bound: drop {' and '.join(given)}")
+    from ..service.settings import misspelt
+
+    for name, meant in misspelt(os.environ).items():
+        say(f"Warning: {name} is no setting (ignored): did you mean {meant}?")
     settings = environment()
     if data:
         settings = settings.with_data(data)
