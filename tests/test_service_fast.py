@@ -143,7 +143,7 @@ def test_the_fast_path_answers_as_the_whole_app(apps, handed_on, settings, body,
     (b'{"words": ["kitap"]}', [(b"content-type", b"text/plain")], 415,
      "unsupported_media_type"),
     (b"\xff\xfe", JSON, 422, "invalid_encoding"),
-    (gzip.compress(b'{"words": ["kitap"]}'), [*JSON, (b"content-encoding", b"gzip")], 415,
+    (gzip.compress(b'{"words": ["kitap"]}', mtime=0), [*JSON, (b"content-encoding", b"gzip")], 415,
      "unsupported_media_type"),  # was "not valid UTF-8 (byte 0x8b)"
     (b'{"words": ["kitap"]}', [*JSON, (b"content-encoding", b"br")], 415,
      "unsupported_media_type"),  # was answered, the coding ignored
