@@ -1,5 +1,5 @@
-"""The service's configuration: one frozen, typed object (pydantic-settings), every bound
-beside its field and checked wherever a Settings is made.
+"""The service's configuration: one frozen, typed pydantic model, every bound beside its
+field and checked wherever a Settings is made.
 
 Tests build it directly (``Settings(data=tmp_path)``) and pass it to ``create_app``: a
 Settings made in code is exactly what it is given, never the ambient environment. Only
@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
@@ -75,11 +74,11 @@ def env_var(name: str) -> str:
     return PREFIX + name.upper()
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Every setting of `kelime serve`, its default, its bounds and what it is for (the
     `description` is docs/settings.md's "what" column)."""
 
-    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
     data: Path = Field(Path("data"), description="the folder of lexicons (`--data`)")
     cache: Path | None = Field(None, description=(
@@ -161,17 +160,6 @@ class Settings(BaseSettings):
             super().__init__(**values)
         except ValidationError as e:
             raise SettingsError("; ".join(map(_explain, e.errors()))) from None
-
-    @classmethod
-    def settings_customise_sources(
-            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Only the values given: the environment is read by `from_env`, from the mapping
-        it is handed, so a Settings made in a test never picks up a developer's shell."""
-        return (init_settings,)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
