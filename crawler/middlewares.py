@@ -142,11 +142,13 @@ class Pacing:
         return cls(crawler)
 
     def _robots_read(self, rules: Protego, request: Request) -> None:
-        """robots.txt's Crawl-delay holds from robots.txt's own reply: its gap was earned
-        before the delay was known (the slot's, start to start, can be shorter)."""
+        """robots.txt's Crawl-delay holds from robots.txt's own reply, for the crawl and on
+        the cache's clock: its gap was earned before the delay was known (the slot's, start
+        to start, can be shorter)."""
         delay = rules.crawl_delay(self.crawler.settings["ROBOTSTXT_USER_AGENT"])
         if delay:
             self.next_at = max(self.next_at, self.ended_at + float(delay))
+            self.clock.ended(max(0.0, self.next_at - time.monotonic()))  # look-ups wait too
 
     async def process_request(self, request: Request) -> None:
         await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
