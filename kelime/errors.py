@@ -26,13 +26,33 @@ from typing import Any
 EXCERPT = 40  # characters of a client's text an error message quotes
 
 
+#: Bits of a whole number a message writes out in full (about 38 digits); beyond, its size.
+NUMBER_BITS = 128
+
+
+def number(value: int) -> str:
+    """A client's whole number for a message: itself, or its order of magnitude when it has
+    more digits than anyone reads (a JSON ``1e300`` arrives as an int of 301 digits, and
+    Python refuses to write out one of over 4,300).
+
+    >>> number(5000), number(10**300), number(-(10**5000))
+    ('5000', '≈10^300', '≈-10^5000')
+    """
+    if value.bit_length() <= NUMBER_BITS:
+        return str(value)
+    digits = round((abs(value).bit_length() - 1) * 0.30103)  # log10(2)
+    return f"≈{'-' if value < 0 else ''}10^{digits}"
+
+
 def excerpt(text: object, limit: int = EXCERPT) -> str:
     """`text` quoted for a message, cut to `limit` characters: errors never echo a huge
-    input back.
+    input back (a huge whole number is given by its size, `number`).
 
-    >>> excerpt("kitap"), excerpt("x" * 100)[-3:]
-    ("'kitap'", "x'…")
+    >>> excerpt("kitap"), excerpt("x" * 100)[-3:], excerpt(-(10**300))
+    ("'kitap'", "x'…", '≈-10^300')
     """
+    if isinstance(text, int) and not isinstance(text, bool) and text.bit_length() > NUMBER_BITS:
+        return number(text)
     text = str(text)
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 

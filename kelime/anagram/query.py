@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import excerpt
+from ..errors import excerpt, number
 from ..games import GAMES, Game
 from ..normalize import TURKISH, Alphabet
 from .errors import OptionError, OverLimit, RackError
@@ -56,7 +56,7 @@ def _limit(value: object, limits: Limits) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise OptionError(f"limit must be a whole number ≥ 0, not {excerpt(value)}")
     if value > limits.results:
-        raise OverLimit(f"limit {value} is over the limit of {limits.results} results",
+        raise OverLimit(f"limit {number(value)} is over the limit of {limits.results} results",
                         {"limit": limits.results})
     return value
 
