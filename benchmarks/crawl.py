@@ -1,6 +1,6 @@
 """Crawl pipeline and cache-build speed, each against a baseline measured in the same run.
 
-    .venv/bin/python benchmarks/crawl.py [--pages 2000] [--entries 100000]
+    .venv/bin/python benchmarks/crawl.py [--pages 2000] [--entries 100000] [--only pipeline]
 
 1. pages/s of the whole crawl pipeline (Scrapy + classification + one SQLite transaction
    per reply) against the fake TDK on loopback, politeness OFF (delay 0, no AutoThrottle,
@@ -176,14 +176,22 @@ def main() -> None:
     p.add_argument("--pages", type=int, default=2000)
     p.add_argument("--entries", type=int, default=100_000)
     p.add_argument("--refresh-words", type=int, default=2000)
+    p.add_argument("--only", choices=list(PARTS), action="append",
+                   help="run only this part (repeatable), e.g. --only pipeline")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print(json.dumps({"crawl": bench_crawl(args.pages, Path(tmp))}, indent=2), flush=True)
-        print(json.dumps({"build": bench_build(args.entries, Path(tmp))}, indent=2, default=str),
-              flush=True)
-        print(json.dumps({"refresh": bench_refresh(args.refresh_words, Path(tmp))}, indent=2),
-              flush=True)
-        print(json.dumps({"bombs": bench_bombs(Path(tmp))}, indent=2))
+        for part in args.only or list(PARTS):
+            key, run = PARTS[part]
+            print(json.dumps({key: run(args, Path(tmp))}, indent=2, default=str), flush=True)
+
+
+#: --only NAME: (the key printed, the part run with the arguments and a scratch folder)
+PARTS = {
+    "pipeline": ("crawl", lambda a, tmp: bench_crawl(a.pages, tmp)),
+    "build": ("build", lambda a, tmp: bench_build(a.entries, tmp)),
+    "refresh": ("refresh", lambda a, tmp: bench_refresh(a.refresh_words, tmp)),
+    "bombs": ("bombs", lambda a, tmp: bench_bombs(tmp)),
+}
 
 
 if __name__ == "__main__":

@@ -27,9 +27,11 @@ class Reply:
     entries: list[dict] = field(default_factory=list)
     sha256: str | None = None  # of the bytes as received (the body is their UTF-8 reading)
     final: bool = False        # a failure asking again soon would only repeat
+    fetched_at: str | None = None  # UTC ISO, set when the pipeline receives it
 
     def row(self) -> dict:
         """The `replies` row for kelime.tdk.store.save_reply."""
         return {"query": self.query, "url": self.url, "status": self.status,
                 "outcome": self.outcome, "body": self.body, "error": self.error,
-                "attempts": self.attempts, "sha256": self.sha256, "final": self.final}
+                "attempts": self.attempts, "sha256": self.sha256, "final": self.final,
+                "fetched_at": self.fetched_at}

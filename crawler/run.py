@@ -5,6 +5,7 @@ the crawl; inside it, only crawler.pipelines writes."""
 
 from __future__ import annotations
 
+import logging
 import math
 import sys
 import time
@@ -45,6 +46,17 @@ STOPPED = frozenset(r for r, e in ENDINGS.items() if e.code == EXIT_STOPPED)
 def ending(reason: str) -> Ending:
     """The Ending of a finish reason; one kelime does not know stops the run (exit 1)."""
     return ENDINGS.get(reason, Ending(f"Crawl ended ({reason})", EXIT_STOPPED))
+
+
+def finish_reason(stats: dict) -> str:
+    """Why the crawl ended: Scrapy's finish reason, except that a reply (or word list) the
+    cache could not store makes it ``cache_unwritable`` (exit 1) unless the crawl had
+    already stopped for a reason of its own, also when the failing save was the last
+    batch's, written as the crawl closed (after Scrapy chose its reason)."""
+    reason = stats.get("finish_reason", "finished")
+    if stats.get("kelime/unsaved") and reason not in STOPPED:
+        return "cache_unwritable"
+    return reason
 
 
 def read_words(path: Path) -> list[str]:
@@ -117,6 +129,9 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
                                                        else "; enumerating the site's word list"))
     db.close()
     process = CrawlerProcess(settings)
+    # Scrapy's handler drops what is under LOG_LEVEL, but its loggers still build a record
+    # for every request and item ("Crawled", "Scraped from": ~2 a page) unless told.
+    logging.getLogger("scrapy").setLevel(process.settings["LOG_LEVEL"])
     crawler = process.create_crawler(TdkSpider)
     started = time.monotonic()
     process.crawl(crawler, base_url=base_url, queued=queued, fresh=fresh,
@@ -145,7 +160,7 @@ def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict,
     and its requests. Also whether the retirement was refused."""
     db = cache.open_cache(cache_path)
     try:
-        finished = stats.get("finish_reason", "finished") == "finished"
+        finished = finish_reason(stats) == "finished"
         gone_text, refused = _retire(db, began, force) if finished else (
             "words gone from the list not judged (the crawl stopped)", False)
         new = db.execute("SELECT count(*) FROM words WHERE added_at >= ?", [began]).fetchone()[0]
@@ -181,7 +196,7 @@ def _retire(db, began: str, force: bool) -> tuple[str, bool]:
 def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     """Print what happened and what the cache now holds; return the exit code."""
     s = snapshot(stats, elapsed)
-    reason = stats.get("finish_reason", "finished")
+    reason = finish_reason(stats)
     head = ending(reason).head
     disallowed = stats.get("kelime/disallowed", 0)
     say(f"{head} after {elapsed:.1f} s: {s['done']} of {s['total']} words fetched: ok {s['ok']}, "

@@ -61,7 +61,15 @@ POLITE: dict[str, Any] = {
         f"{PACKAGE}.middlewares.RobotsTxt": 100,
         f"{PACKAGE}.middlewares.SameHost": 650,  # before RedirectMiddleware (600)
         f"{PACKAGE}.middlewares.Backoff": 550,
-        f"{PACKAGE}.middlewares.Pacing": 950},  # last before the download: sees replies first
+        f"{PACKAGE}.middlewares.Pacing": 950,  # last before the download: sees replies first
+        # Not needed, each a call per request: the spider sets no allowed_domains (SameHost
+        # keeps redirects on the site) and no http_user.
+        "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+        "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None},
+    # Neither is needed: no DEPTH_LIMIT, and the spider copies no meta from a response. Its
+    # /gts requests skip the duplicate filter (dont_filter): it asks each query once itself.
+    "SPIDER_MIDDLEWARES": {"scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+                           "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None},
     "EXTENSIONS": {f"{PACKAGE}.middlewares.CrawlDelay": 10, f"{PACKAGE}.progress.Progress": 20},
     "ITEM_PIPELINES": {f"{PACKAGE}.pipelines.CachePipeline": 300},
     # Per response, Scrapy re-reads each callback's source (inspect + ast) to warn about a
@@ -85,6 +93,11 @@ POLITE: dict[str, Any] = {
     "KELIME_BREAKER_FAILED_WORDS": 20,   # consecutive words that ended `failed`
     "KELIME_PROGRESS_INTERVAL": 10.0,    # seconds between plain log lines (not a TTY)
     "KELIME_CACHE_BUSY_TIMEOUT": 30.0,   # seconds a save waits for another writer's lock
+    # Politeness off (no delay, no AutoThrottle, no Crawl-delay): replies are written in
+    # batches of this many, or this many seconds after the first one waiting, whichever
+    # comes first (crawler.pipelines). A polite crawl writes each at once. 1: never batch.
+    "KELIME_SAVE_BATCH": 100,
+    "KELIME_SAVE_INTERVAL": 0.25,
     "KELIME_RETRY_AFTER_MAX": 600.0,     # a longer Retry-After stops the crawl, saying when
     # Over these the download is cancelled, compressed or not (GTS_MAX_BYTES above).
     "KELIME_GTS_MAXSIZE": GTS_MAX_BYTES,

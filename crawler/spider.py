@@ -152,7 +152,7 @@ class TdkSpider(scrapy.Spider):
             self.seen.add(query)
             self.crawler.stats.inc_value("kelime/planned")
             yield scrapy.Request(gts_url(self.base_url, query), self.parse_gts,
-                                 errback=self.gts_failed,
+                                 errback=self.gts_failed, dont_filter=True,  # seen: once
                                  meta={"kelime_query": query, "handle_httpstatus_all": True,
                                        "download_maxsize": self.gts_maxsize})
 

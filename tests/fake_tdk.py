@@ -16,7 +16,7 @@ naive ``str.lower()`` (so ``IĞDIR`` is not found, as on the real site).
 Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`` = every
 query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
 TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
-(ARG = seconds), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
+(ARG = seconds), ``lag`` (the good reply after ARG seconds, 0.05), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
 ``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
 ``typed`` (``ozel_mi`` an integer), ``offsite`` (a redirect to another host), ``huge`` /
@@ -341,6 +341,9 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "slow":
             time.sleep(arg or 2.0)
             record["fault"] = "slow-abandoned"  # the client gave up (timeout) or not: not in flight
+            return self._send(200, self.fake.gts_body(query), html)
+        if kind == "lag":  # a good reply, late: logged with its real end (in flight till then)
+            time.sleep(arg or 0.05)
             return self._send(200, self.fake.gts_body(query), html)
         if kind == "close":
             self.close_connection = True

@@ -415,6 +415,20 @@ def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = (
     row and its links to entries (see the module doc); a failure never replaces an earlier
     good reply: it records the error and adds its tries to ``attempts``.
     """
+    save_replies(db, [(reply, entries)])
+
+
+def save_replies(db: sqlite_utils.Database,
+                 replies: Iterable[tuple[Row, Sequence[Row]]]) -> None:
+    """Store many (reply, entries) pairs in ONE transaction, in order: the same rows as
+    `save_reply` on each in turn (give each reply its fetched_at to keep its time), at one
+    commit's cost. All or nothing: a failure stores none of them."""
+    with write_tx(db):
+        for reply, entries in replies:
+            _save_reply(db, reply, entries)
+
+
+def _save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row]) -> None:
     row: Row = {k: reply.get(k) for k in _REPLY_COLUMNS}
     row["fetched_at"] = reply.get("fetched_at") or now_iso()
     if not row["sha256"]:  # the caller's hash is of the bytes as received
@@ -423,20 +437,19 @@ def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = (
         row["body"] = row["body"][:FAILED_BODY_KEPT]  # an excerpt: enough to see what it was
     attempts = reply.get("attempts")
     tries = int(attempts) if attempts is not None else 1
-    with write_tx(db):
-        old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
-                         [row["query"]]).fetchone()
-        if row["outcome"] in _NOT_ANSWERS:
-            tries += (old[1] or 0) if old else 0
-            if old and old[0] in GOOD:  # keep the good reply
-                db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
-                           [row["error"], tries, row["query"]])
-                return
-        row["final"] = 1 if row["outcome"] == "failed" and row.get("final") else None
-        row["attempts"] = tries
-        db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
-        if row["outcome"] in GOOD:
-            _link(db, row["query"], entries)
+    old = db.execute("SELECT outcome, attempts FROM replies WHERE query = ?",
+                     [row["query"]]).fetchone()
+    if row["outcome"] in _NOT_ANSWERS:
+        tries += (old[1] or 0) if old else 0
+        if old and old[0] in GOOD:  # keep the good reply
+            db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
+                       [row["error"], tries, row["query"]])
+            return
+    row["final"] = 1 if row["outcome"] == "failed" and row.get("final") else None
+    row["attempts"] = tries
+    db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
+    if row["outcome"] in GOOD:
+        _link(db, row["query"], entries)
 
 
 def _link(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> None:
