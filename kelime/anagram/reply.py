@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import repeat
-from operator import add, mul
+from operator import add, itemgetter, mul
 from typing import cast
 
 import orjson
@@ -57,6 +57,8 @@ from .query import Query
 from .rack import BLANK, Rack
 from .search import answer, choose
 
+#: A (score, object) pair's parts.
+_SCORE, _OBJECT = itemgetter(0), itemgetter(1)
 #: Codes are bytes below CODES.
 CODES = 256
 #: Printable ASCII, which the JSON around the letters is made of: never a marker.
@@ -182,9 +184,8 @@ class Replies:
                               map(scoring.bonus.__getitem__, lengths)))
         objects = map(self._objects.__getitem__, chosen)
         if query.sort == "score":  # best first; equal scores keep `chosen`'s Turkish order
-            order = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)
-            objects = map(self._objects.__getitem__, map(chosen.__getitem__, order))
-            scores = list(map(scores.__getitem__, order))
+            pairs = sorted(zip(scores, objects), key=_SCORE, reverse=True)
+            objects, scores = map(_OBJECT, pairs), list(map(_SCORE, pairs))
         text = b"".join(objects) % tuple(scores)  # type: ignore[arg-type]
         return text[:-1].translate(self._blanks, real)  # no comma after the last
 
