@@ -84,7 +84,9 @@ class Scoring:
         self.bonus = [game.score_parts(0, n, n) for n in range(max_length + 1)]
         self.factor = [game.score_parts(1, n, n) - self.bonus[n] for n in range(max_length + 1)]
         self.summed = set(self.factor) <= {1} and all(0 <= b < CODES for b in self.bonus)
-        worth = bytearray([game.blank_value] * CODES)
+        #: every tile's value is a byte (else the tables cannot describe the game)
+        self.fits = all(0 <= v < CODES for v in [*self.value.values(), game.blank_value])
+        worth = bytearray([game.blank_value if self.fits else 0] * CODES)
         for n in range(max_length + 1):
             worth[length_code(n)] = self.bonus[n] if self.summed else 0
         self.worth = bytes(worth)
@@ -143,8 +145,7 @@ class Replies:
     def plain(self, query: Query, game: Game) -> bool:
         """Whether the tables describe the question's layings (see above)."""
         return (self.describable and query.pattern is None and not query.rack.multi
-                and all(0 <= game.tile_value(letter) < CODES for letter in self._first)
-                and 0 <= game.blank_value < CODES)
+                and self._scoring(game).fits)
 
     def _scoring(self, game: Game) -> Scoring:
         """The game's `Scoring` of this index's words, kept for the last game asked."""
