@@ -10,14 +10,16 @@ holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
 *codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255), for
-its value; and its JSON object, UTF-8, with ``%d`` for the score and a *marker* byte
-before each letter of its tiles, one marker per copy, a byte that JSON text made of the
-alphabet never holds (a control character, or a byte UTF-8 never uses for these letters):
-``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only computes the
-scores (values by ``bytes.translate`` and ``sum``) and the order, joins the listed words'
-objects, formats the scores in with one ``%``, and makes the markers into text with one
-more ``bytes.translate``: a copy
-the rack holds as a real tile is deleted, the others become ``?``, the blank's mark. Each
+its value, then one *length code* (`length_code`), worth the game's bingo bonus when the
+word is long enough; and its JSON object, UTF-8, with ``%d`` for the score and a *marker*
+byte before each letter of its tiles, one marker per copy, a byte that JSON text made of
+the alphabet never holds (a control character, or a byte UTF-8 never uses for these
+letters): ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only
+computes the scores (``bytes.translate`` and ``sum``: value and bonus at once), sorts
+them stably when by score (`rank.pick` gives the rest of the order), joins the listed
+words' objects, formats the scores in with one ``%``, and makes the markers into text with
+one more ``bytes.translate``: a copy the rack holds as a real tile is deleted, the others
+become ``?``, the blank's mark. Each
 step is one call into C over all the words; nothing is decoded or encoded:
 
     >>> from kelime.anagram.index import AnagramIndex, build_index
