@@ -18,7 +18,7 @@ from kelime.games import load_games
 
 from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
-from .fast import App, FastValidate
+from .fast import App, FastAnagram, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
 from .pins import Channel
@@ -80,7 +80,8 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)
-    app.fast = FastValidate(app, app.stack, settings, metrics, cors=bool(origins))
+    app.serve_fast(*(fast(app, app.stack, settings, metrics, bool(origins))
+                     for fast in (FastValidate, FastAnagram)))
     return app
 
 

@@ -1,4 +1,5 @@
-"""POST /v1/validate ahead of the FastAPI stack: the service's hot path as plain ASGI.
+"""POST /v1/validate and POST /v1/anagram ahead of the FastAPI stack: the service's hot
+paths as plain ASGI.
 
 An 8-word validation spent ~50 µs of CPU in the app, of which the memo lookup took ~3:
 the rest went to a dozen layers of middleware (FastAPI's telemetry and body-limit checks,
@@ -18,14 +19,24 @@ a Content-Encoding (refused there), a query string, `"suggest": true`, and every
 the one handler, in its one shape, with its headers; the stack parses the body again,
 which costs only the refused.
 
-tests/test_service_fast.py holds both answers equal, byte for byte, header for header.
+`FastAnagram` does the same for POST /v1/anagram, when the reply is quick to make
+(`Lexicon.anagram_quick`: a plain rack, up to 1,000 words) and the searches' gate has a
+free turn right now (`Gate.now`): the route's own quick path ran the search on the event
+loop too, but only after ~0.5 ms of stack around it. Otherwise the stack answers, and
+waits its turn there.
+
+tests/test_service_fast.py and tests/test_service_fast_anagram.py hold both answers equal,
+byte for byte, header for header.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from time import perf_counter
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from anyio import WouldBlock
 from fastapi import FastAPI
 from starlette.datastructures import MutableHeaders
 
@@ -34,7 +45,7 @@ from kelime.lexicon.verdicts import validate_json
 from .conditional import gzipped, wants_gzip
 from .metrics import log_line
 from .parse import parse_body
-from .routes.validate import PATH
+from .routes import anagram, validate
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,14 +61,17 @@ TYPE_HEADER = (b"content-type", b"application/json")
 
 
 class App(FastAPI):
-    """FastAPI, with the usual POST /v1/validate answered ahead of its stack (`fast`)."""
+    """FastAPI, with the usual POSTs of a few paths answered ahead of its stack (`fast`)."""
 
-    fast: FastValidate | None = None
+    fast: Mapping[str, FastRoute] = MappingProxyType({})
+
+    def serve_fast(self, *routes: FastRoute) -> None:
+        """Answer these routes' usual requests ahead of the stack."""
+        self.fast = {route.path: route for route in routes}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        fast = self.fast
-        if fast is not None and scope["type"] == "http" and scope["path"] == PATH \
-                and scope["method"] == "POST":
+        fast = self.fast.get(scope["path"]) if scope["type"] == "http" else None
+        if fast is not None and scope["method"] == "POST":
             await fast(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
@@ -68,15 +82,26 @@ class App(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-class FastValidate:
-    """The usual POST /v1/validate, answered as the stack `full` would answer it."""
+class FastRoute:
+    """The usual POST to `path`, answered as the stack `full` would answer it: a subclass
+    says what (`answer`), this says when and sends it (headers, gzip, CORS, metrics, log)."""
+
+    path = ""
 
     def __init__(self, app: FastAPI, full: ASGIApp, settings: Settings, metrics: Metrics,
                  cors: bool) -> None:
         self.state, self.full, self.metrics, self.cors = app.state, full, metrics, cors
-        self.limit = settings.max_body_bytes
+        self.limit = self.body_limit(settings)
         self.gzip_from = settings.gzip_min_bytes
         self.access_log = settings.access_log == "json"
+
+    def body_limit(self, settings: Settings) -> int:
+        """The largest body the route reads."""
+        raise NotImplementedError
+
+    def answer(self, scope: Scope, body: bytes) -> bytes | None:
+        """The reply's body, counted; None when the stack must answer."""
+        raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = perf_counter()
@@ -85,13 +110,14 @@ class FastValidate:
             await self.full(scope, receive, send)
             return
         message = await receive()
-        answer = None
+        body = None
         if message["type"] == "http.request" and not message.get("more_body", False):
-            answer = self.answer(message.get("body", b""))
-        if answer is None:
+            asked = message.get("body", b"")
+            body = self.answer(scope, asked) if len(asked) <= self.limit else None
+        if body is None:
             await self.full(scope, replay(message, receive), send)
             return
-        body, headers = answer
+        headers = [(b"content-length", b"%d" % len(body)), TYPE_HEADER]
         if gzip and len(body) >= self.gzip_from:
             headers, body = gzipped(headers, body)
         if self.cors:  # no Origin: the CORS middleware only says the reply varies by it
@@ -104,9 +130,9 @@ class FastValidate:
             await send({"type": "http.response.body", "body": body})
         finally:
             seconds = perf_counter() - start
-            self.metrics.observe("POST", PATH, status, seconds)
+            self.metrics.observe("POST", self.path, status, seconds)
             if self.access_log:
-                log_line(scope, PATH, status, seconds)
+                log_line(scope, self.path, status, seconds)
 
     def plain(self, scope: Scope) -> bool | None:
         """Whether the client takes gzip, for a request the fast path may answer; None for
@@ -127,11 +153,17 @@ class FastValidate:
                 return None  # CORS, a compressed body: the stack's
         return gzip and wants_gzip(scope["headers"])
 
-    def answer(self, body: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]] | None:
-        """The reply's body and headers, counted; None when the stack must answer (the
-        question is refused, or asks for suggestions)."""
-        if len(body) > self.limit:
-            return None
+
+class FastValidate(FastRoute):
+    """The usual POST /v1/validate (routes/validate.py)."""
+
+    path = validate.PATH
+
+    def body_limit(self, settings: Settings) -> int:
+        return settings.max_body_bytes
+
+    def answer(self, scope: Scope, body: bytes) -> bytes | None:
+        """None when the question is refused, or asks for suggestions."""
         try:
             kelime = self.state.kelime
             ask = parse_body(body, kelime.settings)
@@ -142,7 +174,37 @@ class FastValidate:
         except Exception:  # noqa: BLE001 - the stack answers it again, in the error shape
             return None
         kelime.metrics.count_tally(lex.name, tally)
-        return reply, [(b"content-length", b"%d" % len(reply)), TYPE_HEADER]
+        return reply
+
+
+class FastAnagram(FastRoute):
+    """The usual POST /v1/anagram (routes/anagram.py), when its reply is quick to make
+    (`Lexicon.anagram_quick`) and no other search runs or waits: it is made on the event
+    loop in a turn of the searches' gate taken at once (`Gate.now`), as the route's own
+    quick path would. Any other question (refused, slow, or a busy gate) is the stack's."""
+
+    path = anagram.ANAGRAM
+
+    def body_limit(self, settings: Settings) -> int:
+        return settings.search_body_bytes
+
+    def answer(self, scope: Scope, body: bytes) -> bytes | None:
+        """None when the question is refused, not quick, or must wait for its turn."""
+        kelime = self.state.kelime
+        try:
+            lex, game, query = anagram.anagram_question(kelime, body)
+            if not lex.anagram_quick(query, game):
+                return None
+        except Exception:  # noqa: BLE001 - the stack answers it again, in the error shape
+            return None
+        work = anagram.counted(kelime, scope, "anagram", lex,
+                               lambda: lex.anagram_json(query, game))
+        try:
+            return anagram.searches(self.state).now(work)
+        except WouldBlock:  # another search runs or waits: the stack's queue
+            return None
+        except Exception:  # noqa: BLE001 - uncounted (see `counted`): the stack's error
+            return None
 
 
 def replay(first: Message, receive: Receive) -> Receive:

@@ -17,7 +17,8 @@ Three promises, whatever clients send:
 
 Work its caller knows to be quick (a plain anagram question: a few ms at most) skips the
 hop to a thread when nothing else runs or waits, and runs on the event loop in its turn
-(`Gate.run`, ``quick=True``); otherwise it waits like the rest.
+(`Gate.run`, ``quick=True``, or `Gate.now` when the caller has somewhere else to
+send it); otherwise it waits like the rest.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class Gate:
         ahead = self.waiting + self.turns.borrowed_tokens - self.turns.total_tokens + 1
         return max(0, ahead) * self.recent / self.turns.total_tokens
 
+    def full(self, wait: float) -> bool:
+        """Whether a request expecting to wait `wait` seconds is refused."""
+        return self.waiting >= self.most_waiting or wait > self.most_wait
+
     def busy(self, wait: float) -> Unavailable:
         return Unavailable(
             "busy", f"{self.waiting} {self.what} are already waiting here, about {wait:.1f} s "
@@ -70,18 +75,13 @@ class Gate:
         nothing else meanwhile), and it never waits.
         """
         wait = self.expected_wait()
-        if self.waiting >= self.most_waiting or wait > self.most_wait:
+        if self.full(wait):
             raise self.busy(wait)
         if quick and not self.waiting:
             try:
-                self.turns.acquire_nowait()
+                return self.now(work)
             except anyio.WouldBlock:
                 pass  # another runs: wait for a turn like the rest
-            else:
-                try:
-                    return self._timed(work)
-                finally:
-                    self.turns.release()
         self.waiting += 1
         try:
             with anyio.move_on_after(self.most_wait) as waited:
@@ -101,12 +101,19 @@ class Gate:
         finally:
             self.turns.release()
 
-    def _timed(self, work: Callable[[], object]):
+    def now(self, work: Callable[[], object]):
+        """`work()` on the event loop in a turn taken at once, timed like the rest, when no
+        other work runs or waits and `run` would not refuse it (quick work only: see
+        `run`); anyio.WouldBlock otherwise, having done nothing."""
+        if self.waiting or self.full(self.expected_wait()):
+            raise anyio.WouldBlock
+        self.turns.acquire_nowait()
         began = perf_counter()
         try:
             return work()
         finally:
             self._took(began)
+            self.turns.release()
 
     def _took(self, began: float) -> None:
         """Count a piece of work that began at `began` in the recent time of one."""

@@ -37,6 +37,8 @@ def test_arithmetic(a, data):
     assert bits.values(bits.maximum(sliced(a), sliced(b), everyone), n) == list(map(max, a, b))
     assert bits.ids(bits.greater(sliced(a), sliced(b), everyone)) == [
         i for i in range(n) if a[i] > b[i]]
+    k = data.draw(st.integers(0, 700))
+    assert bits.ids(bits.at_least(sliced(a), k, everyone)) == [i for i in range(n) if a[i] >= k]
 
 
 @given(numbers, st.integers(0, 80), st.data())

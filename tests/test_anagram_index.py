@@ -112,3 +112,8 @@ def test_a_bad_file_says_so(case, message, tmp_path):
 def test_a_missing_file(tmp_path):
     with pytest.raises(IndexFormatError, match="cannot read the anagram index"):
         AnagramIndex.load(tmp_path / "nothing.idx")
+
+
+def test_max_length_is_the_longest_words_letters():
+    assert AnagramIndex.from_buffer(build_index(["at", "kitaplık", "ev"])).max_length == 8
+    assert AnagramIndex.from_buffer(build_index([])).max_length == 0

@@ -30,9 +30,10 @@ def call(app, *args, **kwargs) -> list[dict]:
 
 
 def request(body: bytes | list[bytes], headers=JSON, query: bytes = b"",
-            first: dict | None = None) -> tuple:
-    """(scope, receive, send, the list of messages sent) of a POST /v1/validate of `body`
-    (a list: sent in that many pieces); `first`: the first message received instead."""
+            first: dict | None = None, path: str = "/v1/validate", hold: bool = False) -> tuple:
+    """(scope, receive, send, the list of messages sent) of a POST to `path` of `body`
+    (a list: sent in that many pieces); `first`: the first message received instead;
+    `hold`: the client stays (else it is gone once its body is read)."""
     pieces = body if isinstance(body, list) else [body]
     inbox = [{"type": "http.request", "body": p, "more_body": i < len(pieces) - 1}
              for i, p in enumerate(pieces)]
@@ -41,13 +42,15 @@ def request(body: bytes | list[bytes], headers=JSON, query: bytes = b"",
     if not isinstance(body, list):
         headers = [*headers, (b"content-length", b"%d" % len(body))]
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": "/v1/validate",
-             "raw_path": b"/v1/validate", "root_path": "", "query_string": query,
+             "method": "POST", "scheme": "http", "path": path,
+             "raw_path": path.encode(), "root_path": "", "query_string": query,
              "headers": [(b"host", b"127.0.0.1"), *headers], "server": ("127.0.0.1", 80),
              "client": ("127.0.0.1", 5000), "state": {}}
     sent: list[dict] = []
 
     async def receive() -> dict:
+        if not inbox and hold:
+            await asyncio.Event().wait()
         return inbox.pop(0) if inbox else {"type": "http.disconnect"}
 
     async def send(message: dict) -> None:
@@ -78,18 +81,23 @@ def apps(data_dir):
         client.__exit__(None, None, None)
 
 
-@pytest.fixture
-def handed_on(apps):
-    """The requests each app's fast path handed on to the whole app."""
+def spy_on(apps, path: str):
+    """The requests each app's fast path for `path` hands on to the whole app, while in use."""
     seen: list[str] = []
     for name, app in apps.items():
-        def spy(scope, receive, send, full=app.fast.full, name=name):
+        def spy(scope, receive, send, full=app.fast[path].full, name=name):
             seen.append(name)
             return full(scope, receive, send)
-        app.fast.full = spy
+        app.fast[path].full = spy
     yield seen
     for app in apps.values():
-        app.fast.full = app.stack
+        app.fast[path].full = app.stack
+
+
+@pytest.fixture
+def handed_on(apps):
+    """The requests each app's fast path of /v1/validate handed on to the whole app."""
+    yield from spy_on(apps, "/v1/validate")
 
 
 def same(app, *args, **kwargs) -> tuple[int, list, bytes]:

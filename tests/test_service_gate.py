@@ -77,3 +77,26 @@ def test_quick_work_that_fails_gives_its_turn_back():
         assert await searches.run(lambda: "next", quick=True) == "next"
 
     anyio.run(main)
+
+
+def test_now_takes_a_free_turn_at_once_or_does_nothing():
+    """`Gate.now` runs work on the loop in a turn taken without waiting, and refuses (doing
+    nothing) while a turn is held, someone waits, or `run` would answer busy."""
+    async def main():
+        searches, ran = gate(guess=1.0), []
+        assert searches.now(lambda: threading.get_ident()) == threading.get_ident()
+        assert searches.recent < 1.0  # timed like the rest
+        held = object()
+        searches.turns.acquire_on_behalf_of_nowait(held)
+        with pytest.raises(anyio.WouldBlock):
+            searches.now(lambda: ran.append(1))
+        searches.turns.release_on_behalf_of(held)
+        searches.waiting = 1
+        with pytest.raises(anyio.WouldBlock):
+            searches.now(lambda: ran.append(1))
+        searches.waiting, searches.most_waiting = 0, 0  # run() would say busy
+        with pytest.raises(anyio.WouldBlock):
+            searches.now(lambda: ran.append(1))
+        assert ran == [] and searches.turns.borrowed_tokens == 0
+
+    anyio.run(main)

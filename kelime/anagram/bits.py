@@ -107,6 +107,18 @@ def greater(a: list[int], b: list[int], universe: int) -> int:
     return more
 
 
+def at_least(slices: list[int], k: int, universe: int) -> int:
+    """The members of `universe` whose number is at least `k`."""
+    more, tied = 0, universe
+    for j in reversed(range(max(len(slices), k.bit_length()))):
+        here = slices[j] if j < len(slices) else 0
+        if k >> j & 1:
+            tied &= here
+        else:
+            more |= tied & here
+    return more | tied
+
+
 def maximum(a: list[int], b: list[int], universe: int) -> list[int]:
     """The larger of two numbers for every member of `universe`."""
     take_a = greater(a, b, universe)

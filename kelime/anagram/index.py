@@ -215,6 +215,11 @@ class AnagramIndex:
     def __len__(self) -> int:
         return self.size
 
+    @property
+    def max_length(self) -> int:
+        """The most letters a word has (0 for an index of no word)."""
+        return len(self._lengths) - 1
+
     def word(self, i: int) -> str:
         """The word with id `i`."""
         return str(self._text[self._offsets[i]:self._offsets[i + 1]], "utf-8")

@@ -66,7 +66,9 @@ def best_scores(per_plan: list[list[int]], everyone: int) -> list[int]:
 
 def pick(index: AnagramIndex, everyone: int, sort: str, limit: int, low: int, high: int,
          scores: list[int] | None) -> list[int]:
-    """The ids of the answer's first `limit` words, in no particular order."""
+    """The ids of the answer's first `limit` words, in the answer's order for `alpha` and
+    `length`; for `score`, those scoring above the last listed, then those tied with it,
+    each in Turkish order: sorted by score alone, stably, they are in the answer's order."""
     if sort == "score":
         above, tied, need = top(scores or [], everyone, limit)
         return ids(above) + first_ids(tied, need)

@@ -10,14 +10,16 @@ holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
 *codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255), for
-its value; and its JSON object, UTF-8, with ``%d`` for the score and a *marker* byte
-before each letter of its tiles, one marker per copy, a byte that JSON text made of the
-alphabet never holds (a control character, or a byte UTF-8 never uses for these letters):
-``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only computes the
-scores (values by ``bytes.translate`` and ``sum``) and the order, joins the listed words'
-objects, formats the scores in with one ``%``, and makes the markers into text with one
-more ``bytes.translate``: a copy
-the rack holds as a real tile is deleted, the others become ``?``, the blank's mark. Each
+its value, then one *length code* (`length_code`), worth the game's bingo bonus when the
+word is long enough; and its JSON object, UTF-8, with ``%d`` for the score and a *marker*
+byte before each letter of its tiles, one marker per copy, a byte that JSON text made of
+the alphabet never holds (a control character, or a byte UTF-8 never uses for these
+letters): ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only
+computes the scores (``bytes.translate`` and ``sum``: value and bonus at once), sorts
+them stably when by score (`rank.pick` gives the rest of the order), joins the listed
+words' objects, formats the scores in with one ``%``, and makes the markers into text with
+one more ``bytes.translate``: a copy the rack holds as a real tile is deleted, the others
+become ``?``, the blank's mark. Each
 step is one call into C over all the words; nothing is decoded or encoded:
 
     >>> from kelime.anagram.index import AnagramIndex, build_index
@@ -46,23 +48,50 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import repeat
-from operator import add, mul
+from operator import add, itemgetter, mul
 from typing import cast
 
 import orjson
 
 from ..games import Game
 from .index import AnagramIndex
-from .query import Query, bounds
+from .query import Query
 from .rack import BLANK, Rack
-from .search import answer, choose, rank
+from .search import answer, choose
 
+#: A (score, object) pair's parts.
+_SCORE, _OBJECT = itemgetter(0), itemgetter(1)
 #: Codes are bytes below CODES.
 CODES = 256
 #: Printable ASCII, which the JSON around the letters is made of: never a marker.
 PRINTABLE = frozenset(range(0x20, 0x7F))
 #: The most words listed, and excluded, in a question `Replies.quick` calls quick.
 QUICK_WORDS, QUICK_EXCLUDE = 1000, 10
+
+
+def length_code(n: int) -> int:
+    """The code a word of `n` letters ends with (below CODES, above every copy's)."""
+    return CODES - 1 - n
+
+
+class Scoring:
+    """What a game makes of a word's codes: a word scores the sum of its codes' `worth`
+    (the rack's real tiles' values put in, see `Replies._worth`) when the game is `summed`
+    (its length code adds the bingo bonus); else that value × `factor` + `bonus` by its
+    length."""
+
+    def __init__(self, game: Game, max_length: int, first: Mapping[str, int]):
+        self.game = game
+        self.value = {letter: game.tile_value(letter) for letter in first}
+        self.bonus = [game.score_parts(0, n, n) for n in range(max_length + 1)]
+        self.factor = [game.score_parts(1, n, n) - self.bonus[n] for n in range(max_length + 1)]
+        self.summed = set(self.factor) <= {1} and all(0 <= b < CODES for b in self.bonus)
+        #: every tile's value is a byte (else the tables cannot describe the game)
+        self.fits = all(0 <= v < CODES for v in [*self.value.values(), game.blank_value])
+        worth = bytearray([game.blank_value if self.fits else 0] * CODES)
+        for n in range(max_length + 1):
+            worth[length_code(n)] = self.bonus[n] if self.summed else 0
+        self.worth = bytes(worth)
 
 
 def _bare(letter: str) -> bool:
@@ -85,7 +114,8 @@ class Replies:
                       for letter in index.alphabet.letters}
         used = PRINTABLE.union(*(letter.encode() for letter in index.alphabet.letters))
         markers = [b for b in range(CODES) if b not in used]
-        self.describable = (len(self.copies) < CODES and len(self.copies) <= len(markers)
+        self.describable = (len(self.copies) < length_code(index.max_length)
+                            and len(self.copies) <= len(markers)
                             and all(map(_bare, index.alphabet.letters)))
         marks = bytes(markers[:len(self.copies)])
         self._marker = [0, *marks]  # code → its marker byte
@@ -94,7 +124,7 @@ class Replies:
         self._codes: list[bytes | None] = [None] * len(index)
         # {"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},
         self._objects: list[bytes | None] = [None] * len(index)
-        self._values: tuple[Game, dict[str, int]] | None = None  # the last game's letters
+        self._scoring_of: Scoring | None = None  # the last game's
 
     def reply(self, query: Query, game: Game) -> bytes:
         """``orjson.dumps({"lexicon": lexicon, **search(index, query, game).as_dict()})``."""
@@ -117,45 +147,49 @@ class Replies:
     def plain(self, query: Query, game: Game) -> bool:
         """Whether the tables describe the question's layings (see above)."""
         return (self.describable and query.pattern is None and not query.rack.multi
-                and all(0 <= game.tile_value(letter) < CODES for letter in self._first)
-                and 0 <= game.blank_value < CODES)
+                and self._scoring(game).fits)
 
-    def _worth(self, rack: Rack, game: Game) -> tuple[bytes, bytes]:
-        """code → its tile's value under this rack (a `bytes.translate` table), and the
-        markers of the copies the rack holds as real tiles. Every copy of a letter is a
-        blank's unless the rack holds that many."""
-        if self._values is None or self._values[0] is not game:
-            self._values = (game, {letter: game.tile_value(letter) for letter in self._first})
-        value = self._values[1]
-        worth, real = bytearray([game.blank_value] * CODES), bytearray()
+    def _scoring(self, game: Game) -> Scoring:
+        """The game's `Scoring` of this index's words, kept for the last game asked."""
+        if self._scoring_of is None or self._scoring_of.game is not game:
+            self._scoring_of = Scoring(game, self.index.max_length, self._first)
+        return self._scoring_of
+
+    def _worth(self, rack: Rack, scoring: Scoring) -> tuple[bytes, bytes]:
+        """code → what it adds to a word's score under this rack (a `bytes.translate`
+        table), and the markers of the copies the rack holds as real tiles. Every copy of a
+        letter is a blank's unless the rack holds that many."""
+        worth, real = bytearray(scoring.worth), bytearray()
         for letter, n in rack.letters.items():
             first = self._first.get(letter)
             if first is None:  # a letter no word holds covers no square
                 continue
+            value = scoring.value[letter]
             for code in range(first, first + min(n, self._held[letter])):
-                worth[code] = value[letter]
+                worth[code] = value
                 real.append(self._marker[code])
         return bytes(worth), bytes(real)
 
     def _words(self, query: Query, game: Game, chosen: list[int]) -> bytes:
         """The listed words' JSON objects, in order, comma-separated: each step taken over
-        all of them at once, in C (see above)."""
+        all of them at once, in C (see above). `chosen` is in the answer's order but for
+        scores (`rank.pick`), which one stable sort puts first."""
         kept = list(map(self._codes.__getitem__, chosen))
         if None in kept:
             kept = [code or self._fill(i) for code, i in zip(kept, chosen)]
         codes = cast(list[bytes], kept)  # every one filled
-        worth, real = self._worth(query.rack, game)
-        lengths = list(map(len, codes))
-        _, high = bounds(query, game)  # score = value × factor + bonus, by word length
-        bonus = [game.score_parts(0, n, n) for n in range(high + 1)]
-        factor = [game.score_parts(1, n, n) - bonus[n] for n in range(high + 1)]
-        values = map(sum, map(bytes.translate, codes, repeat(worth)))
-        scores = list(map(add, map(mul, values, map(factor.__getitem__, lengths)),
-                          map(bonus.__getitem__, lengths)))
-        keys = rank(query.sort, len(self.index), scores, lengths, chosen)
-        order = sorted(range(len(keys)), key=keys.__getitem__)
-        objects = map(self._objects.__getitem__, map(chosen.__getitem__, order))
-        text = b"".join(objects) % tuple(map(scores.__getitem__, order))  # type: ignore[arg-type]
+        scoring = self._scoring(game)
+        worth, real = self._worth(query.rack, scoring)
+        scores = list(map(sum, map(bytes.translate, codes, repeat(worth))))
+        if not scoring.summed:  # score = value × factor + bonus, by word length
+            lengths = [len(code) - 1 for code in codes]
+            scores = list(map(add, map(mul, scores, map(scoring.factor.__getitem__, lengths)),
+                              map(scoring.bonus.__getitem__, lengths)))
+        objects = map(self._objects.__getitem__, chosen)
+        if query.sort == "score":  # best first; equal scores keep `chosen`'s Turkish order
+            pairs = sorted(zip(scores, objects), key=_SCORE, reverse=True)
+            objects, scores = map(_OBJECT, pairs), list(map(_SCORE, pairs))
+        text = b"".join(objects) % tuple(scores)  # type: ignore[arg-type]
         return text[:-1].translate(self._blanks, real)  # no comma after the last
 
     def _fill(self, i: int) -> bytes:
@@ -168,6 +202,7 @@ class Replies:
             seen[letter] = k + 1
             codes.append(self._first[letter] + k)
             tiles.append(b'"%c%s"' % (self._marker[codes[-1]], letter.encode()))
+        codes.append(length_code(len(word)))
         self._objects[i] = b'{"word":"%s","score":%%d,"tiles":[%s]},' % (word.encode(),
                                                                           b",".join(tiles))
         code = self._codes[i] = bytes(codes)

