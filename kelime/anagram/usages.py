@@ -141,7 +141,6 @@ def hand_rows(index: AnagramIndex, rack: Rack, min_length: int,
     unit = {k: 1 << (8 * i) for i, k in enumerate(hand_kinds(rack))}
     blank = unit.get(BLANK, 0)
     seen: dict[tuple[str, tuple[str, ...], int], Row] = {}
-    done: set[tuple[tuple[str, ...], str]] = set()
     for n, plan in enumerate(plans(rack, None, exact=False)):
         if n and late():  # the plan of single tiles is always listed: it lays the most words
             break
@@ -150,19 +149,21 @@ def hand_rows(index: AnagramIndex, rack: Rack, min_length: int,
         found = candidates(index, rack, plan, min_length, rack.letter_count, False, None)
         beyond, many = _short_of_one(index, rack.letters, found) if not multi else ({}, 0)
         general = set(ids(many)) if many else set()
+        done: set[str] = set()  # the sorted letters of the words seen under this plan
         for i in ids(found):
             letters = index.letters(i)
-            shape = (multi, letters)
-            if shape in done:  # an anagram of a word already seen: the same usages
+            if letters in done:  # an anagram of a word already seen: the same usages
                 continue
-            done.add(shape)
+            done.add(letters)
             if multi or i in general:
                 layings = _layings(index.word(i), plan, rack, letters)
             else:  # single tiles for every letter, or all but one
                 letter = beyond.get(i)
                 real = letters if letter is None else letters.replace(letter, "", 1)
-                layings = [(singles, len(letters) - len(singles)) for singles in
-                           _spared(real, rack.blanks - (letter is not None))]
+                spare = rack.blanks - (letter is not None)
+                size = len(letters)
+                layings = [(singles, size - len(singles))
+                           for singles in (_spared(real, spare) if spare else (real,))]
             for singles, blanks in layings:
                 key = (singles, multi, blanks)
                 if key not in seen:
