@@ -4,14 +4,14 @@ A hand is a multiset of tile kinds packed in one int (WIDTH bits per kind); each
 (see `usages`) is packed the same way, so taking one is a subtraction. Leaving a tile of
 kind k over costs ``costs[k]``; the search finds the least total cost.
 
-It takes the remaining multiset's first kind in the given order (rarest first: the kind the
-fewest usages hold) and either leaves one such tile over or covers it with a usage that
-fits and holds it, memoising each multiset's result. Two cuts keep it small: the best
-layout found so far (a call only looks for something cheaper than its `limit`, and a
-result at or over it is only a lower bound, memoised as such), and a floor (tiles no
-fitting usage can hold are left over whatever happens). Usages are kept as bit sets, so
-the usages that fit a multiset are one OR per tile kind. At `deadline` it raises
-OutOfTime; the caller answers its best layout so far.
+It takes the remaining multiset's first kind in its order (rarest first, set by
+`Cover.of_rows`: the kind the fewest usages hold) and either leaves one such tile over or
+covers it with a usage that fits and holds it, memoising each multiset's result. Two cuts
+keep it small: the best layout found so far (a call only looks for something cheaper than
+its `limit`, and a result at or over it is only a lower bound, memoised as such), and a
+floor (tiles no fitting usage can hold are left over whatever happens). Usages are kept as
+bit sets, so the usages that fit a multiset are one OR per tile kind. At `deadline` it
+raises OutOfTime; the caller answers its best layout so far.
 """
 
 from __future__ import annotations
