@@ -15,7 +15,7 @@ from kelime.anagram.cover import Cover
 from kelime.anagram.limits import Limits
 from kelime.anagram.plan import plans
 from kelime.anagram.split import SCALE
-from kelime.anagram.usages import hand_usages, word_usages
+from kelime.anagram.usages import hand_kinds, hand_rows, hand_usages, usage, word_usages
 from kelime.games import get_game
 from kelime.lexicon import compile_words
 from kelime.normalize import sort_key
@@ -199,8 +199,8 @@ def test_real_hands_get_the_least_penalty(bootstrap):
 
 
 def test_more_tiles_of_one_kind_than_the_search_packs_are_refused(index):
-    """The search packs each tile kind in 5 bits: a 32nd `a` used to overflow into the next
-    kind (32 × a "laid out whole" with no words)."""
+    """The search once packed each tile kind in 5 bits: a 32nd `a` overflowed into the next
+    kind (32 × a "laid out whole" with no words); it still takes at most 31."""
     big = replace(HARFBANK, rack_size=40)
     with pytest.raises(OverLimit) as err:
         split(index, "a" * 32, big, Limits(rack_tiles=40))
@@ -264,11 +264,11 @@ def test_the_search_orders_usages_by_value_then_turkish_order(bootstrap):
     """`Cover` sorts usages by their words' ids: the order of their collation keys."""
     _, index = bootstrap
     rack = parse_rack("kalemsiarabaç?")
-    usages = hand_usages(index, rack, 3)
-    kinds = sorted(set(rack.tiles))
+    kinds = hand_kinds(rack)
     costs = [HARFBANK.left_value(k) * SCALE + 1 for k in kinds]
-    search = Cover(kinds, costs, usages, lambda: 0.0, 1.0)
+    search = Cover.of_rows(kinds, costs, hand_rows(index, rack, 3), lambda: 0.0, 1.0)
+    usages = [usage(index, row) for row in search.usages]
     cost = dict(zip(kinds, costs))
-    assert search.usages == sorted(usages, key=lambda u: (
+    assert usages == sorted(usages, key=lambda u: (
         -sum(cost[k] * n for k, n in u.takes.items()), sort_key(u.word), u.singles, u.multi))
-    assert search.packed == [search.pack(u.takes) for u in search.usages]
+    assert search.packed == [search.pack(u.takes) for u in usages]

@@ -4,85 +4,96 @@ A hand is a multiset of tile kinds packed in one int (WIDTH bits per kind); each
 (see `usages`) is packed the same way, so taking one is a subtraction. Leaving a tile of
 kind k over costs ``costs[k]``; the search finds the least total cost.
 
-It takes the remaining multiset's first kind in the given order (rarest first: the kind the
-fewest usages hold) and either leaves one such tile over or covers it with a usage that
-fits and holds it, memoising each multiset's result. Two cuts keep it small: the best
-layout found so far (a call only looks for something cheaper than its `limit`, and a
-result at or over it is only a lower bound, memoised as such), and a floor (tiles no
-fitting usage can hold are left over whatever happens). Usages are kept as bit sets, so
-the usages that fit a multiset are one OR per tile kind. At `deadline` it raises
-OutOfTime; the caller answers its best layout so far.
+It takes the remaining multiset's first kind in its order (rarest first, set by
+`Cover.of_rows`: the kind the fewest usages hold) and either leaves one such tile over or
+covers it with a usage that fits and holds it, memoising each multiset's result. Two cuts
+keep it small: the best layout found so far (a call only looks for something cheaper than
+its `limit`, and a result at or over it is only a lower bound, memoised as such), and a
+floor (tiles no fitting usage can hold are left over whatever happens). Usages are kept as
+bit sets, so the usages that fit a multiset are one OR per tile kind. At `deadline` it
+raises OutOfTime; the caller answers its best layout so far.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
+from operator import mul
 
-from .bits import from_ids, ids
-from .usages import Usage
+from .bits import ids
+from .rack import BLANK
+from .usages import Row
 
-WIDTH = 5               # bits per tile kind in a packed multiset
+WIDTH = 8               # bits per tile kind in a packed multiset: one byte, read by to_bytes
 MASK = (1 << WIDTH) - 1
+MOST = 31               # the most tiles of one kind a hand may hold
 CHECK_EVERY = 256       # search steps between looks at the clock
+#: AT_LEAST[c]: a byte → b"1" when it is ≥ c, else b"0" (for `bytes.translate`).
+AT_LEAST = [bytes(0x31 if v >= c else 0x30 for v in range(256)) for c in range(MOST + 1)]
 
 
 class OutOfTime(Exception):
     """The search reached its deadline."""
 
 
+def _members(counts: bytes, c: int) -> int:
+    """The set of the positions in `counts` that hold c or more."""
+    return int(counts.translate(AT_LEAST[c])[::-1] or b"0", 2)
+
+
 class Cover:
     """The memoised search over packed multisets of the hand's tile kinds."""
 
-    def __init__(self, kinds: list[str], costs: list[int], usages: list[Usage],
-                 clock: Callable[[], float], deadline: float):
+    def __init__(self, kinds: list[str], costs: list[int], rows: list[Row],
+                 counts: list[bytes], clock: Callable[[], float], deadline: float):
+        """`kinds` rarest first, `rows` most valuable first, `counts[j]`: row j's count of
+        each kind (see `of_rows`)."""
         self.kinds, self.costs, self.clock, self.deadline = kinds, costs, clock, deadline
-        self.position = position = {k: i for i, k in enumerate(kinds)}
-        shift = {k: WIDTH * i for k, i in position.items()}
-        value = {k: costs[i] for k, i in position.items()}
-        keyed = []
-        for u in usages:
-            takes = u.takes
-            keyed.append((-sum([value[k] * n for k, n in takes.items()]), u.order, u.singles,
-                          u.multi, sum([n << shift[k] for k, n in takes.items()]), u))
-        keyed.sort(key=itemgetter(0, 1, 2, 3))  # most valuable first, then Turkish order
-        # (`Usage.order`: a word's id, no collation key to compute for each)
-        self.usages = [row[5] for row in keyed]
-        self.packed = [row[4] for row in keyed]
-        self.everyone = (1 << len(self.usages)) - 1
-        self._tables(position)
+        self.position = {k: i for i, k in enumerate(kinds)}
+        self.usages = rows
+        self.packed = [int.from_bytes(c, "little") for c in counts]
+        self.everyone = (1 << len(rows)) - 1
+        self._tables(counts)
         self.memo: dict[int, tuple[int, bool]] = {}
         self.choice: dict[int, int | None] = {}
         self.steps = 0
+
+    @classmethod
+    def of_rows(cls, kinds: list[str], costs: list[int], rows: list[Row],
+                clock: Callable[[], float], deadline: float) -> Cover:
+        """The search over `rows` packed in the order of `kinds` (`costs[i]`: leaving a tile
+        of kinds[i] over): the kinds reordered rarest first (held by the fewest rows, the
+        blank last of equals), the rows most valuable first, then in Turkish order (a
+        word's id, no collation key to compute for each)."""
+        n = len(kinds)
+        counts = [row[4].to_bytes(n, "little") for row in rows]
+        held = [len(col) - col.count(0) for col in zip(*counts)] if rows else [0] * n
+        order = sorted(range(n), key=lambda p: (held[p], kinds[p] == BLANK, kinds[p]))
+        value = [sum(map(mul, c, costs)) for c in counts]
+        ranked = sorted(range(len(rows)), key=lambda j: (-value[j], *rows[j][:3]))
+        columns = list(zip(*[counts[j] for j in ranked])) if rows else [()] * n
+        moved = [columns[p] for p in order]
+        return cls([kinds[p] for p in order], [costs[p] for p in order],
+                   [rows[j] for j in ranked], [bytes(c) for c in zip(*moved)] if rows else [],
+                   clock, deadline)
 
     def pack(self, counts: dict[str, int]) -> int:
         """A multiset of tile kinds as one int, WIDTH bits per kind."""
         return sum(n << (WIDTH * self.position[k]) for k, n in counts.items())
 
-    def _tables(self, position: dict[str, int]) -> None:
+    def _tables(self, counts: list[bytes]) -> None:
         """need[k][c]: usages taking ≥ c of kind k; first[k]: usages whose first kind is k
-        (each set made from its members' ids at once: ORing in one bit at a time would copy
-        a set as wide as the usages every time)."""
-        need: list[list[list[int]]] = [[[]] for _ in self.kinds]
-        first: list[list[int]] = [[] for _ in self.kinds]
-        for j, usage in enumerate(self.usages):
-            low = len(self.kinds)
-            for k, n in usage.takes.items():
-                at = position[k]
-                low = min(low, at)
-                planes = need[at]
-                while len(planes) <= n:
-                    planes.append([])
-                for c in range(1, n + 1):
-                    planes[c].append(j)
-            first[low].append(j)
-        size = len(self.usages) // 8 + 1
-        self.need = [[self.everyone, *(from_ids(members, size) for members in planes[1:])]
-                     for planes in need]
+        (each set made from one column of counts at once, by `bytes.translate`)."""
+        columns = [bytes(col) for col in zip(*counts)] if counts else [b""] * len(self.kinds)
+        self.need = [[self.everyone, *(_members(col, c) for c in range(1, max(col, default=0)
+                                                                        + 1))]
+                     for col in columns]
         for row in self.need:
             if len(row) < 2:
                 row.append(0)
-        self.first = [from_ids(members, size) for members in first]
+        self.first, seen = [], 0
+        for row in self.need:
+            self.first.append(row[1] ^ (row[1] & seen))
+            seen |= row[1]
 
     def count(self, m: int, k: int) -> int:
         """How many tiles of kind `k` multiset `m` holds."""
@@ -135,7 +146,7 @@ class Cover:
             self.choice[m] = choice
         return best
 
-    def layout(self, m: int) -> tuple[list[Usage], list[str]]:
+    def layout(self, m: int) -> tuple[list[Row], list[str]]:
         """The best layout of `m` the search proved: (usages, leftover kinds)."""
         laid, left = [], []
         while m:
@@ -149,7 +160,7 @@ class Cover:
                 m -= self.packed[j]
         return laid, left
 
-    def greedy(self, m: int) -> tuple[int, list[Usage], list[str]]:
+    def greedy(self, m: int) -> tuple[int, list[Row], list[str]]:
         """A quick layout to beat: the most valuable usage that fits, again and again."""
         laid = []
         while True:

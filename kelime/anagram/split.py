@@ -20,17 +20,16 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain
 
 from ..games import Game, get_game
 from ..normalize import sort_key
-from .cover import WIDTH, Cover, OutOfTime
+from .cover import MOST, Cover, OutOfTime
 from .errors import OverLimit
 from .index import AnagramIndex
 from .limits import Limits
 from .query import fit, plays
 from .rack import BLANK, Rack, parse_rack
-from .usages import Usage, hand_usages
+from .usages import Row, Usage, hand_kinds, hand_rows, usage
 
 SCALE = 32  # a leftover tile costs value × SCALE + 1: its value first, then the count
 
@@ -71,13 +70,6 @@ class Split:
                 "others_penalty_multiplier": self.others_penalty_multiplier}
 
 
-def _kinds(rack: Rack, usages: list[Usage]) -> list[str]:
-    """The hand's tile kinds, rarest first (held by the fewest usages)."""
-    counted = Counter(chain.from_iterable(u.takes for u in usages))
-    held = {t: counted[t] for t in rack.tiles}
-    return sorted(held, key=lambda k: (held[k], k == BLANK, k))
-
-
 def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
     if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
@@ -95,7 +87,7 @@ def _answer(game: Game, laid: list[Usage], left: list[str], thrown: str | None,
 
 
 #: A layout: (cost, usages, leftover kinds, the tile thrown away).
-Layout = tuple[int, list[Usage], list[str], str | None]
+Layout = tuple[int, list[Row], list[str], str | None]
 
 
 def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[Layout, bool]:
@@ -124,9 +116,9 @@ def check_hand(rack: Rack, game: Game) -> Rack:
     Cheap, so a server checks it before the question waits for its turn."""
     fit(rack, game)  # the game's tiles, at most its hand (and the one to throw away)
     most = max(Counter(rack.tiles).values(), default=0)
-    if most >= 1 << WIDTH:
+    if most > MOST:
         raise OverLimit(f"the hand holds {most} tiles of one kind; a split takes at most "
-                        f"{(1 << WIDTH) - 1}", {"limit": (1 << WIDTH) - 1})
+                        f"{MOST}", {"limit": MOST})
     return rack
 
 
@@ -141,15 +133,14 @@ def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
             cut.append(True)
         return bool(cut)
 
-    usages = hand_usages(index, rack, game.min_length, late)
-    kinds = _kinds(rack, usages)
-    throws = _throws(rack, game, kinds)
-    search = Cover(kinds, [game.left_value(k) * SCALE + 1 for k in kinds], usages, clock,
-                   deadline)
+    rows = hand_rows(index, rack, game.min_length, late)
+    kinds = hand_kinds(rack)
+    search = Cover.of_rows(kinds, [game.left_value(k) * SCALE + 1 for k in kinds], rows, clock,
+                           deadline)
     (cost, laid, left, thrown), complete = _search(search, search.pack(Counter(rack.tiles)),
-                                                   throws)
+                                                   _throws(rack, game, kinds))
     complete = complete and (not cut or cost == 0)  # a perfect layout is the best anyway
-    return _answer(game, laid, left, thrown, complete)
+    return _answer(game, [usage(index, row) for row in laid], left, thrown, complete)
 
 
 def split(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,

@@ -122,34 +122,63 @@ def _short_of_one(index: AnagramIndex, have: dict[str, int],
     return beyond, short ^ one
 
 
-def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
-                late: Callable[[], bool] = lambda: False) -> list[Usage]:
+#: A usage as a plain row, cheaper to make than a `Usage`: (word id, single tiles' letters
+#: sorted, two-letter tiles, blanks, the tiles it takes packed one byte per kind in the order
+#: of `hand_kinds`).
+Row = tuple[int, str, tuple[str, ...], int, int]
+
+
+def hand_kinds(rack: Rack) -> list[str]:
+    """The hand's tile kinds, sorted: the order a `Row` packs them in."""
+    return sorted(set(rack.tiles))
+
+
+def hand_rows(index: AnagramIndex, rack: Rack, min_length: int,
+              late: Callable[[], bool] = lambda: False) -> list[Row]:
     """Every distinct usage of every word the hand can lay, one word per tile multiset (the
-    first in Turkish order, under the first plan that lays it); when `late()` turns true,
-    those found so far (the split then answers incomplete)."""
-    seen: dict[tuple[str, tuple[str, ...], int], Usage] = {}
-    done: set[tuple[tuple[str, ...], str]] = set()
+    first in Turkish order, under the first plan that lays it), as rows; when `late()` turns
+    true, those found so far (the split then answers incomplete)."""
+    unit = {k: 1 << (8 * i) for i, k in enumerate(hand_kinds(rack))}
+    blank = unit.get(BLANK, 0)
+    seen: dict[tuple[str, tuple[str, ...], int], Row] = {}
     for n, plan in enumerate(plans(rack, None, exact=False)):
         if n and late():  # the plan of single tiles is always listed: it lays the most words
             break
+        multi = plan.multi
+        base = sum([unit[t] for t in multi])
         found = candidates(index, rack, plan, min_length, rack.letter_count, False, None)
-        beyond, many = _short_of_one(index, rack.letters, found) if not plan.multi else ({}, 0)
+        beyond, many = _short_of_one(index, rack.letters, found) if not multi else ({}, 0)
         general = set(ids(many)) if many else set()
+        done: set[str] = set()  # the sorted letters of the words seen under this plan
         for i in ids(found):
             letters = index.letters(i)
-            shape = (plan.multi, letters)
-            if shape in done:  # an anagram of a word already seen: the same usages
+            if letters in done:  # an anagram of a word already seen: the same usages
                 continue
-            done.add(shape)
-            if plan.multi or i in general:
+            done.add(letters)
+            if multi or i in general:
                 layings = _layings(index.word(i), plan, rack, letters)
             else:  # single tiles for every letter, or all but one
                 letter = beyond.get(i)
                 real = letters if letter is None else letters.replace(letter, "", 1)
-                layings = [(singles, len(letters) - len(singles)) for singles in
-                           _spared(real, rack.blanks - (letter is not None))]
+                spare = rack.blanks - (letter is not None)
+                size = len(letters)
+                layings = [(singles, size - len(singles))
+                           for singles in (_spared(real, spare) if spare else (real,))]
             for singles, blanks in layings:
-                key = (singles, plan.multi, blanks)
-                if key not in seen:  # (most are: make a Usage only for the first)
-                    seen[key] = Usage(index.word(i), singles, plan.multi, blanks, i)
+                key = (singles, multi, blanks)
+                if key not in seen:
+                    seen[key] = (i, singles, multi, blanks,
+                                 base + blanks * blank + sum(map(unit.__getitem__, singles)))
     return list(seen.values())
+
+
+def usage(index: AnagramIndex, row: Row) -> Usage:
+    """The `Usage` a row stands for."""
+    i, singles, multi, blanks, _ = row
+    return Usage(index.word(i), singles, multi, blanks, i)
+
+
+def hand_usages(index: AnagramIndex, rack: Rack, min_length: int,
+                late: Callable[[], bool] = lambda: False) -> list[Usage]:
+    """`hand_rows` as `Usage` objects."""
+    return [usage(index, row) for row in hand_rows(index, rack, min_length, late)]
