@@ -191,3 +191,24 @@ def test_a_bad_batching_setting_is_refused_before_crawling(tmp_path, setting):
     assert done.returncode == 2, done.stderr
     assert setting.split("=")[0] in done.stderr and "from" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not path.exists()
+
+
+@pytest.mark.parametrize(("extra", "batched"), [
+    ({}, True),
+    ({"KELIME_SAVE_BATCH": 1}, False),
+    ({"DOWNLOAD_DELAY": 0.5}, False),
+    ({"AUTOTHROTTLE_ENABLED": True}, False),
+    ({"DOWNLOAD_SLOTS": {"sozluk.gov.tr": {"delay": 2.0}}}, False),  # polite for that host
+    ({"DOWNLOAD_SLOTS": {"sozluk.gov.tr": {"concurrency": 2}}}, True),
+])
+def test_only_a_crawl_without_any_delay_batches(extra, batched):
+    """A delay set for the host in DOWNLOAD_SLOTS spaces requests as DOWNLOAD_DELAY does
+    (Pacing.paced reads it): its replies are committed one at a time too."""
+    from scrapy.settings import Settings as ScrapySettings
+
+    from kelime.crawler.pipelines import batching
+    from kelime.crawler.settings import crawl_settings
+
+    settings = crawl_settings(cache="c.sqlite", delay=0.0,
+                              extra={"AUTOTHROTTLE_ENABLED": False, **extra})
+    assert batching(ScrapySettings(settings)) is batched
