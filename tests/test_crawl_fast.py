@@ -94,6 +94,7 @@ def test_batched_crawl_equals_one_transaction_a_reply(tmp_path):
                      "-s", "KELIME_SAVE_BATCH=1")
         assert done.returncode == 0, done.stderr
         fake.clear_log()
+        fake.fault(last, "slow", 1, 4)  # the first crawl used it up: slow again for this one
         proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
                                  str(batched), *IMPOLITE, *AT_CLOSE], env=env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
