@@ -86,17 +86,22 @@ def test_a_save_failing_at_the_close_is_the_finish_reason(stats, reason):
 @pytest.mark.slow
 def test_batched_crawl_equals_one_transaction_a_reply(tmp_path):
     """The last batch is written at the close (nothing before it: the fast path is taken),
-    and the cache then holds what a crawl writing each reply at once holds."""
+    and the cache then holds what a crawl writing each reply at once holds. The words are
+    queued before the crawl: a word list found while crawling (the sitemaps) is saved at
+    once, after the replies waiting before it, which would write some before the close."""
     single, batched = tmp_path / "single.sqlite", tmp_path / "batched.sqlite"
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(synthetic_words(60)), encoding="utf-8")
     last = synthetic_words(60)[-1]
     with FakeProcess("--synthetic", "60", "--fault", f"{last}=slow:1:4") as fake:
-        done = crawl("run", "--base-url", fake.url, "--cache", str(single), *IMPOLITE,
-                     "-s", "KELIME_SAVE_BATCH=1")
+        done = crawl("run", "--base-url", fake.url, "--cache", str(single), "--words",
+                     str(words), *IMPOLITE, "-s", "KELIME_SAVE_BATCH=1")
         assert done.returncode == 0, done.stderr
         fake.clear_log()
         fake.fault(last, "slow", 1, 4)  # the first crawl used it up: slow again for this one
         proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
-                                 str(batched), *IMPOLITE, *AT_CLOSE], env=env(),
+                                 str(batched), "--words", str(words), *IMPOLITE, *AT_CLOSE],
+                                env=env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_for(lambda: len(gts_queries(fake.log())) >= 59)  # all asked but the slow one
         stored_while_crawling = done_count(batched)
@@ -105,7 +110,7 @@ def test_batched_crawl_equals_one_transaction_a_reply(tmp_path):
     assert proc.returncode == 0, out
     assert running and stored_while_crawling == 0
     a, b = cache.open_cache(single), cache.open_cache(batched)
-    assert dump(a) == dump(b) and len(dump(b)["replies"]) > 60
+    assert dump(a) == dump(b) and len(dump(b)["replies"]) == 60
     assert cache.cache_stats(a) | {"oldest_fetch": 0, "newest_fetch": 0} == \
         cache.cache_stats(b) | {"oldest_fetch": 0, "newest_fetch": 0}
 
