@@ -39,9 +39,12 @@ UNSAVED = "kelime/unsaved"
 
 def batching(settings) -> bool:
     """Whether replies are saved in batches: only when requests are not spaced (no delay,
-    no AutoThrottle; robots.txt's Crawl-delay turns it off when read)."""
+    none for a host in DOWNLOAD_SLOTS, no AutoThrottle; robots.txt's Crawl-delay turns it
+    off when read)."""
+    slots = settings.getdict("DOWNLOAD_SLOTS").values()
     return (settings.getint("KELIME_SAVE_BATCH") > 1 and not settings.getfloat("DOWNLOAD_DELAY")
-            and not settings.getbool("AUTOTHROTTLE_ENABLED"))
+            and not settings.getbool("AUTOTHROTTLE_ENABLED")
+            and not any(float(slot.get("delay") or 0) for slot in slots))
 
 
 class CachePipeline:

@@ -125,11 +125,31 @@ _TRUST = ("certificates are always verified (to trust a private authority, set "
 LOCKED = {"DOWNLOAD_VERIFY_CERTIFICATES": _TRUST, "DOWNLOADER_CLIENTCONTEXTFACTORY": _TRUST}
 
 
+#: Settings `-s` may set only to a number in a range (the pipeline's batching: a value
+#: outside it was taken silently as "never batch", or ended the crawl in a traceback, exit 0).
+BOUNDED: dict[str, tuple[type, float, float]] = {
+    "KELIME_SAVE_BATCH": (int, 1, 100_000),  # replies (1: never batch)
+    "KELIME_SAVE_INTERVAL": (float, 0.0, 3600.0),  # seconds
+}
+
+
 def check_overrides(extra: dict) -> str | None:
     """Why `-s` overrides cannot be used, or None."""
-    for key in extra:
+    for key, value in extra.items():
         if key in LOCKED:
             return f"-s {key} cannot be changed: {LOCKED[key]}"
+        if key in BOUNDED and (problem := _out_of_bounds(value, *BOUNDED[key])):
+            return f"-s {key}={value!r} {problem}"
+    return None
+
+
+def _out_of_bounds(value: object, kind: type, least: float, most: float) -> str | None:
+    """Why `value` is not a `kind` from `least` to `most`, or None."""
+    number = (isinstance(value, int) or kind is float and isinstance(value, float)) \
+        and not isinstance(value, bool)
+    if not number or not least <= value <= most:  # type: ignore[operator]  # NaN fails too
+        what = "a whole number" if kind is int else "a number"
+        return f"is not {what} from {least:g} to {most:g}"
     return None
 
 

@@ -86,16 +86,22 @@ def test_a_save_failing_at_the_close_is_the_finish_reason(stats, reason):
 @pytest.mark.slow
 def test_batched_crawl_equals_one_transaction_a_reply(tmp_path):
     """The last batch is written at the close (nothing before it: the fast path is taken),
-    and the cache then holds what a crawl writing each reply at once holds."""
+    and the cache then holds what a crawl writing each reply at once holds. The words are
+    queued before the crawl: a word list found while crawling (the sitemaps) is saved at
+    once, after the replies waiting before it, which would write some before the close."""
     single, batched = tmp_path / "single.sqlite", tmp_path / "batched.sqlite"
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(synthetic_words(60)), encoding="utf-8")
     last = synthetic_words(60)[-1]
     with FakeProcess("--synthetic", "60", "--fault", f"{last}=slow:1:4") as fake:
-        done = crawl("run", "--base-url", fake.url, "--cache", str(single), *IMPOLITE,
-                     "-s", "KELIME_SAVE_BATCH=1")
+        done = crawl("run", "--base-url", fake.url, "--cache", str(single), "--words",
+                     str(words), *IMPOLITE, "-s", "KELIME_SAVE_BATCH=1")
         assert done.returncode == 0, done.stderr
         fake.clear_log()
+        fake.fault(last, "slow", 1, 4)  # the first crawl used it up: slow again for this one
         proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
-                                 str(batched), *IMPOLITE, *AT_CLOSE], env=env(),
+                                 str(batched), "--words", str(words), *IMPOLITE, *AT_CLOSE],
+                                env=env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_for(lambda: len(gts_queries(fake.log())) >= 59)  # all asked but the slow one
         stored_while_crawling = done_count(batched)
@@ -104,7 +110,7 @@ def test_batched_crawl_equals_one_transaction_a_reply(tmp_path):
     assert proc.returncode == 0, out
     assert running and stored_while_crawling == 0
     a, b = cache.open_cache(single), cache.open_cache(batched)
-    assert dump(a) == dump(b) and len(dump(b)["replies"]) > 60
+    assert dump(a) == dump(b) and len(dump(b)["replies"]) == 60
     assert cache.cache_stats(a) | {"oldest_fetch": 0, "newest_fetch": 0} == \
         cache.cache_stats(b) | {"oldest_fetch": 0, "newest_fetch": 0}
 
@@ -175,3 +181,40 @@ def test_a_look_up_beside_a_crawl_with_politeness_off_is_never_in_flight_with_it
     for r in mine:
         beside = [o for o in log if o is not r and o["start"] < r["end"] and o["end"] > r["start"]]
         assert beside == [], ("a crawl request in flight with the look-up", r, beside)
+
+
+@pytest.mark.parametrize("setting", ["KELIME_SAVE_BATCH=0", "KELIME_SAVE_BATCH=-1",
+                                     "KELIME_SAVE_BATCH=abc", "KELIME_SAVE_BATCH=1.5",
+                                     "KELIME_SAVE_BATCH=100000000000000000000",
+                                     "KELIME_SAVE_INTERVAL=abc", "KELIME_SAVE_INTERVAL=-1",
+                                     "KELIME_SAVE_INTERVAL=NaN"])
+def test_a_bad_batching_setting_is_refused_before_crawling(tmp_path, setting):
+    """0 and -1 were taken as "never batch" without a word, "abc" ended the crawl in a
+    traceback with exit 0; now each is a usage error naming the setting and its range."""
+    path = tmp_path / "c.sqlite"
+    done = crawl("run", "--base-url", "http://127.0.0.1:9", "--cache", str(path),
+                 *IMPOLITE, "-s", setting)
+    assert done.returncode == 2, done.stderr
+    assert setting.split("=")[0] in done.stderr and "from" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not path.exists()
+
+
+@pytest.mark.parametrize(("extra", "batched"), [
+    ({}, True),
+    ({"KELIME_SAVE_BATCH": 1}, False),
+    ({"DOWNLOAD_DELAY": 0.5}, False),
+    ({"AUTOTHROTTLE_ENABLED": True}, False),
+    ({"DOWNLOAD_SLOTS": {"sozluk.gov.tr": {"delay": 2.0}}}, False),  # polite for that host
+    ({"DOWNLOAD_SLOTS": {"sozluk.gov.tr": {"concurrency": 2}}}, True),
+])
+def test_only_a_crawl_without_any_delay_batches(extra, batched):
+    """A delay set for the host in DOWNLOAD_SLOTS spaces requests as DOWNLOAD_DELAY does
+    (Pacing.paced reads it): its replies are committed one at a time too."""
+    from scrapy.settings import Settings as ScrapySettings
+
+    from kelime.crawler.pipelines import batching
+    from kelime.crawler.settings import crawl_settings
+
+    settings = crawl_settings(cache="c.sqlite", delay=0.0,
+                              extra={"AUTOTHROTTLE_ENABLED": False, **extra})
+    assert batching(ScrapySettings(settings)) is batched
