@@ -70,6 +70,8 @@ CLASSIFIED = "kelime_classified"
 RECEIVED = "kelime_received"
 #: request.meta key: where a redirect to another host would have led (not followed).
 OFFSITE = "kelime_offsite"
+#: stats key: requests sent (robots.txt, sitemaps, /gts, retries), counted by `Pacing`.
+REQUESTS = "kelime/requests"
 
 
 def stop_crawl(crawler, reason: str, message: str) -> None:
@@ -170,6 +172,7 @@ class Pacing:
             request.headers.setdefault("Connection", "close")
         request.meta["kelime_sent"] = time.monotonic()
         self.in_flight += 1
+        self.crawler.stats.inc_value(REQUESTS)
 
     def holding(self) -> bool:
         """Whether the clock is still ours without asking: with no pause between requests,
@@ -318,12 +321,12 @@ class RobotsTxt:
 
 
 class CrawlDelay:
-    """Honour robots.txt Crawl-delay: a floor under the slot delay (AutoThrottle included)."""
+    """Honour robots.txt Crawl-delay: a floor under the slot delay (AutoThrottle included),
+    set when robots.txt is read and kept after every reply from then on."""
 
     def __init__(self, crawler):
         self.crawler, self.floor = crawler, {}
         crawler.signals.connect(self._robots_read, signal=robots_read)
-        crawler.signals.connect(self._downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -336,6 +339,9 @@ class CrawlDelay:
             self.floor[key] = float(delay)
             self.crawler.stats.set_value("kelime/crawl_delay", float(delay))
             self._clamp(key)
+            # from now on, after every reply (AutoThrottle may lower the slot's delay):
+            # none of that work, a signal receiver per reply, without a Crawl-delay
+            self.crawler.signals.connect(self._downloaded, signal=signals.response_downloaded)
 
     def _downloaded(self, response, request, spider):
         self._clamp(request.meta.get("download_slot"))

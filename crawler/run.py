@@ -15,6 +15,7 @@ from pathlib import Path
 from kelime.tdk import store as cache
 from kelime.tdk.replies import query_for
 
+from .middlewares import REQUESTS
 from .progress import snapshot
 
 EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
@@ -168,7 +169,7 @@ def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict,
         changed = sum(1 for q, sha in hashes.items() if now.get(q) != sha)
     finally:
         db.close()
-    requests = stats.get("downloader/request_count", 0)
+    requests = stats.get(REQUESTS, 0)
     return (f"Refresh: {new} new word(s); {changed} of the {len(hashes)} re-verified "
             f"replies changed; {gone_text}; {requests} requests in all.", refused)
 

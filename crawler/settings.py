@@ -56,6 +56,12 @@ POLITE: dict[str, Any] = {
     # was only logged). Not overridable: see LOCKED.
     "DOWNLOAD_VERIFY_CERTIFICATES": True,
     "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",  # words in queue order
+    # One site, one download slot: Scrapy's default (DownloaderAwarePriorityQueue) shares
+    # requests out among slots, a queue and a slot look-up per request for nothing here.
+    "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",
+    # Scrapy's downloader/* counts rebuild each request's HTTP text to count its bytes;
+    # Pacing counts the requests sent (kelime/requests: the refresh report's figure).
+    "DOWNLOADER_STATS": False,
     "DOWNLOADER_MIDDLEWARES": {  # robots.txt unreadable = disallow all (RFC 9309), not allow
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
         f"{PACKAGE}.middlewares.RobotsTxt": 100,

@@ -481,6 +481,7 @@ def test_a_weekly_refresh_costs_a_small_part_of_a_full_crawl(tmp_path):
     assert refreshed.returncode == 0, output
     assert "Refresh: 5 new word(s); 0 of the 3 re-verified replies changed" in output
     assert "3 word(s) the site no longer lists" in output
+    assert f"{len(log)} requests in all." in output  # counted by Pacing: each one sent
     asked = gts_queries(log)
     assert len(asked) == 5 + 3 and len(set(asked)) == len(asked)
     print(f"\nrefresh: {len(log)} requests, a full crawl {full_requests}: "

@@ -73,6 +73,19 @@ def test_a_failing_batch_stores_none_of_it(tmp_path):
     assert db.execute("SELECT count(*) FROM replies").fetchone()[0] == 0
 
 
+def test_an_entry_failing_in_a_batch_stores_none_of_it(tmp_path):
+    """A reply's entries are saved inside the batch's transaction (no savepoint of their
+    own): one that fails half way through the last reply undoes the replies before it too."""
+    db = cache.open_cache(tmp_path / "c.db", create=True)
+    good, broken = builtin_entries()[0], {"madde_id": "not a number", "madde": "x"}
+    rows = replies_to_save()[:3] + [({"query": "z", "url": "u", "status": 200,
+                                      "outcome": "ok", "body": "[]"}, [good, broken])]
+    with pytest.raises(ValueError):
+        cache.save_replies(db, rows)
+    for table in ("replies", "entries", "reply_entries", "senses"):
+        assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
 @pytest.mark.parametrize(("stats", "reason"), [
     ({}, "finished"),
     ({"finish_reason": "finished", "kelime/unsaved": 1}, "cache_unwritable"),

@@ -458,7 +458,7 @@ def _link(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> None
     keep = {int(e["madde_id"]) for e in entries}
     before = {m for (m,) in db.execute("SELECT madde_id FROM reply_entries WHERE query = ?",
                                        [query])}
-    save_entries(db, entries, query)
+    _save_entries(db, entries, query)  # inside save_replies' transaction: no savepoint
     gone = sorted(before - keep)
     db.conn.executemany("DELETE FROM reply_entries WHERE query = ? AND madde_id = ?",
                         [(query, m) for m in gone])
@@ -473,22 +473,27 @@ def save_entries(db: sqlite_utils.Database, entries: Iterable[Row], query: str |
     """Upsert raw TDK entries (deduplicated by madde_id) and their senses, tags, examples;
     with a `query`, also link them to it (other links of that query stay: see save_reply)."""
     with write_tx(db):
-        for entry in entries:
-            madde_id = int(entry["madde_id"])
-            _delete_entry(db, madde_id)
-            db.execute(
-                "INSERT INTO entries (madde_id, madde, headword, ozel_mi, cesit, kelime_no, raw) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (madde_id) DO UPDATE SET "
-                "madde = excluded.madde, headword = excluded.headword, ozel_mi = "
-                "excluded.ozel_mi, cesit = excluded.cesit, kelime_no = excluded.kelime_no, "
-                "raw = excluded.raw",
-                [madde_id, entry.get("madde"), normalize(entry.get("madde") or ""),
-                 entry.get("ozel_mi"), entry.get("cesit"), entry.get("kelime_no"),
-                 orjson.dumps(entry).decode()])
-            if query is not None:
-                db.execute("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
-                           [query, madde_id])
-            _save_senses(db, madde_id, entry.get("anlamlarListe") or [])
+        _save_entries(db, entries, query)
+
+
+def _save_entries(db: sqlite_utils.Database, entries: Iterable[Row], query: str | None) -> None:
+    """`save_entries` inside a transaction the caller holds."""
+    for entry in entries:
+        madde_id = int(entry["madde_id"])
+        _delete_entry(db, madde_id)
+        db.execute(
+            "INSERT INTO entries (madde_id, madde, headword, ozel_mi, cesit, kelime_no, raw) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (madde_id) DO UPDATE SET "
+            "madde = excluded.madde, headword = excluded.headword, ozel_mi = "
+            "excluded.ozel_mi, cesit = excluded.cesit, kelime_no = excluded.kelime_no, "
+            "raw = excluded.raw",
+            [madde_id, entry.get("madde"), normalize(entry.get("madde") or ""),
+             entry.get("ozel_mi"), entry.get("cesit"), entry.get("kelime_no"),
+             orjson.dumps(entry).decode()])
+        if query is not None:
+            db.execute("INSERT OR IGNORE INTO reply_entries (query, madde_id) VALUES (?, ?)",
+                       [query, madde_id])
+        _save_senses(db, madde_id, entry.get("anlamlarListe") or [])
 
 
 def _save_senses(db: sqlite_utils.Database, madde_id: int, senses: list[Row]) -> None:
