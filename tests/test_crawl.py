@@ -246,26 +246,33 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     assert st["words"]["done"] == len(answered)  # every answered reply was stored
 
 
-@pytest.mark.slow
-def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
+def kill_9_then_rerun(tmp_path, fake: FakeProcess, args: list[str], at: int) -> tuple:
+    """A crawl with `args` killed (SIGKILL) once `at` replies are stored, then run again,
+    stores what one uninterrupted crawl stores, and fetches nothing it had stored again;
+    (the uninterrupted cache, the killed one, the queries the rerun asked)."""
     whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
-    args = ["--delay", "0.02", *FAST]
-    with FakeProcess("--synthetic", "60") as fake:
-        assert crawl("run", "--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
-        proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
-                                 str(killed), *args], env=env(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: done_count(killed) >= 15)
-        proc.kill()
-        proc.wait(10)
-        done_at_kill = set(cache.fresh_queries(cache.open_cache(killed)))
-        fake.clear_log()
-        rerun = crawl("run", "--base-url", fake.url, "--cache", str(killed), *args)
-        assert rerun.returncode == 0, rerun.stderr
-        refetched = set(gts_queries(fake.log()))
-    assert len(done_at_kill) >= 15 and not refetched & done_at_kill
+    assert crawl("run", "--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
+    proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
+                             str(killed), *args], env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: done_count(killed) >= at, timeout=60)
+    proc.kill()
+    proc.wait(10)
+    done_at_kill = set(cache.fresh_queries(cache.open_cache(killed)))
+    fake.clear_log()
+    rerun = crawl("run", "--base-url", fake.url, "--cache", str(killed), *args)
+    assert rerun.returncode == 0, rerun.stderr
+    refetched = set(gts_queries(fake.log()))
+    assert len(done_at_kill) >= at and not refetched & done_at_kill
     a, b = cache.open_cache(whole), cache.open_cache(killed)
     assert list(cache.iter_entries(a)) == list(cache.iter_entries(b))
+    return a, b, refetched
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
+    with FakeProcess("--synthetic", "60") as fake:
+        a, b, _ = kill_9_then_rerun(tmp_path, fake, ["--delay", "0.02", *FAST], at=15)
     pick = "SELECT query, outcome, sha256 FROM replies ORDER BY query"
     assert a.execute(pick).fetchall() == b.execute(pick).fetchall()
     words = cache.cache_stats(b)["words"]

@@ -14,7 +14,16 @@ from kelime.errors import CacheError
 from kelime.tdk import store as cache
 
 from .fake_tdk import FakeProcess, builtin_entries, synthetic_words
-from .test_crawl import KELIME, crawl, done_count, env, gts_queries, limited_crawl, wait_for
+from .test_crawl import (
+    KELIME,
+    crawl,
+    done_count,
+    env,
+    gts_queries,
+    kill_9_then_rerun,
+    limited_crawl,
+    wait_for,
+)
 
 #: Politeness off, as `benchmarks/crawl.py` runs it: batching on.
 IMPOLITE = ["--delay", "0", "-s", "AUTOTHROTTLE_ENABLED=false", "-s", "ROBOTSTXT_OBEY=false",
@@ -146,24 +155,10 @@ def test_a_save_failing_at_the_close_stops_with_exit_1(tmp_path):
 
 @pytest.mark.slow
 def test_kill_9_of_a_batching_crawl_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
-    whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
-    args = [*IMPOLITE, "-s", "KELIME_SAVE_BATCH=50"]
     with FakeProcess("--synthetic", "3000") as fake:
-        assert crawl("run", "--base-url", fake.url, "--cache", str(whole), *args).returncode == 0
-        proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
-                                 str(killed), *args], env=env(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: done_count(killed) >= 200, timeout=60)
-        proc.kill()
-        proc.wait(10)
-        done_at_kill = set(cache.fresh_queries(cache.open_cache(killed)))
-        fake.clear_log()
-        rerun = crawl("run", "--base-url", fake.url, "--cache", str(killed), *args)
-        assert rerun.returncode == 0, rerun.stderr
-        refetched = set(gts_queries(fake.log()))
-    assert len(done_at_kill) >= 200 and refetched and not refetched & done_at_kill
-    a, b = cache.open_cache(whole), cache.open_cache(killed)
-    assert list(cache.iter_entries(a)) == list(cache.iter_entries(b))
+        a, b, refetched = kill_9_then_rerun(
+            tmp_path, fake, [*IMPOLITE, "-s", "KELIME_SAVE_BATCH=50"], at=200)
+    assert refetched  # the batch under way when killed: fetched again
     assert dump(a) == dump(b)
     assert cache.cache_stats(b)["words"]["pending"] == 0
 

@@ -66,19 +66,24 @@ def answer(sent: list[dict]) -> tuple[int, list, bytes]:
     return start["status"], list(start["headers"]), body
 
 
-@pytest.fixture(scope="module")
-def apps(data_dir):
-    """Apps on the test lexicons, each with its lifespan run: by default; with CORS on and
-    every reply big enough to gzip; with the JSON access log."""
-    made = {"default": create_app(Settings(data=data_dir)),
-            "cors": create_app(Settings(data=data_dir, cors_origins=ORIGIN, gzip_min_bytes=10)),
-            "log": create_app(Settings(data=data_dir, access_log="json"))}
+def served_apps(data):
+    """Apps on the lexicons in `data`, each with its lifespan run while in use: by default;
+    with CORS on and every reply big enough to gzip; with the JSON access log."""
+    made = {"default": create_app(Settings(data=data)),
+            "cors": create_app(Settings(data=data, cors_origins=ORIGIN, gzip_min_bytes=10)),
+            "log": create_app(Settings(data=data, access_log="json"))}
     clients = [TestClient(app) for app in made.values()]
     for client in clients:
         client.__enter__()
     yield made
     for client in clients:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def apps(data_dir):
+    """`served_apps` on the test lexicons."""
+    yield from served_apps(data_dir)
 
 
 def spy_on(apps, path: str):

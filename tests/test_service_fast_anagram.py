@@ -12,12 +12,10 @@ import gzip
 import orjson
 import pytest
 
-from kelime.service.app import create_app
 from kelime.service.routes.anagram import ANAGRAM, searches
-from kelime.service.settings import Settings
 from tests.service_helpers import TestClient
 from tests.test_service_anagram import make_data
-from tests.test_service_fast import JSON, ORIGIN, answer, call, request, spy_on
+from tests.test_service_fast import JSON, answer, call, request, served_apps, spy_on
 from tests.test_service_health import sample
 
 GZIP = [*JSON, (b"accept-encoding", b"gzip")]
@@ -25,18 +23,8 @@ GZIP = [*JSON, (b"accept-encoding", b"gzip")]
 
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
-    """Apps on a small lexicon with an anagram index, each with its lifespan run: by
-    default; with CORS on and every reply big enough to gzip; with the JSON access log."""
-    data = make_data(tmp_path_factory.mktemp("data"))
-    made = {"default": create_app(Settings(data=data)),
-            "cors": create_app(Settings(data=data, cors_origins=ORIGIN, gzip_min_bytes=10)),
-            "log": create_app(Settings(data=data, access_log="json"))}
-    clients = [TestClient(app) for app in made.values()]
-    for client in clients:
-        client.__enter__()
-    yield made
-    for client in clients:
-        client.__exit__(None, None, None)
+    """`served_apps` on a small lexicon with an anagram index."""
+    yield from served_apps(make_data(tmp_path_factory.mktemp("data")))
 
 
 @pytest.fixture
