@@ -56,12 +56,13 @@ def test_a_row_packs_the_tiles_its_usage_takes_one_byte_per_kind(bootstrap):
                                                 for k in kinds}
 
 
-def test_rows_are_the_usages(bootstrap):
+def test_one_row_per_way_to_lay_a_word(bootstrap):
+    """No two rows of a word take the same tiles (test_anagram_split holds the rows' usages
+    equal to every way found the slow way)."""
     _, index = bootstrap
     for rack in hands(5, seed=4):
         rows = hand_rows(index, rack, 3)
-        assert [usage(index, row) for row in rows] == hand_usages(index, rack, 3)
-        assert len({row[1:4] for row in rows}) == len(rows)  # one row per multiset
+        assert rows and len({row[:4] for row in rows}) == len(rows)
 
 
 def test_the_kinds_go_rarest_first_and_the_tables_say_what_each_usage_takes(bootstrap):
