@@ -39,6 +39,7 @@ docs: install
 # anagrams and the crawl. .ci/run runs it after `make test`.
 LOWEST := .venv-lowest
 SMOKE := tests/test_service_server.py tests/test_reload.py tests/test_service_anagram.py \
+         tests/test_anagram_reply.py \
          tests/test_supervisor.py::test_admin_reload_answers_once_every_worker_switched \
          tests/test_supervisor.py::test_runtime_folder_removed_then_sighup \
          tests/test_crawl.py::test_crawl_stores_every_entry_exactly_as_sent \
@@ -48,7 +49,7 @@ lowest: install
 	$(BIN)/uv venv -q --python $(BIN)/python $(LOWEST)
 	$(BIN)/uv pip install -q --python $(LOWEST)/bin/python --resolution lowest-direct \
 		-e '.[offline]' 'pytest>=9.2' 'pytest-timeout>=2.4' 'hypothesis>=6.170'
-	@$(BIN)/uv pip list --python $(LOWEST)/bin/python | grep -iE '^(uvicorn|fastapi|starlette|scrapy|sqlite-utils|httpx|pydantic) '
+	@$(BIN)/uv pip list --python $(LOWEST)/bin/python | grep -iE '^(uvicorn|fastapi|starlette|scrapy|sqlite-utils|httpx|pydantic|numpy) '
 	$(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(SMOKE)
 
 install: $(STAMP)

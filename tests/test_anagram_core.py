@@ -12,7 +12,7 @@ import pytest
 
 CORE = ["kelime.anagram", "kelime.anagram.brute", "kelime.anagram.split", "kelime.games"]
 SHELLS = ("fastapi", "starlette", "uvicorn", "click", "rich", "httpx", "scrapy", "twisted",
-          "service", "crawler", "kelime.cli", "numpy")
+          "service", "crawler", "kelime.cli")
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -5,8 +5,8 @@ An AND or OR of two 60,000-bit sets costs about 0.3 µs, so a question about eve
 the lexicon is a few hundred such operations. Never negate a set (``~x`` makes a negative
 int and costs 10×): subtract with ``x ^ (x & y)``.
 
-    >>> ids(0b10110), first_ids(0b10110, 2), from_ids([1, 2, 4], 1)
-    ([1, 2, 4], [1, 2], 22)
+    >>> ids(0b10110), members(0b10110).tolist(), from_ids([1, 2, 4], 1)
+    ([1, 2, 4], [1, 2, 4], 22)
     >>> s = []; add(s, 0b011, 3); add(s, 0b110, 1); values(s, 3)   # 3·{0,1} + 1·{1,2}
     [3, 4, 1]
 """
@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import numpy as np
+import numpy.typing as npt
+
 _ONE = re.compile("1")
+#: Word ids as an array (`members`), ascending.
+Ids = npt.NDArray[np.intp]
 
 
 def ids(bits: int) -> list[int]:
@@ -28,17 +33,12 @@ def ids(bits: int) -> list[int]:
     return found
 
 
-def first_ids(bits: int, n: int) -> list[int]:
-    """The `n` smallest members of a set, ascending."""
-    text = bin(bits)
-    last, end = len(text) - 1, len(text)
-    found: list[int] = []
-    while len(found) < n:
-        end = text.rfind("1", 2, end)
-        if end < 0:
-            break
-        found.append(last - end)
-    return found
+def members(bits: int) -> Ids:
+    """The members of a set, ascending, as an array: what a question's listed words are read
+    from, each step one call into C over every word (~25 µs for the ~1,000 members of a
+    40,663-bit set; `ids` ~140 µs, but it is quicker for a set of a few members)."""
+    raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), np.uint8)
+    return np.unpackbits(raw, bitorder="little").view(np.bool_).nonzero()[0]
 
 
 def from_ids(members: Iterable[int], nbytes: int) -> int:

@@ -11,8 +11,10 @@ keeps its best. Scores need no word to be looked at.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..games import Game
-from .bits import add, first_ids, ids, maximum, product, top
+from .bits import Ids, add, maximum, members, product, top
 from .index import AnagramIndex
 from .plan import Plan
 from .rack import Rack
@@ -65,18 +67,21 @@ def best_scores(per_plan: list[list[int]], everyone: int) -> list[int]:
 
 
 def pick(index: AnagramIndex, everyone: int, sort: str, limit: int, low: int, high: int,
-         scores: list[int] | None) -> list[int]:
+         scores: list[int] | None) -> Ids:
     """The ids of the answer's first `limit` words, in the answer's order for `alpha` and
     `length`; for `score`, those scoring above the last listed, then those tied with it,
     each in Turkish order: sorted by score alone, stably, they are in the answer's order."""
+    if limit <= 0 or not everyone:
+        return np.empty(0, np.intp)
     if sort == "score":
         above, tied, need = top(scores or [], everyone, limit)
-        return ids(above) + first_ids(tied, need)
+        return np.concatenate((members(above), members(tied)[:need])) if need else members(above)
     if sort == "alpha":
-        return first_ids(everyone, limit)
-    chosen: list[int] = []
+        return members(everyone)[:limit]
+    chosen: list[Ids] = []
     for n in range(high, low - 1, -1):
-        if len(chosen) >= limit:
+        if limit <= 0:
             break
-        chosen += first_ids(everyone & index.length_between(n, n), limit - len(chosen))
-    return chosen
+        chosen.append(members(everyone & index.length_between(n, n))[:limit])
+        limit -= len(chosen[-1])
+    return np.concatenate(chosen) if chosen else np.empty(0, np.intp)

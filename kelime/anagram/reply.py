@@ -9,18 +9,18 @@ tile covers a square, and its value, depend only on which copy of its letter the
 holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
-*codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255), for
-its value, then one *length code* (`length_code`), worth the game's bingo bonus when the
-word is long enough; and its JSON object, UTF-8, with ``%d`` for the score and a *marker*
-byte before each letter of its tiles, one marker per copy, a byte that JSON text made of
-the alphabet never holds (a control character, or a byte UTF-8 never uses for these
-letters): ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question only
-computes the scores (``bytes.translate`` and ``sum``: value and bonus at once), sorts
-them stably when by score (`rank.pick` gives the rest of the order), joins the listed
-words' objects, formats the scores in with one ``%``, and makes the markers into text with
-one more ``bytes.translate``: a copy the rack holds as a real tile is deleted, the others
-become ``?``, the blank's mark. Each
-step is one call into C over all the words; nothing is decoded or encoded:
+*codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255; 0
+pads a row of the codes' table), and its length; and its JSON object, UTF-8, with ``%d``
+for the score and a *marker* byte before each letter of its tiles, one marker per copy, a
+byte that JSON text made of the alphabet never holds (a control character, or a byte UTF-8
+never uses for these letters): ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``.
+A question takes the listed words' rows of codes (a NumPy array, `bits.members`), looks up
+what each code is worth under the rack and sums each row (the tiles' value; × the game's
+factor + its bonus by length: the score), sorts them stably when by score (`rank.pick`
+gives the rest of the order), joins the listed words' objects, formats the scores in with
+one ``%``, and makes the markers into text with one ``bytes.translate``: a copy the rack
+holds as a real tile is deleted, the others become ``?``, the blank's mark. Each step is
+one call into C over all the words; nothing is decoded or encoded:
 
     >>> from kelime.anagram.index import AnagramIndex, build_index
     >>> from kelime.anagram.query import make_query
@@ -35,63 +35,62 @@ The bytes are exactly ``orjson.dumps({"lexicon": …, **search(…).as_dict()})`
 (tests/test_anagram_reply.py holds them equal on random lexicons, racks, patterns and
 sorts). What the tables cannot describe — a pattern, two-letter tiles, an index with more
 letter copies than marker bytes (105 copies in the 40,831-word lexicon, ~150 markers), a
-tile worth 256 or more — is answered by `search` and orjson.
+score that may not fit in 63 bits — is answered by `search` and orjson.
 
 A word's codes and object cost ~170 bytes, kept once the word has been in an answer: 7 MB
 once every word of a 40,831-word lexicon has, and filling them all would take ~0.5 s. A
 1,000-word answer (5 letters and ``??``) makes a few objects, not thousands: the worker's
 full garbage collections (~55 ms each) went from 17 to 1 in 2,100 requests
-(benchmarks/anagram_http.py measures it over HTTP).
+(benchmarks/anagram_http.py measures it over HTTP). Reading the listed ids, scoring and
+sorting them as arrays (NumPy) rather than a Python object a word halved the reply again:
+~0.75 to ~0.38 ms for a 1,000-word answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import repeat
-from operator import add, itemgetter, mul
-from typing import cast
 
+import numpy as np
+import numpy.typing as npt
 import orjson
 
 from ..games import Game
+from .bits import Ids
 from .index import AnagramIndex
 from .query import Query
 from .rack import BLANK, Rack
 from .search import answer, choose
 
-#: A (score, object) pair's parts.
-_SCORE, _OBJECT = itemgetter(0), itemgetter(1)
-#: Codes are bytes below CODES.
-CODES = 256
+#: Codes are bytes below CODES; code PAD fills a word's row of codes past its letters.
+CODES, PAD = 256, 0
 #: Printable ASCII, which the JSON around the letters is made of: never a marker.
 PRINTABLE = frozenset(range(0x20, 0x7F))
 #: The most words listed, and excluded, in a question `Replies.quick` calls quick.
 QUICK_WORDS, QUICK_EXCLUDE = 1000, 10
+#: Scores are summed in these: a game whose scores might not fit is not `Scoring.fits`.
+SCORE = np.int64
 
-
-def length_code(n: int) -> int:
-    """The code a word of `n` letters ends with (below CODES, above every copy's)."""
-    return CODES - 1 - n
+Scores = npt.NDArray[np.int64]
 
 
 class Scoring:
-    """What a game makes of a word's codes: a word scores the sum of its codes' `worth`
-    (the rack's real tiles' values put in, see `Replies._worth`) when the game is `summed`
-    (its length code adds the bingo bonus); else that value × `factor` + `bonus` by its
-    length."""
+    """What a game makes of a word's codes: its tiles are worth the sum of its codes' `worth`
+    (the rack's real tiles' values put in, see `Replies._worth`), and it scores that ×
+    `factor` + `bonus` by its length."""
 
     def __init__(self, game: Game, max_length: int, first: Mapping[str, int]):
         self.game = game
         self.value = {letter: game.tile_value(letter) for letter in first}
-        self.bonus = [game.score_parts(0, n, n) for n in range(max_length + 1)]
-        self.factor = [game.score_parts(1, n, n) - self.bonus[n] for n in range(max_length + 1)]
-        self.summed = set(self.factor) <= {1} and all(0 <= b < CODES for b in self.bonus)
-        #: every tile's value is a byte (else the tables cannot describe the game)
-        self.fits = all(0 <= v < CODES for v in [*self.value.values(), game.blank_value])
-        worth = bytearray([game.blank_value if self.fits else 0] * CODES)
-        for n in range(max_length + 1):
-            worth[length_code(n)] = self.bonus[n] if self.summed else 0
-        self.worth = bytes(worth)
+        bonus = [game.score_parts(0, n, n) for n in range(max_length + 1)]
+        factor = [game.score_parts(1, n, n) - b for n, b in enumerate(bonus)]
+        self.bonus, self.factor = np.array(bonus, SCORE), np.array(factor, SCORE)
+        worth = np.full(CODES, game.blank_value, SCORE)
+        worth[PAD] = 0
+        self.worth: Scores = worth
+        most = max([*self.value.values(), game.blank_value, 0])
+        #: no word's score overflows SCORE (n tiles worth `most` at most, × its factor)
+        self.fits = all(0 <= n * most * f + b < 2 ** 62
+                        for n, (f, b) in enumerate(zip(factor, bonus)))
 
 
 def _bare(letter: str) -> bool:
@@ -114,16 +113,20 @@ class Replies:
                       for letter in index.alphabet.letters}
         used = PRINTABLE.union(*(letter.encode() for letter in index.alphabet.letters))
         markers = [b for b in range(CODES) if b not in used]
-        self.describable = (len(self.copies) < length_code(index.max_length)
-                            and len(self.copies) <= len(markers)
+        self.describable = (len(self.copies) < CODES and len(self.copies) <= len(markers)
                             and all(map(_bare, index.alphabet.letters)))
         marks = bytes(markers[:len(self.copies)])
-        self._marker = [0, *marks]  # code → its marker byte
+        self._marker = bytes([0, *marks])  # code → its marker byte
         # every marker a blank's `?` (a rack's real tiles' markers are deleted)
         self._blanks = bytes.maketrans(marks, BLANK.encode() * len(marks))
-        self._codes: list[bytes | None] = [None] * len(index)
+        # the codes of word i down column i (PAD below its last letter: a listed word's
+        # codes are summed down columns, in one pass of the words a row), its length,
+        # whether it has been filled in, and its JSON object, by word id
+        self._codes = np.zeros((index.max_length, len(index)), np.uint8)
+        self._lengths = np.zeros(len(index), np.intp)
+        self._filled = np.zeros(len(index), np.bool_)
         # {"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},
-        self._objects: list[bytes | None] = [None] * len(index)
+        self._objects: npt.NDArray[np.object_] = np.full(len(index), None, object)
         self._scoring_of: Scoring | None = None  # the last game's
 
     def reply(self, query: Query, game: Game) -> bytes:
@@ -139,7 +142,7 @@ class Replies:
 
     def quick(self, query: Query, game: Game) -> bool:
         """Whether `reply` takes a few milliseconds at most: a plain question (a search of
-        ~0.2-0.6 ms and 1-2 µs a word listed) of at most QUICK_WORDS words and QUICK_EXCLUDE
+        ~0.1-0.3 ms and ~0.3 µs a word listed) of at most QUICK_WORDS words and QUICK_EXCLUDE
         words to exclude (up to ~130 µs each to find in the index)."""
         return (self.plain(query, game) and query.limit <= QUICK_WORDS
                 and len(query.exclude) <= QUICK_EXCLUDE)
@@ -155,45 +158,39 @@ class Replies:
             self._scoring_of = Scoring(game, self.index.max_length, self._first)
         return self._scoring_of
 
-    def _worth(self, rack: Rack, scoring: Scoring) -> tuple[bytes, bytes]:
-        """code → what it adds to a word's score under this rack (a `bytes.translate`
-        table), and the markers of the copies the rack holds as real tiles. Every copy of a
-        letter is a blank's unless the rack holds that many."""
-        worth, real = bytearray(scoring.worth), bytearray()
+    def _worth(self, rack: Rack, scoring: Scoring) -> tuple[Scores, bytes]:
+        """code → what it adds to a word's tiles' value under this rack, and the markers of
+        the copies the rack holds as real tiles. Every copy of a letter is a blank's unless
+        the rack holds that many."""
+        worth, real = scoring.worth.copy(), bytearray()
         for letter, n in rack.letters.items():
             first = self._first.get(letter)
             if first is None:  # a letter no word holds covers no square
                 continue
-            value = scoring.value[letter]
-            for code in range(first, first + min(n, self._held[letter])):
-                worth[code] = value
-                real.append(self._marker[code])
-        return bytes(worth), bytes(real)
+            last = first + min(n, self._held[letter])
+            worth[first:last] = scoring.value[letter]
+            real += self._marker[first:last]
+        return worth, bytes(real)
 
-    def _words(self, query: Query, game: Game, chosen: list[int]) -> bytes:
+    def _words(self, query: Query, game: Game, chosen: Ids) -> bytes:
         """The listed words' JSON objects, in order, comma-separated: each step taken over
         all of them at once, in C (see above). `chosen` is in the answer's order but for
         scores (`rank.pick`), which one stable sort puts first."""
-        kept = list(map(self._codes.__getitem__, chosen))
-        if None in kept:
-            kept = [code or self._fill(i) for code, i in zip(kept, chosen)]
-        codes = cast(list[bytes], kept)  # every one filled
+        for i in chosen[~self._filled[chosen]].tolist():
+            self._fill(i)
         scoring = self._scoring(game)
         worth, real = self._worth(query.rack, scoring)
-        scores = list(map(sum, map(bytes.translate, codes, repeat(worth))))
-        if not scoring.summed:  # score = value × factor + bonus, by word length
-            lengths = [len(code) - 1 for code in codes]
-            scores = list(map(add, map(mul, scores, map(scoring.factor.__getitem__, lengths)),
-                              map(scoring.bonus.__getitem__, lengths)))
-        objects = map(self._objects.__getitem__, chosen)
+        lengths = self._lengths[chosen]
+        scores = (worth.take(self._codes.take(chosen, axis=1)).sum(axis=0)
+                  * scoring.factor[lengths] + scoring.bonus[lengths])
         if query.sort == "score":  # best first; equal scores keep `chosen`'s Turkish order
-            pairs = sorted(zip(scores, objects), key=_SCORE, reverse=True)
-            objects, scores = map(_OBJECT, pairs), list(map(_SCORE, pairs))
-        text = b"".join(objects) % tuple(scores)  # type: ignore[arg-type]
+            order = np.argsort(-scores, kind="stable")
+            chosen, scores = chosen[order], scores[order]
+        text = b"".join(self._objects.take(chosen).tolist()) % tuple(scores.tolist())
         return text[:-1].translate(self._blanks, real)  # no comma after the last
 
-    def _fill(self, i: int) -> bytes:
-        """Word `i`'s codes and its JSON object, kept."""
+    def _fill(self, i: int) -> None:
+        """Word `i`'s codes, length and JSON object, kept."""
         seen: dict[str, int] = {}
         codes, tiles = bytearray(), []
         word = self.index.word(i)
@@ -202,8 +199,8 @@ class Replies:
             seen[letter] = k + 1
             codes.append(self._first[letter] + k)
             tiles.append(b'"%c%s"' % (self._marker[codes[-1]], letter.encode()))
-        codes.append(length_code(len(word)))
         self._objects[i] = b'{"word":"%s","score":%%d,"tiles":[%s]},' % (word.encode(),
                                                                           b",".join(tiles))
-        code = self._codes[i] = bytes(codes)
-        return code
+        self._codes[:len(codes), i] = np.frombuffer(codes, np.uint8)
+        self._lengths[i] = len(word)
+        self._filled[i] = True

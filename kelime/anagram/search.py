@@ -29,7 +29,7 @@ from operator import mul, sub
 from typing import Any, NamedTuple
 
 from ..games import DEFAULT_GAME, Game, get_game
-from .bits import from_ids
+from .bits import Ids, from_ids
 from .index import AnagramIndex
 from .limits import Limits
 from .plan import Plan, plans
@@ -155,7 +155,7 @@ def scores(index: AnagramIndex, query: Query, game: Game, found: Planned,
                         for p, m in found], everyone)
 
 
-def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[Planned, int, list[int]]:
+def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[Planned, int, Ids]:
     """(each plan with its words, every word of the answer, the ids of those listed)."""
     found = planned(index, query, game)
     everyone = 0
@@ -169,9 +169,9 @@ def choose(index: AnagramIndex, query: Query, game: Game) -> tuple[Planned, int,
 
 
 def answer(index: AnagramIndex, query: Query, game: Game, found: Planned, everyone: int,
-           chosen: list[int]) -> Answer:
+           chosen: Ids) -> Answer:
     """The Answer `choose` chose, each listed word laid its best way."""
-    hits = [(_hit(index, game, query, found, i), i) for i in chosen]
+    hits = [(_hit(index, game, query, found, i), i) for i in chosen.tolist()]
     count = everyone.bit_count()
     return Answer(count, count > len(hits), tuple(_order(hits, query.sort, len(index))))
 
