@@ -133,6 +133,7 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
     # Scrapy's handler drops what is under LOG_LEVEL, but its loggers still build a record
     # for every request and item ("Crawled", "Scraped from": ~2 a page) unless told.
     logging.getLogger("scrapy").setLevel(process.settings["LOG_LEVEL"])
+    logging.getLogger("scrapy.downloadermiddlewares.redirect").addFilter(_not_about_referer)
     crawler = process.create_crawler(TdkSpider)
     started = time.monotonic()
     process.crawl(crawler, base_url=base_url, queued=queued, fresh=fresh,
@@ -145,6 +146,15 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
         say(text)
         code = code or (EXIT_STOPPED if refused else EXIT_OK)
     return code
+
+
+def _not_about_referer(record: logging.LogRecord) -> bool:
+    """Drops RedirectMiddleware's warning, at every crawl's start, that no RefererMiddleware
+    runs and a redirect drops the Referer header: the crawl sends none on purpose
+    (REFERER_ENABLED is off; settings.py). Scrapy warns even when `handle_referer` is
+    overridden, its hook for this, so the one warning is filtered, nothing else."""
+    text = record.getMessage()
+    return not ("found no" in text and "RefererMiddleware" in text)
 
 
 #: A refresh may retire at most this share of the words of the last accepted list (or, with

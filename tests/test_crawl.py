@@ -99,6 +99,13 @@ def test_crawl_stores_every_entry_exactly_as_sent(faulty):
     assert {e["madde"] for e in cache.entries_for_word(db, "adet")} == {"adet", "âdet"}
 
 
+def test_a_crawl_says_nothing_of_the_referer_it_never_sends(faulty):
+    """REFERER_ENABLED is off on purpose; Scrapy's RedirectMiddleware warned of it at the
+    start of every crawl, and told the operator to change the middlewares."""
+    _, _, result, _ = faulty
+    assert result.returncode == 0 and "Referer" not in result.stderr, result.stderr
+
+
 @pytest.mark.slow
 def test_crawl_outcomes(faulty):
     _, path, result, _ = faulty
