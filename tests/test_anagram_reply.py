@@ -115,6 +115,40 @@ def test_what_the_tables_cannot_describe_goes_the_general_way():
         assert b'"score":%d' % (k + 3) in Replies(small, INFO).reply(query, rich)
 
 
+def outcome(make, *args):
+    """The bytes `make(*args)` returns, or the kind of error it raises."""
+    try:
+        return make(*args)
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return type(e)
+
+
+def test_numbers_beyond_63_bits_go_the_general_way_and_never_wrap_around():
+    """A bingo or a blank worth 2 ** 63 or more (a deployment's profile may say so, and
+    orjson writes scores up to 2 ** 64 - 1) is not refused before the question is even
+    answered, and a tile worth less than nothing (a Game made in Python) does not wrap a
+    score below -2 ** 63 round into a large one: the same bytes as the general path, or
+    the same error. A tile worth a little less than nothing still fits the tables."""
+    index = AnagramIndex.from_buffer(build_index(["araba", "kale", "kalemli", "lale"]))
+    game = get_game("kelimelik")
+    for rich, rack, sort, plain in [
+            (replace(game, bingo_bonus=10 ** 19), "kalemli", "score", False),
+            (replace(game, bingo_bonus=2 ** 64), "kale", "score", False),
+            (replace(game, blank_value=2 ** 63), "kale", "score", False),
+            (replace(game, letter_values={**game.letter_values, "a": -2 ** 62}), "araba",
+             "alpha", False),
+            (replace(game, letter_values={**game.letter_values, "a": -1}), "araba", "alpha",
+             True)]:
+        query = make_query(rack, rich, index.alphabet, sort=sort)
+        replies = Replies(index, INFO)
+        assert replies.plain(query, rich) is plain, rack
+        assert outcome(replies.reply, query, rich) == outcome(general, index, query, rich), (
+            rack, rich.bingo_bonus, rich.blank_value)
+    rich = replace(game, bingo_bonus=10 ** 19)
+    assert b'"score":%d' % rich.score(list("kalemli")) in Replies(index, INFO).reply(
+        make_query("kalemli", rich, index.alphabet), rich)
+
+
 def test_a_lexicons_json_reply_is_its_dict_reply_serialised(tmp_path):
     words = ["kol", "kale", "kalem", "ela", "kel", "ak", "elma", "alem", "lale", "kitap"]
     write_lexicon(compile_words([Candidate(w) for w in words]), tmp_path, "tr",

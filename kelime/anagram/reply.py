@@ -69,6 +69,8 @@ PRINTABLE = frozenset(range(0x20, 0x7F))
 QUICK_WORDS, QUICK_EXCLUDE = 1000, 10
 #: Scores are summed in these: a game whose scores might not fit is not `Scoring.fits`.
 SCORE = np.int64
+#: Every number a score is made of stays below this, either way (SCORE holds ±2 ** 63).
+BOUND = 2 ** 62
 
 Scores = npt.NDArray[np.int64]
 
@@ -83,14 +85,20 @@ class Scoring:
         self.value = {letter: game.tile_value(letter) for letter in first}
         bonus = [game.score_parts(0, n, n) for n in range(max_length + 1)]
         factor = [game.score_parts(1, n, n) - b for n, b in enumerate(bonus)]
+        values = [*self.value.values(), game.blank_value]
+        ends = (min(0, *values), max(0, *values))
+        #: no word's score, nor its tiles' value, overflows SCORE: n tiles are worth
+        #: between n × the least and n × the most a tile is (a tile can be worth less
+        #: than nothing in a Game made in Python), × its factor, + its bonus
+        self.fits = all(-BOUND < x < BOUND for x in values) and all(
+            -BOUND < x < BOUND for n, (f, b) in enumerate(zip(factor, bonus)) for v in ends
+            for x in (n * v, n * v * f + b))
+        if not self.fits:  # the tables are never asked; none of it would fit in them
+            bonus = factor = [0] * (max_length + 1)
         self.bonus, self.factor = np.array(bonus, SCORE), np.array(factor, SCORE)
-        worth = np.full(CODES, game.blank_value, SCORE)
+        worth = np.full(CODES, game.blank_value if self.fits else 0, SCORE)
         worth[PAD] = 0
         self.worth: Scores = worth
-        most = max([*self.value.values(), game.blank_value, 0])
-        #: no word's score overflows SCORE (n tiles worth `most` at most, × its factor)
-        self.fits = all(0 <= n * most * f + b < 2 ** 62
-                        for n, (f, b) in enumerate(zip(factor, bonus)))
 
 
 def _bare(letter: str) -> bool:
