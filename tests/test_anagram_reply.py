@@ -128,7 +128,8 @@ def test_numbers_beyond_63_bits_go_the_general_way_and_never_wrap_around():
     orjson writes scores up to 2 ** 64 - 1) is not refused before the question is even
     answered, and a tile worth less than nothing (a Game made in Python) does not wrap a
     score below -2 ** 63 round into a large one: the same bytes as the general path, or
-    the same error. A tile worth a little less than nothing still fits the tables."""
+    the same error. A tile worth a little less than nothing still fits the tables; one worth
+    1.5 does not, nor a bonus of 0.5 (an int64 would make them 1 and 0)."""
     index = AnagramIndex.from_buffer(build_index(["araba", "kale", "kalemli", "lale"]))
     game = get_game("kelimelik")
     for rich, rack, sort, plain in [
@@ -138,7 +139,10 @@ def test_numbers_beyond_63_bits_go_the_general_way_and_never_wrap_around():
             (replace(game, letter_values={**game.letter_values, "a": -2 ** 62}), "araba",
              "alpha", False),
             (replace(game, letter_values={**game.letter_values, "a": -1}), "araba", "alpha",
-             True)]:
+             True),
+            (replace(game, letter_values={**game.letter_values, "a": 1.5}), "araba", "alpha",
+             False),
+            (replace(game, bingo_bonus=0.5), "kalemli", "alpha", False)]:
         query = make_query(rack, rich, index.alphabet, sort=sort)
         replies = Replies(index, INFO)
         assert replies.plain(query, rich) is plain, rack

@@ -87,10 +87,12 @@ class Scoring:
         factor = [game.score_parts(1, n, n) - b for n, b in enumerate(bonus)]
         values = [*self.value.values(), game.blank_value]
         ends = (min(0, *values), max(0, *values))
-        #: no word's score, nor its tiles' value, overflows SCORE: n tiles are worth
-        #: between n × the least and n × the most a tile is (a tile can be worth less
-        #: than nothing in a Game made in Python), × its factor, + its bonus
-        self.fits = all(-BOUND < x < BOUND for x in values) and all(
+        #: every number a whole one (a Game made in Python may say 1.5), and no word's
+        #: score, nor its tiles' value, overflows SCORE: n tiles are worth between n × the
+        #: least and n × the most a tile is (a tile can be worth less than nothing in a
+        #: Game made in Python), × its factor, + its bonus
+        self.fits = all(isinstance(x, int) for x in [*values, *bonus, *factor]) and all(
+            -BOUND < x < BOUND for x in values) and all(
             -BOUND < x < BOUND for n, (f, b) in enumerate(zip(factor, bonus)) for v in ends
             for x in (n * v, n * v * f + b))
         if not self.fits:  # the tables are never asked; none of it would fit in them
