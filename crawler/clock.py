@@ -11,6 +11,7 @@ or httpx: both shells use it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -23,6 +24,13 @@ from kelime.tdk import store
 
 #: How often a waiting request looks at the clock again (seconds).
 POLL = 0.05
+#: How a crawl names itself on the clock (`crawl_holder`).
+CRAWL = "crawl pid "
+
+
+def crawl_holder() -> str:
+    """This process's name on the clock, as a crawl."""
+    return f"{CRAWL}{os.getpid()}"
 
 
 def gap_after(delay: float, took: float, cap: float) -> float:

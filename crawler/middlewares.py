@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -21,7 +20,7 @@ from scrapy.utils.defer import deferred_from_coro
 from kelime.tdk import store
 from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
 
-from .clock import POLL, Clock, gap_after
+from .clock import POLL, Clock, crawl_holder, gap_after
 from .failures import (
     AT_ONCE,
     BREAKER,
@@ -139,7 +138,7 @@ class Pacing:
         self.in_flight = 0  # our requests sent and not yet ended
         self.claimed_at = -HOLD  # when we last claimed the clock (see `holding`)
         # the clock is read in the reactor's thread: never wait long for another writer
-        self.clock = Clock(s.get("KELIME_CACHE"), f"crawl pid {os.getpid()}", create=True,
+        self.clock = Clock(s.get("KELIME_CACHE"), crawl_holder(), create=True,
                            lease=2.0 * s.getfloat("DOWNLOAD_TIMEOUT"),
                            timeout=min(1.0, s.getfloat(store.BUSY_TIMEOUT_SETTING)))
         crawler.signals.connect(self._bytes, signal=signals.bytes_received)

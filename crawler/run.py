@@ -15,6 +15,7 @@ from pathlib import Path
 from kelime.tdk import store as cache
 from kelime.tdk.replies import query_for
 
+from .clock import CRAWL, crawl_holder
 from .middlewares import REQUESTS
 from .progress import snapshot
 
@@ -113,6 +114,10 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
     from .spider import TdkSpider
 
     db = cache.open_cache(cache_path, create=True)
+    # we hold the crawl lock: a crawl's hold on the clock is a dead one's (see free_turns);
+    # it ends one gap from now, as if its request in flight ended now
+    cache.free_turns(db, CRAWL, crawl_holder(), time.time() + float(
+        settings.get("DOWNLOAD_DELAY", 0)))
     began = cache.next_second()  # what the refresh names from here on is newer than the rest
     if words is not None:
         words = [q for q in dict.fromkeys(query_for(w) for w in words) if q]

@@ -132,10 +132,13 @@ LOCKED = {"DOWNLOAD_VERIFY_CERTIFICATES": _TRUST, "DOWNLOADER_CLIENTCONTEXTFACTO
 
 
 #: Settings `-s` may set only to a number in a range (the pipeline's batching: a value
-#: outside it was taken silently as "never batch", or ended the crawl in a traceback, exit 0).
+#: outside it was taken silently as "never batch", or ended the crawl in a traceback).
 BOUNDED: dict[str, tuple[type, float, float]] = {
     "KELIME_SAVE_BATCH": (int, 1, 100_000),  # replies (1: never batch)
     "KELIME_SAVE_INTERVAL": (float, 0.0, 3600.0),  # seconds
+    # read by kelime's own pacing too (the gap, the clock's lease): `abc` was a traceback
+    "DOWNLOAD_DELAY": (float, 0.0, 86_400.0),
+    "DOWNLOAD_TIMEOUT": (float, 0.001, 86_400.0),
 }
 
 

@@ -286,6 +286,24 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_crawl(tmp_path):
     assert (words["pending"], words["disallowed"]) == (0, 1)  # robots.txt's word: not pending
 
 
+def test_a_crawl_after_one_killed_mid_request_does_not_wait_out_its_lease(tmp_path):
+    """A crawl killed mid-request leaves its hold on the cache's politeness clock for a lease
+    of 2 × DOWNLOAD_TIMEOUT (a minute by default): the next crawl waited it out before its
+    first request. Here the lease is two hours: the crawl must not wait for it (it holds
+    the crawl lock, so the holder is dead) but leave one gap, then crawl."""
+    path = tmp_path / "c.sqlite"
+    words = tmp_path / "words.txt"
+    words.write_text("kitap\nkalem\n")
+    db = cache.open_cache(path, create=True)
+    assert cache.take_turn(db, "crawl pid 999999999", time.time(), 7200.0) == 0
+    db.close()
+    with FakeProcess() as fake:
+        done = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words", str(words),
+                     "--delay", "0.05", "-s", "DOWNLOAD_TIMEOUT=3600", *FAST[:2], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert {r["query"] for r in cache.open_cache(path)["replies"].rows} == {"kitap", "kalem"}
+
+
 @pytest.mark.slow
 def test_crawl_then_build_then_check(faulty, tmp_path):
     """The maintainer's loop: crawl → `kelime build --cache` → `kelime check`."""

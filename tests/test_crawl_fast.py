@@ -195,10 +195,11 @@ def test_a_look_up_beside_a_crawl_with_politeness_off_is_never_in_flight_with_it
                                      "KELIME_SAVE_BATCH=abc", "KELIME_SAVE_BATCH=1.5",
                                      "KELIME_SAVE_BATCH=100000000000000000000",
                                      "KELIME_SAVE_INTERVAL=abc", "KELIME_SAVE_INTERVAL=-1",
-                                     "KELIME_SAVE_INTERVAL=NaN"])
-def test_a_bad_batching_setting_is_refused_before_crawling(tmp_path, setting):
+                                     "KELIME_SAVE_INTERVAL=NaN", "DOWNLOAD_DELAY=abc",
+                                     "DOWNLOAD_DELAY=-1", "DOWNLOAD_TIMEOUT=0"])
+def test_a_bad_pacing_setting_is_refused_before_crawling(tmp_path, setting):
     """0 and -1 were taken as "never batch" without a word, "abc" ended the crawl in a
-    traceback with exit 0; now each is a usage error naming the setting and its range."""
+    traceback; now each is a usage error naming the setting and its range."""
     path = tmp_path / "c.sqlite"
     done = crawl("run", "--base-url", "http://127.0.0.1:9", "--cache", str(path),
                  *IMPOLITE, "-s", setting)

@@ -610,6 +610,26 @@ def test_the_politeness_clock_serves_one_request_at_a_time_and_whoever_waited_ne
     assert cache.take_turn(db, "crawl", 102.2, 60) == pytest.approx(60 - 0.1)
 
 
+def test_a_crawl_starting_ends_a_dead_crawls_hold_but_not_a_look_ups(db):
+    """A crawl killed mid-request held the clock for its whole lease: the next crawl (which
+    holds the crawl lock, so no other crawl lives) waited it out, a minute, before its first
+    request. `free_turns` ends a dead crawl's hold, and its place in line, one gap from now;
+    a look-up's hold and its place in line stay."""
+    assert cache.take_turn(db, "crawl pid 1", 100.0, 60) == 0  # then killed, in flight
+    cache.free_turns(db, "crawl pid ", "crawl pid 2", 100.5 + 1.0)  # restarted at 100.5
+    assert cache.take_turn(db, "crawl pid 2", 101.0, 60) == pytest.approx(0.5)  # the gap
+    assert cache.take_turn(db, "crawl pid 2", 101.5, 60) == 0
+    cache.free_turns(db, "crawl pid ", "crawl pid 2", 101.6)  # never its own
+    assert cache.take_turn(db, "look-up pid 3", 101.7, 60) == pytest.approx(60 - 0.2)
+
+    assert cache.take_turn(db, "look-up pid 3", 200.0, 60) == 0  # a look-up in flight
+    assert cache.take_turn(db, "crawl pid 1", 200.1, 60) > 0  # waits: it is next in line
+    cache.free_turns(db, "crawl pid ", "crawl pid 2", 201.0)  # crawl pid 1 killed waiting
+    assert cache.take_turn(db, "crawl pid 2", 200.2, 60) == pytest.approx(60 - 0.2)
+    cache.end_turn(db, "look-up pid 3", 200.5, 0.0)
+    assert cache.take_turn(db, "crawl pid 2", 200.6, 60) == 0  # not behind the dead one
+
+
 def test_an_enumeration_begun_right_after_an_import_still_retires_what_it_does_not_name(
         tmp_path):
     """Times are kept to the second: a refresh begun in the second an import wrote took the

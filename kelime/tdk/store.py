@@ -651,6 +651,20 @@ def take_turn(db: sqlite_utils.Database, me: str, now: float, lease: float) -> f
         return 0.0
 
 
+def free_turns(db: sqlite_utils.Database, prefix: str, me: str, until: float) -> None:
+    """The holders named ``prefix…`` but `me` are gone: their hold on the clock, and their
+    place in line, end by `until` at the latest. (A crawl starts holding the cache's crawl
+    lock, so no other crawl lives: one killed mid-request left its lease behind, and the
+    next crawl waited out the rest of it, a minute by default, before its first request.)"""
+    with write_tx(db):
+        db.execute("UPDATE pacing SET next_at = min(next_at, :until), holder = NULL "
+                   "WHERE id = 1 AND holder != :me AND substr(holder, 1, :n) = :prefix",
+                   {"until": until, "me": me, "n": len(prefix), "prefix": prefix})
+        db.execute("UPDATE pacing SET waiting = NULL, waiting_at = NULL WHERE id = 1 AND "
+                   "waiting != :me AND substr(waiting, 1, :n) = :prefix",
+                   {"me": me, "n": len(prefix), "prefix": prefix})
+
+
 def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None:
     """`me`'s request ended at `now`: no one may start another for `gap` seconds."""
     with write_tx(db):
