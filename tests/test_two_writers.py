@@ -138,7 +138,7 @@ def test_processes_creating_one_new_cache_at_once_all_succeed(tmp_path):
 # --- the real thing: a crawl while four `kelime define --refresh` loops write beside it ----
 
 DEFINED = ["kitap", "adet", "inek", "kalem"]  # in the crawl's word list too: same rows
-DEFINES_PER_LOOP = 8
+DEFINES_PER_LOOP = 4
 
 
 def gts_queries(log) -> list[str]:
