@@ -10,17 +10,18 @@ holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
 *codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255; 0
-pads a row of the codes' table), and its length; and its JSON object, UTF-8, with ``%d``
-for the score and a *marker* byte before each letter of its tiles, one marker per copy, a
-byte that JSON text made of the alphabet never holds (a control character, or a byte UTF-8
-never uses for these letters): ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``.
-A question takes the listed words' rows of codes (a NumPy array, `bits.members`), looks up
-what each code is worth under the rack and sums each row (the tiles' value; × the game's
-factor + its bonus by length: the score), sorts them stably when by score (`rank.pick`
-gives the rest of the order), joins the listed words' objects, formats the scores in with
-one ``%``, and makes the markers into text with one ``bytes.translate``: a copy the rack
-holds as a real tile is deleted, the others become ``?``, the blank's mark. Each step is
-one call into C over all the words; nothing is decoded or encoded:
+pads the word's column of the codes' table), and its length; and its JSON object, UTF-8,
+with ``%d`` for the score and a *marker* byte before each letter of its tiles, one marker
+per copy, a byte that JSON text made of the alphabet never holds (a control character, or
+a byte UTF-8 never uses for these letters):
+``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question takes the listed
+words' columns of codes (the ids a NumPy array, `bits.members`), looks up what each code
+is worth under the rack and sums each column (the tiles' value; × the game's factor + its
+bonus by length: the score), sorts them stably when by score (`rank.pick` gives the rest
+of the order), joins the listed words' objects, formats the scores in with one ``%``, and
+makes the markers into text with one ``bytes.translate``: a copy the rack holds as a real
+tile is deleted, the others become ``?``, the blank's mark. Each step is one call into C
+over all the words; nothing is decoded or encoded:
 
     >>> from kelime.anagram.index import AnagramIndex, build_index
     >>> from kelime.anagram.query import make_query
@@ -61,7 +62,7 @@ from .query import Query
 from .rack import BLANK, Rack
 from .search import answer, choose
 
-#: Codes are bytes below CODES; code PAD fills a word's row of codes past its letters.
+#: Codes are bytes below CODES; code PAD fills a word's column of codes past its letters.
 CODES, PAD = 256, 0
 #: Printable ASCII, which the JSON around the letters is made of: never a marker.
 PRINTABLE = frozenset(range(0x20, 0x7F))
