@@ -8,23 +8,17 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kelime.anagram import AnagramIndex, build_index, make_query
 from kelime.anagram.brute import brute_search
 from kelime.anagram.query import SORTS
 from kelime.anagram.search import choose, search
-from tests.test_anagram_support import games, lexicons, questions, rack_text
+from tests.test_anagram_support import asked
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_picks_order_sorted_stably_by_score_is_the_answers_order(data):
-    lexicon = data.draw(lexicons)
-    game = data.draw(games)
-    tiles, pattern = data.draw(questions(lexicon, game))
-    index = AnagramIndex.from_buffer(build_index(lexicon))
-    query = make_query(rack_text(tiles), game, index.alphabet, pattern=pattern,
-                       sort=data.draw(st.sampled_from(SORTS)),
-                       limit=data.draw(st.sampled_from([0, 1, 2, 5, 100])))
+    lexicon, game, index, query = data.draw(asked(lambda _: st.fixed_dictionaries(
+        {"sort": st.sampled_from(SORTS), "limit": st.sampled_from([0, 1, 2, 5, 100])})))
     _, _, chosen = choose(index, query, game)
     answer = search(index, query, game)
     score = {index.id_of(hit.word): hit.score for hit in answer.words}

@@ -18,7 +18,7 @@ from kelime.anagram.reply import Replies
 from kelime.games import get_game
 from kelime.lexicon import Candidate, Lexicon, compile_words, write_lexicon
 from kelime.normalize import TURKISH
-from tests.test_anagram_support import games, lexicons, questions, rack_text
+from tests.test_anagram_support import asked
 
 INFO = {"name": "tr", "version": "test", "sha256": "0" * 64, "words": 0}
 
@@ -39,12 +39,7 @@ def options(draw, lexicon: list[str]) -> dict:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_the_reply_is_the_general_paths_bytes(data):
-    lexicon = data.draw(lexicons)
-    game = data.draw(games)
-    tiles, pattern = data.draw(questions(lexicon, game))
-    index = AnagramIndex.from_buffer(build_index(lexicon))
-    query = make_query(rack_text(tiles), game, index.alphabet, pattern=pattern,
-                       **data.draw(options(lexicon)))
+    _, game, index, query = data.draw(asked(options))
     assert Replies(index, INFO).reply(query, game) == general(index, query, game)
 
 
@@ -91,7 +86,7 @@ def test_every_words_kept_json_is_the_general_paths_with_real_tiles_and_with_bla
             query = make_query(rack, game, index.alphabet, mode="exact", limit=1000)
             assert replies.quick(query, game)
             assert replies.reply(query, game) == general(index, query, game), rack
-    assert all(replies._filled)  # every word's kept JSON was checked
+    assert replies._lengths.all()  # every word's kept JSON was checked
 
 
 def test_what_the_tables_cannot_describe_goes_the_general_way():

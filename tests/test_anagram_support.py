@@ -9,7 +9,8 @@ from dataclasses import replace
 from hypothesis import strategies as st
 
 from kelime.anagram.brute import layings
-from kelime.anagram.query import Query
+from kelime.anagram.index import AnagramIndex, build_index
+from kelime.anagram.query import Query, make_query
 from kelime.anagram.rack import BLANK, FREE
 from kelime.games import GAMES, Game
 
@@ -61,6 +62,18 @@ def questions(draw, lexicon: list[str], game: Game, max_blanks: int = 2):
     for _ in range(max(0, tiles.count(BLANK) - min(max_blanks, game.blanks))):
         tiles.remove(BLANK)
     return draw(st.permutations(tiles))[:game.rack_size + game.discard] or [BLANK], pattern
+
+
+@st.composite
+def asked(draw, options=lambda lexicon: st.just({})):
+    """(lexicon, game, the lexicon's index, a checked Query): a rack and pattern drawn by
+    `questions`, with the options `options(lexicon)` draws."""
+    lexicon, game = draw(lexicons), draw(games)
+    tiles, pattern = draw(questions(lexicon, game))
+    index = AnagramIndex.from_buffer(build_index(lexicon))
+    query = make_query(rack_text(tiles), game, index.alphabet, pattern=pattern,
+                       **draw(options(lexicon)))
+    return lexicon, game, index, query
 
 
 def square_spans(tiles) -> list[tuple[int, int]]:

@@ -131,11 +131,10 @@ class Replies:
         # every marker a blank's `?` (a rack's real tiles' markers are deleted)
         self._blanks = bytes.maketrans(marks, BLANK.encode() * len(marks))
         # the codes of word i down column i (PAD below its last letter: a listed word's
-        # codes are summed down columns, in one pass of the words a row), its length,
-        # whether it has been filled in, and its JSON object, by word id
+        # codes are summed down columns, in one pass of the words a row), its length (0
+        # until it is filled in) and its JSON object, by word id
         self._codes = np.zeros((index.max_length, len(index)), np.uint8)
         self._lengths = np.zeros(len(index), np.intp)
-        self._filled = np.zeros(len(index), np.bool_)
         # {"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},
         self._objects: npt.NDArray[np.object_] = np.full(len(index), None, object)
         self._scoring_of: Scoring | None = None  # the last game's
@@ -187,11 +186,13 @@ class Replies:
         """The listed words' JSON objects, in order, comma-separated: each step taken over
         all of them at once, in C (see above). `chosen` is in the answer's order but for
         scores (`rank.pick`), which one stable sort puts first."""
-        for i in chosen[~self._filled[chosen]].tolist():
-            self._fill(i)
+        lengths = self._lengths[chosen]
+        if not lengths.all():  # words never listed before
+            for i in chosen[lengths == 0].tolist():
+                self._fill(i)
+            lengths = self._lengths[chosen]
         scoring = self._scoring(game)
         worth, real = self._worth(query.rack, scoring)
-        lengths = self._lengths[chosen]
         scores = (worth.take(self._codes.take(chosen, axis=1)).sum(axis=0)
                   * scoring.factor[lengths] + scoring.bonus[lengths])
         if query.sort == "score":  # best first; equal scores keep `chosen`'s Turkish order
@@ -213,5 +214,4 @@ class Replies:
         self._objects[i] = b'{"word":"%s","score":%%d,"tiles":[%s]},' % (word.encode(),
                                                                           b",".join(tiles))
         self._codes[:len(codes), i] = np.frombuffer(codes, np.uint8)
-        self._lengths[i] = len(word)
-        self._filled[i] = True
+        self._lengths[i] = len(word)  # last: the word is filled in
