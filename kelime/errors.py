@@ -21,7 +21,9 @@ at one boundary, the HTTP service into the JSON error shape at another.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (typing itself is not loaded: kelime/__init__.py's _LAZY)
+if TYPE_CHECKING:
+    from typing import Any
 
 EXCERPT = 40  # characters of a client's text an error message quotes
 
