@@ -5,10 +5,10 @@
     .venv/bin/python benchmarks/serving.py --data data --workers 1 2
 
 Two requests, POST /v1/validate with 8 words and with 1,000 (50 variants each,
-benchmarks/validate.py's words), go to `kelime serve --workers N` (its supervisor, its
-workers, the whole app) and to a bare ASGI app (benchmarks/hello.py `create_bare`: reads
-the body, answers `{"ok":true}`) that uvicorn serves with kelime's very options
-(`service.server.serve`, uvicorn's own supervisor), both started at once and loaded in
+benchmarks/validate.py's words), go to `kelime serve --workers N` (gunicorn's master, its
+uvicorn workers, the whole app) and to a bare ASGI app (benchmarks/hello.py `create_bare`:
+reads the body, answers `{"ok":true}`) that uvicorn serves with kelime's very options
+(`service.serve.uvicorn_options`, uvicorn's own supervisor), both started at once and loaded in
 turn, round after round, so that both see the same machine. Each row, medians of the
 rounds after an unrecorded warm-up: with 16 keep-alive connections, requests/s, words/s
 a worker and the servers' CPU time a request (/proc); then with one connection (no
@@ -19,9 +19,9 @@ The 1,000-word POSTs are also set against the in-process memo, measured in the s
 `validate_json` on the same batches, their words fresh from orjson as a request's are.
 Load: wrk when installed, else the asyncio client (validate.py; then no latency).
 
-A first table needs no sockets and no load: the CPU time a request costs in process,
-through kelime's protocol (service/protocol.py's guard around uvicorn's httptools
-protocol, fed the raw requests) and either app, the least of 5 runs. Other load on the
+A first table needs no sockets and no load: the CPU time a request costs in process, the
+app called with the ASGI messages uvicorn would make of it (no HTTP parser), kelime's and
+the bare one, the least of 5 runs. Other load on the
 machine only ever adds to it, so it is the steadiest figure on a busy machine. It also
 counts the full garbage collections the requests set off (a full collection of a
 worker's heap takes ~100 ms; gc.freeze() after loading would matter only if they came).
@@ -45,7 +45,6 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from servers import NullTransport  # noqa: E402
 from validate import (  # noqa: E402
     Case,
     Server,
@@ -58,7 +57,6 @@ from validate import (  # noqa: E402
     lua_script,
     print_table,
     process_tree,
-    raw_request,
     run_python,
     sample_words,
     served_lexicon,
@@ -118,20 +116,6 @@ def measure(servers: dict[str, Server], chosen: list[Case], seconds: float, roun
     return runs
 
 
-class Counted(NullTransport):
-    """A transport that counts the writes of replies (one `writelines` a reply)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.replies = 0
-
-    def writelines(self, chunks) -> None:
-        self.replies += 1
-
-    def write(self, data) -> None:
-        self.replies += 1
-
-
 class FullCollections:
     """Counts the garbage collector's full (generation 2) collections while installed: in
     a worker, whose heap holds the app and its lexicons, one pauses it for ~100 ms."""
@@ -151,37 +135,35 @@ class FullCollections:
         gc.callbacks.remove(self)
 
 
-async def protocol_run(app, reqs: list[bytes], count: int) -> float:
-    """CPU µs a request for `count` keep-alive requests (cycling through `reqs`, each in one
-    read) through kelime's protocol and `app`."""
-    import asyncio
+async def asgi_run(app, case: Case, count: int) -> float:
+    """CPU µs a request for `count` requests of `case` (cycling through its variants), each
+    the ASGI messages uvicorn would make of it, straight into `app`."""
+    async def send(message) -> None:
+        pass
 
-    import uvicorn
-    from uvicorn.server import ServerState
-
-    from kelime.service.protocol import protocol_for
-    from kelime.service.settings import Settings
-
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    config.load()
-    proto = protocol_for(Settings())(config=config, server_state=ServerState(), app_state={})
-    transport = Counted()
-    proto.connection_made(transport)
     start = time.process_time()
     for k in range(count):
-        goal = transport.replies + 1
-        proto.data_received(reqs[k % len(reqs)])
-        while transport.replies < goal:
-            await asyncio.sleep(0)
-    spent = time.process_time() - start
-    proto.connection_lost(None)
-    return spent / count * 1e6
+        path, body = case.paths[k % len(case.paths)], case.bodies[k % len(case.bodies)]
+        target, _, query = path.partition("?")
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": case.method, "scheme": "http", "path": target,
+                 "raw_path": target.encode(), "query_string": query.encode(),
+                 "root_path": "", "client": ("127.0.0.1", 40000),
+                 "server": ("127.0.0.1", 8000), "headers": [
+                     (b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                     (b"content-length", b"%d" % len(body))]}
+
+        async def receive(body=body) -> dict:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await app(scope, receive, send)
+    return (time.process_time() - start) / count * 1e6
 
 
 def in_process(data: Path, chosen: list[Case], count: int, repeats: int = 5
                ) -> list[list[str]]:
-    """Rows: CPU µs a request through the protocol with kelime's app and with the bare one
-    (the least of `repeats`), for each case."""
+    """Rows: CPU µs a request into kelime's app and into the bare one (the least of
+    `repeats`), for each case."""
     import uvloop
     from hello import create_bare
 
@@ -193,14 +175,13 @@ def in_process(data: Path, chosen: list[Case], count: int, repeats: int = 5
         rows = []
         async with app.router.lifespan_context(app):
             for case in chosen:
-                reqs = [raw_request(case, i) for i in range(len(case.paths))]
                 n = max(200, count // case.words)
-                await protocol_run(app, reqs, n // 4)  # warm: the memo holds every word
+                await asgi_run(app, case, n // 4)  # warm: the memo holds every word
                 best = {"kelime": float("inf"), "bare": float("inf")}
                 with FullCollections() as full:
                     for _ in range(repeats):
                         for name, served in (("kelime", app), ("bare", bare)):
-                            best[name] = min(best[name], await protocol_run(served, reqs, n))
+                            best[name] = min(best[name], await asgi_run(served, case, n))
                 rows.append([case.name, f"{best['kelime']:,.1f}", f"{best['bare']:,.1f}",
                              f"{best['bare'] / best['kelime']:.2f}",
                              f"{case.words / best['kelime']:,.2f}",
@@ -247,8 +228,8 @@ def main(argv: list[str] | None = None) -> None:
                   if c.name in (EIGHT, THOUSAND)]
         memo = memo_words_per_second(lex, chosen[1])
         count = 4_000 if args.quick else 20_000
-        print_table(f"In process, no sockets: CPU µs a request through kelime's protocol and "
-                    f"the app (the least of 5 runs of {count:,} requests' worth of words)",
+        print_table(f"In process, no sockets: CPU µs a request into each app, as ASGI messages "
+                    f"(the least of 5 runs of {count:,} requests' worth of words)",
                     ["request", "kelime µs", "bare µs", "bare/kelime", "words/µs",
                      "full GCs in requests"],
                     in_process(data, chosen, count))

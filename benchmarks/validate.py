@@ -296,9 +296,10 @@ def hello_server(workers: int, logs: Path, factory: str = "create_app",
                  ready: str = "/hello") -> Server:
     """A baseline of benchmarks/hello.py (`factory`) served with kelime's uvicorn options."""
     port = free_port()
-    code = ("from service import server\n"
-            f"server.serve('hello:{factory}', host='127.0.0.1', port={port}, "
-            f"workers={workers})")
+    code = ("import uvicorn\nfrom kelime.service.serve import uvicorn_options\n"
+            "from kelime.service.settings import Settings\n"
+            f"uvicorn.run('hello:{factory}', factory=True, host='127.0.0.1', port={port}, "
+            f"workers={workers}, **uvicorn_options(Settings()))")
     return start(f"{factory} x{workers}", [sys.executable, "-c", code], port, ready,
                  logs / f"{factory}-{workers}.log")
 

@@ -1,6 +1,7 @@
-"""The FastAPI app: `create_app(settings)` loads every lexicon once, in the lifespan.
+"""The FastAPI app: `create_app(settings)` loads every lexicon once, in the lifespan (or is
+given them, loaded by the `kelime serve` master: see `serve.py`).
 
-    uvicorn --factory kelime.service.app:create_app_from_env     # settings from KELIME_* variables
+    uvicorn --factory --no-proxy-headers kelime.service.app:create_app_from_env
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from kelime.games import load_games
+from kelime.lexicon import current_builds
 
 from .conditional import Compress, Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .fast import App, FastAnagram, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
-from .pins import Channel
-from .reload import Reloader
+from .reload import Master, Pins, Reloader, load_builds
 from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
 from .state import Kelime
@@ -31,9 +32,10 @@ if TYPE_CHECKING:
     from kelime.reports import ReportLimits
 
 
-def create_app(settings: Settings | None = None, channel: Channel | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, pins: Pins | None = None,
+               master: Master | None = None) -> FastAPI:
     """The app serving every lexicon under `settings.data` (default: Settings()), or under
-    `kelime serve` the builds its supervisor sends down `channel` (see `reload`)."""
+    `kelime serve` the `pins` its `master` loaded (see `reload`)."""
     settings = settings or Settings()
     metrics = Metrics()
 
@@ -43,16 +45,21 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
         if settings.reports:  # a store that cannot be opened stops it too, saying why
             await anyio.to_thread.run_sync(open_report_store, settings.reports,
                                            settings.report_limits)
-        reloader = app.state.reloader = Reloader(app, settings, metrics, channel)
-        lexicons = await anyio.to_thread.run_sync(reloader.initial)
-        metrics.lexicons_loaded(lexicons)
-        app.state.kelime = Kelime(settings, lexicons, metrics, games)
-        reloader.listen()
-        metrics.batch_on(asyncio.get_running_loop())
+        served = pins if pins is not None else await anyio.to_thread.run_sync(load_here,
+                                                                              settings)
+        reloader = app.state.reloader = Reloader(app, settings, metrics, served, master)
+        metrics.lexicons_loaded(served.lexicons)
+        app.state.kelime = Kelime(settings, served.lexicons, metrics, games)
+        loop = asyncio.get_running_loop()
+        metrics.batch_on(loop)
+        following = loop.create_task(reloader.follow(master)) if master else None
         yield
+        if following:
+            following.cancel()
         metrics.flush()  # what the last turn of the loop counted
 
-    app = App(title="kelime", version="1", lifespan=lifespan, redirect_slashes=False,
+    app = App(settings.trusted_proxies, title="kelime", version="1", lifespan=lifespan,
+              redirect_slashes=False,
               docs_url=None, redoc_url=None,  # /docs is served offline: routes/docs.py
               responses=ERROR_RESPONSES,  # every route can answer these, in one shape
               description="Turkish word-game dictionary: is this word valid, and why not; "
@@ -83,6 +90,12 @@ def create_app(settings: Settings | None = None, channel: Channel | None = None)
     app.serve_fast(*(fast(app, app.stack, settings, metrics, bool(origins))
                      for fast in (FastValidate, FastAnagram)))
     return app
+
+
+def load_here(settings: Settings) -> Pins:
+    """Every lexicon of the data folder, for an app without the `kelime serve` master."""
+    builds, _ = current_builds(settings.data)
+    return Pins(0, "started", load_builds(builds, {}))
 
 
 def open_report_store(path: Path, limits: ReportLimits) -> None:

@@ -4,11 +4,14 @@ A 20 MB body is refused after at most `limit` bytes were read, whether or not th
 client announced its size (chunked uploads have no Content-Length). All the bodies a worker
 is receiving at once share one budget (`max_buffered_bytes`): 100 uploads that stall just
 short of 4 MiB each used to hold 400 MB until they timed out; past the budget a request is
-refused with 503 and Retry-After, and the memory stays bounded.
+refused with 503 and Retry-After, and the memory stays bounded. A body that takes longer
+than `body_timeout` seconds to arrive is refused with 408 (behind nginx, which reads whole
+bodies before passing them on, only a client reaching the replica directly can be that slow).
 """
 
 from __future__ import annotations
 
+import anyio
 from starlette.requests import ClientDisconnect, Request
 
 from .errors import Invalid, ServiceError, TooLarge, Unavailable
@@ -88,26 +91,41 @@ def check_identity(request: Request) -> None:
 async def read_body(request: Request, limit: int, *, json_type_required: bool = False,
                     advice: str = "send fewer words per request") -> bytes:
     """The whole body (JSON by its Content-Type), or TooLarge as soon as it is known to
-    exceed `limit` bytes."""
+    exceed `limit` bytes. A refusal before the body has all come closes the connection
+    after it (uvicorn would otherwise keep reading a body nobody waits for)."""
+    try:
+        return await receive_body(request, limit, json_type_required, advice)
+    except ServiceError as e:
+        e.headers = {**(e.headers or {}), "Connection": "close"}
+        raise
+
+
+async def receive_body(request: Request, limit: int, json_type_required: bool,
+                       advice: str) -> bytes:
     check_json_type(request, json_type_required)
     check_identity(request)
     declared = declared_length(request)
     if declared is not None and declared > limit:
         raise too_large(declared, limit, declared=True, advice=advice)
     chunks, size, held, budget_ = [], 0, 0, budget(request)
+    seconds = request.app.state.kelime.settings.body_timeout
     try:
-        while True:
-            message = await request.receive()
-            if message["type"] == "http.disconnect":
-                raise ClientDisconnect()
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise too_large(size, limit, declared=False, advice=advice)
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            budget_.take(len(chunk))  # a body still arriving: count what it holds
-            held += len(chunk)
+        with anyio.fail_after(seconds):
+            while True:
+                message = await request.receive()
+                if message["type"] == "http.disconnect":
+                    raise ClientDisconnect()
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise too_large(size, limit, declared=False, advice=advice)
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                budget_.take(len(chunk))  # a body still arriving: count what it holds
+                held += len(chunk)
+    except TimeoutError:
+        raise ServiceError("request_timeout", f"the body did not arrive within {seconds} s "
+                           f"({size:,} bytes came): send it at once") from None
     finally:
         budget_.used -= held

@@ -38,10 +38,9 @@ class Code(NamedTuple):
 
 #: Every error code, its HTTP status, and what it means (one line, for the docs).
 CODES: dict[str, Code] = {
-    # 400 and 408: the connection itself (service/protocol.py answers these)
-    "invalid_http": Code(400, "The request is not valid HTTP/1.1."),
+    # 400 and 408: the connection itself
     "client_disconnected": Code(400, "The client closed the connection before its body came."),
-    "request_timeout": Code(408, "The request's headers did not arrive in time."),
+    "request_timeout": Code(408, "The request's body did not arrive in time."),
     # 401, 403: the admin routes
     "unauthorized": Code(401, "An admin route without `Authorization: Bearer …`."),
     "forbidden": Code(403, "An admin route with the wrong token."),
@@ -83,9 +82,6 @@ CODES: dict[str, Code] = {
     # 429: `Retry-After` says when to try again
     "too_many_reports": Code(429, "More reports from this client than an hour allows."),
     "too_many_tries": Code(429, "Too many wrong admin tokens from this client."),
-    # 431
-    "headers_too_large": Code(431, "The request line and headers are over the server's "
-                                   "limit."),
     # 500, 503
     "internal_error": Code(500, "A bug; it has been logged."),
     "not_ready": Code(503, "No lexicon is loaded yet: build one."),
@@ -151,11 +147,11 @@ class TooMany(ServiceError):
     family = 429
 
 
-def client_address(request: Request) -> str:
-    """The client's address: uvicorn puts X-Forwarded-For's client there only when the
-    connection comes from a proxy named in KELIME_FORWARDED_ALLOW_IPS (none by default)."""
+def client_address(request: Request, unknown: str = "unknown") -> str:
+    """The client's address: X-Forwarded-For's only when the request came through the
+    balancer (`trust.py`), else the connection's peer."""
     client = request.scope.get("client")
-    return client[0] if client else "unknown"
+    return client[0] if client else unknown
 
 
 #: The error shape, as JSON Schema, and the errors any route can answer (OpenAPI), each
@@ -166,17 +162,25 @@ ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error":
 
 
 #: The error statuses any route can answer (the others are documented where they happen).
-EVERY_ROUTE = (404, 413, 415, 422, 431, 503)
+EVERY_ROUTE = (400, 404, 408, 413, 415, 422, 503)
+#: What the HTTP server (uvicorn) answers itself, before the app, to a request it cannot
+#: read: in plain text. Behind nginx the client gets nginx's JSON 400 or 414 instead.
+UNREADABLE = ("; or, in plain text from the HTTP server itself, a request it cannot read (a "
+              "request line over 65,535 bytes, a malformed header line): send well-formed "
+              "HTTP/1.1, and POST big batches")
 
 
 def _error_responses() -> dict[int | str, dict[str, Any]]:
     by_status: dict[int, list[str]] = {}
     for code, entry in CODES.items():
         by_status.setdefault(entry.status, []).append(f"`{code}`")
-    return {status: {
+    out: dict[int | str, dict[str, Any]] = {status: {
         "description": f"{HTTPStatus(status).phrase}: {', '.join(codes)}.",
         "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
         for status, codes in sorted(by_status.items()) if status in EVERY_ROUTE}
+    out[400]["description"] = out[400]["description"].rstrip(".") + UNREADABLE + "."
+    out[400]["content"]["text/plain"] = {"schema": {"type": "string"}}
+    return out
 
 
 ERROR_RESPONSES = _error_responses()

@@ -46,6 +46,7 @@ from .conditional import gzipped, wants_gzip
 from .metrics import log_line
 from .parse import parse_body
 from .routes import anagram, validate
+from .trust import Trust
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -61,15 +62,23 @@ TYPE_HEADER = (b"content-type", b"application/json")
 
 
 class App(FastAPI):
-    """FastAPI, with the usual POSTs of a few paths answered ahead of its stack (`fast`)."""
+    """FastAPI, with the usual POSTs of a few paths answered ahead of its stack (`fast`), and
+    each client as `trust.Trust` says."""
 
     fast: Mapping[str, FastRoute] = MappingProxyType({})
+
+    def __init__(self, proxies: list[str], **options: Any) -> None:
+        super().__init__(**options)
+        self.entry = Trust(self.dispatch, proxies)
 
     def serve_fast(self, *routes: FastRoute) -> None:
         """Answer these routes' usual requests ahead of the stack."""
         self.fast = {route.path: route for route in routes}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.entry(scope, receive, send)
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         fast = self.fast.get(scope["path"]) if scope["type"] == "http" else None
         if fast is not None and scope["method"] == "POST":
             await fast(scope, receive, send)

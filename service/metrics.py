@@ -2,9 +2,10 @@
 
 Counters and histograms (requests, latency, words by verdict, anagram and split searches)
 are counted by each worker; under `kelime serve` they go to prometheus_client's
-multiprocess files in the supervisor's runtime folder (`PROMETHEUS_MULTIPROC_DIR`), so any
-worker's `/metrics` sums every worker, those that have died included (counters never go
-down: the supervisor adds a dead worker's files into one, `runtime.retire`). What the
+multiprocess files in the master's runtime folder (`PROMETHEUS_MULTIPROC_DIR`, see
+`serve.py`), so any worker's `/metrics` sums every worker, those that have stopped included
+(counters never go down; each worker that ever ran keeps its two files, RESERVE bytes each,
+until the server stops: prometheus_client's own multiprocess rule). What the
 server *is* (the lexicons loaded, their versions, the reloads) is read from the answering
 worker's state when scraped: a replaced lexicon's series goes with it, and after a reload
 every worker tells the same.
@@ -110,7 +111,7 @@ class Metrics:
                 return _UNCOUNTED
             try:  # multiprocess: opens this worker's file in the runtime folder
                 child = self._children[key] = metric.labels(*labels)
-            except OSError as e:  # the folder is gone (a tmp cleaner): the supervisor makes
+            except OSError as e:  # the folder is gone (a tmp cleaner): the master makes
                 if not self.lost:  # it again; meanwhile the request counts for nothing,
                     log.error("metrics not counted: %s", e)  # but is answered
                 self.lost = True
@@ -182,7 +183,7 @@ class Metrics:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        if os.path.isdir(self.folder):  # else removed, until the supervisor makes it again
+        if os.path.isdir(self.folder):  # else removed, until the master makes it again
             multiprocess.MultiProcessCollector(registry, path=self.folder)
         registry.register(self.live)
         return generate_latest(registry)
@@ -195,7 +196,7 @@ def reserve(folder: str) -> bool | None:
     and each one respawned died the same way. True when allocated (prometheus_client then
     finds a file of that size, empty, and never grows it for kelime's series); False when
     there is no room (logged: the worker serves on, uncounted); None when the folder is gone
-    (a tmp cleaner: tried again on the next new series, once the supervisor made it again)."""
+    (a tmp cleaner: tried again on the next new series, once the master made it again)."""
     for kind in ("counter", "histogram"):
         path = os.path.join(folder, f"{kind}_{os.getpid()}.db")
         try:

@@ -1,32 +1,49 @@
-"""Hot reloads: what the next generation of pins is, and how a worker switches to it whole.
+"""Which builds a server serves (its *pins*), and how a reload switches them in place.
 
-Each request reads `app.state.kelime` once, so a reply comes from exactly one set of
-lexicons; a reload loads the new builds beside the old ones (in a thread, while requests go
-on being answered) and then replaces that one reference. Under `kelime serve` the supervisor
-makes the pins (`next_pins`) and sends them down each worker's channel (see `pins`); the
-worker answers with the generation it serves. Without a supervisor (an app made
-in-process, as the tests do) `reload_here` makes them itself.
+`next_pins` is the one rule: the data folder's current builds, each loaded and verified, when
+every one of them verifies; else the builds already served, with the refusal. Under
+`kelime serve` the master applies it (`serve.py`: at start and on SIGHUP), keeps the loaded
+lexicons (every worker is forked with them) and writes the pins to `pins.json` in its
+runtime folder::
+
+    {"generation": 2, "since": 8123.4, "outcome": "reloaded", "workers": 2,
+     "lexicons": {"tr": "/srv/kelime/data/.builds/tr-3f2a…"}, "versions": {"tr": "3f2a…"},
+     "refused": {}, "reloads": {"reloaded": 1, "refused": 0, "unchanged": 0}}
+
+Each worker looks at that file every FOLLOW s, loads a newer generation beside the one it
+serves (in a thread, while requests go on being answered), swaps one reference, and says so
+in `workers/PID` (the generation it serves). Each request reads `app.state.kelime` once, so a
+reply comes from exactly one set of lexicons. A worker that cannot load builds the master
+verified (damaged on disk since) stops, and gunicorn forks its replacement from the master,
+with the new builds in memory: it never serves an older build beside the others' new one.
+POST /v1/admin/reload sends the master a SIGHUP and answers once every worker serves the new
+generation (`Reloader.ask_master`), or names those that do not. An app without the master
+(tests, `uvicorn --factory`) loads the data folder itself and reloads by the same rule
+(`Reloader.reload_here`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import logging
 import os
 import signal
-from dataclasses import replace
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import anyio
+import orjson
 
 from kelime.lexicon import Lexicon, LexiconError, current_builds
 
 from .errors import ServiceError
-from .pins import Channel, Pins, newest
 
 log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
-WAIT = 60.0  # seconds a worker waits for its first pins, or for the answer to a reload
+OUTCOMES = ("reloaded", "unchanged", "refused")
+PINS, WORKERS = "pins.json", "workers"  # in the master's runtime folder
+FOLLOW = 0.2  # seconds between a worker's looks at the pins
+POLL = 0.02   # seconds between an admin reload's looks at the workers
 
 
 class ReloadRefused(ServiceError):
@@ -37,6 +54,22 @@ class ReloadRefused(ServiceError):
 
 class ReloadTimeout(ServiceError):
     family = 504
+
+
+@dataclass(frozen=True)
+class Pins:
+    generation: int
+    outcome: str                        # "started", or one of OUTCOMES for a reload
+    lexicons: dict[str, Lexicon]        # name → the loaded build
+    refused: dict[str, str] = field(default_factory=dict)   # name → why (last reload)
+    reloads: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+
+    @property
+    def versions(self) -> dict[str, str]:
+        return {name: lex.info["version"] for name, lex in sorted(self.lexicons.items())}
+
+    def paths(self) -> dict[str, Path]:
+        return {name: lex.path for name, lex in self.lexicons.items() if lex.path}
 
 
 def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, Lexicon]:
@@ -55,187 +88,172 @@ def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, 
     return out
 
 
-def verify(settings, pinned: Pins | None = None
-           ) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
-    """(builds, versions, problems): the build folder and version of every lexicon in the
-    data folder, each loaded once to verify it, and {name: why} for those that cannot be
-    served (a link to nothing, half written, corrupt, or the pinned default gone)."""
+def verify(settings, pinned: Pins | None = None) -> tuple[dict[str, Lexicon], dict[str, str]]:
+    """(lexicons, problems): every lexicon of the data folder loaded (and so verified), and
+    {name: why} for those that cannot be served (a link to nothing, half written, corrupt,
+    or the pinned default gone)."""
     builds, problems = current_builds(settings.data)
-    versions: dict[str, str] = {}
+    lexicons: dict[str, Lexicon] = {}
     for name, path in builds.items():
         try:
-            versions[name] = load_builds({name: path}, {})[name].info["version"]
+            lexicons.update(load_builds({name: path}, pinned.lexicons if pinned else {}))
         except LexiconError as e:
             problems[name] = str(e)
     default = settings.default_lexicon
     if pinned and default in pinned.lexicons and default not in builds:
         problems.setdefault(default, f"the default lexicon {default!r} is gone from "
                                      f"{settings.data}")
-    return builds, versions, problems
+    return lexicons, problems
 
 
 def next_pins(settings, old: Pins) -> Pins:
     """The generation after `old`: the data folder's current builds when every one of them
     verifies, else `old`'s builds with the refusal."""
-    builds, versions, problems = verify(settings, old)
+    lexicons, problems = verify(settings, old)
     if problems:
         pins = replace(old, outcome="refused", refused=problems)
     else:
-        pins = Pins(old.generation, "unchanged" if builds == old.paths() else "reloaded",
-                    {n: str(p) for n, p in builds.items()}, versions)
+        same = lexicons.keys() == old.lexicons.keys() and all(
+            lexicons[name] is old.lexicons[name] for name in lexicons)
+        pins = Pins(old.generation, "unchanged" if same else "reloaded", lexicons)
     reloads = {**old.reloads, pins.outcome: old.reloads.get(pins.outcome, 0) + 1}
     return replace(pins, generation=old.generation + 1, reloads=reloads)
 
 
+def write_pins(runtime: Path, pins: Pins, since: float, workers: int) -> None:
+    """The master's pins, for its workers (written whole: a reader never sees half)."""
+    (runtime / WORKERS).mkdir(mode=0o700, parents=True, exist_ok=True)
+    (runtime / f"{PINS}.new").write_bytes(orjson.dumps({
+        "generation": pins.generation, "since": since, "outcome": pins.outcome,
+        "workers": workers, "lexicons": {n: str(p) for n, p in pins.paths().items()},
+        "versions": pins.versions, "refused": pins.refused, "reloads": pins.reloads}))
+    os.replace(runtime / f"{PINS}.new", runtime / PINS)
+
+
+def read(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None  # not written yet, or its folder removed (made again by the master)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+@dataclass(frozen=True)
+class Master:
+    """The `kelime serve` master that forked this worker."""
+
+    pid: int
+    runtime: Path
+    wait: float  # seconds an admin reload waits for it and for every worker
+
+
 class Reloader:
-    """What this worker serves (`pins`) and how it switches."""
+    """What this worker (or in-process app) serves, and how it switches."""
 
-    def __init__(self, app, settings, metrics, channel: Channel | None = None):
-        self.app, self.settings, self.metrics, self.channel = app, settings, metrics, channel
-        self.pins: Pins | None = None
-        self.pending: Pins | None = None     # newer pins than ours, not loaded yet
-        self.following: asyncio.Task | None = None
-        self.asked: dict[int, asyncio.Future] = {}
-        self.ids = itertools.count(1)
-        self.lock = asyncio.Lock()  # one in-process reload at a time
+    def __init__(self, app, settings, metrics, pins: Pins, master: Master | None = None):
+        self.app, self.settings, self.metrics, self.master = app, settings, metrics, master
+        self.pins, self.lock = pins, anyio.Lock()  # one switch at a time
+        metrics.reloads_seen(pins.reloads)
 
-    @property
-    def current(self) -> Pins:
-        """The pins served: set by `initial`, which runs before this worker serves anything."""
-        if self.pins is None:
-            raise RuntimeError("the worker serves nothing yet: initial() has not run")
-        return self.pins
+    async def follow(self, master: Master) -> None:
+        """Switch to each newer generation the master pins; say which one is served."""
+        seen, mine = None, master.runtime / WORKERS / str(os.getpid())
+        while True:
+            try:
+                stamp = os.stat(master.runtime / PINS).st_mtime_ns
+            except OSError:
+                stamp = None
+            pinned = read(master.runtime / PINS) if stamp != seen else None
+            seen = stamp
+            if pinned and pinned["generation"] > self.pins.generation:
+                await self.switch(pinned)
+            if read(mine) != self.pins.generation:  # a new generation, or the file removed
+                try:
+                    mine.write_bytes(b"%d" % self.pins.generation)
+                except OSError:
+                    pass  # the folder is gone: the master makes it again
+            await anyio.sleep(FOLLOW)
 
-    @property
-    def supervisor(self) -> Channel:
-        """The channel to the supervisor, for the methods only a supervised worker runs."""
-        if self.channel is None:
-            raise RuntimeError("this worker has no supervisor")
-        return self.channel
+    async def switch(self, pinned: dict) -> None:
+        builds = {name: Path(path) for name, path in pinned["lexicons"].items()}
+        try:
+            lexicons = await anyio.to_thread.run_sync(load_builds, builds, self.pins.lexicons)
+        except LexiconError as e:  # verified by the master, then changed on disk
+            log.error("worker %d cannot switch to generation %d (%s); stopping: its "
+                      "replacement gets the builds from the master", os.getpid(),
+                      pinned["generation"], e)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await anyio.sleep_forever()
+        self.swap(Pins(pinned["generation"], pinned["outcome"], lexicons, pinned["refused"],
+                       pinned["reloads"]))
 
-    def initial(self) -> dict[str, Lexicon]:
-        """The lexicons to start with: the newest pins in the channel (a reload while they
-        load is loaded too, before this worker listens), or every lexicon in the data folder."""
-        if self.channel is None:  # what the supervisor would pin, as generation 0
-            builds, _ = current_builds(self.settings.data)
-            lexicons = load_builds(builds, {})
-            self.pins = Pins(0, "started", {n: str(p) for n, p in builds.items()},
-                             {n: lex.info["version"] for n, lex in lexicons.items()})
-            return lexicons
-        pins, lexicons = newest(self._receive(WAIT)), {}
-        if pins is None:
-            raise RuntimeError("the supervisor sent no pins")
-        while pins is not None:
-            lexicons = load_builds(pins.paths(), lexicons)
-            self._seen(pins)
-            pins = newest(self._receive(), pins.generation)
-        return lexicons
-
-    def _receive(self, wait: float = 0.0) -> list[dict]:
-        messages = self.supervisor.receive(wait)
-        if messages is None:
-            raise RuntimeError("the supervisor has gone")
-        return messages
-
-    def _seen(self, pins: Pins) -> None:
+    def swap(self, pins: Pins) -> None:
+        if pins.lexicons != self.pins.lexicons:
+            self.app.state.kelime = replace(self.app.state.kelime, lexicons=pins.lexicons)
+            self.metrics.lexicons_loaded(pins.lexicons)
+            log.info("worker %d serves %s", os.getpid(),
+                     ", ".join(f"{n} {v}" for n, v in pins.versions.items()))
         self.pins = pins
         self.metrics.reloads_seen(pins.reloads)
 
-    def listen(self) -> None:
-        """Follow the channel from the event loop, and say what this worker serves."""
-        if self.channel is not None:
-            asyncio.get_running_loop().add_reader(self.channel.fileno(), self._heard)
-            self.channel.send(serving=self.current.generation)
-
-    def _heard(self) -> None:
-        channel = self.supervisor
-        messages = channel.receive()
-        if messages is None:  # the supervisor died (kill -9): never serve on unsupervised
-            log.error("worker %d: the supervisor has gone; stopping", os.getpid())
-            asyncio.get_running_loop().remove_reader(channel.fileno())
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        for message in messages:
-            if "answer" not in message:  # pins, not the answer to one of our reloads
-                continue
-            future = self.asked.pop(message["answer"], None)
-            if future is not None and not future.done():
-                future.set_result(message)
-        pins = newest(messages, (self.pending or self.current).generation)
-        if pins is not None:
-            self.pending = pins
-            if self.following is None or self.following.done():
-                self.following = asyncio.get_running_loop().create_task(self._follow())
-
-    async def _follow(self) -> None:
-        """Switch to the newest pins received, then tell the supervisor."""
-        while self.pending is not None:
-            pins, self.pending = self.pending, None
-            if await self._apply(pins):
-                self.supervisor.send(serving=pins.generation)
-
-    async def _apply(self, pins: Pins) -> bool:
-        current = self.app.state.kelime.lexicons
-        try:
-            lexicons = await anyio.to_thread.run_sync(load_builds, pins.paths(), current)
-        except LexiconError as e:  # verified by the supervisor, then changed on disk
-            if self.channel is None:
-                log.error("keeping generation %d: %s", self.current.generation, e)
-                return False
-            # Kept, it would serve an older build than the other workers until the next
-            # reload. Stopped, it is replaced by a worker on the pinned builds (retried with
-            # a backoff while they cannot load) and the others serve one version.
-            log.error("worker %d cannot switch to generation %d (%s); stopping, so that it "
-                      "never serves an older build than the others", os.getpid(),
-                      pins.generation, e)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return False
-        if lexicons != current:
-            kelime = self.app.state.kelime
-            self.app.state.kelime = replace(kelime, lexicons=lexicons)
-            self.metrics.lexicons_loaded(lexicons)
-            log.info("worker %d serves %s", os.getpid(), ", ".join(
-                f"{n} {v}" for n, v in sorted(pins.versions.items())))
-        self._seen(pins)
-        return True
-
     async def reload(self) -> dict:
-        """POST /v1/admin/reload: the supervisor reloads and answers once every worker serves
-        the new generation (or names those that did not); 409 when it was refused."""
-        if self.channel is None:
+        """POST /v1/admin/reload: 200 once every worker serves the data folder's current
+        builds (504 naming those that do not); 409 when they were refused."""
+        if self.master is None:
             return await self.reload_here()
-        ask, future = next(self.ids), asyncio.get_running_loop().create_future()
-        self.asked[ask] = future
-        try:
-            self.channel.send(reload=ask)
-            with anyio.fail_after(WAIT):
-                answer = await future
-        except TimeoutError:
-            raise ReloadTimeout("reload_timeout", f"the server did not answer the reload in "
-                                f"{WAIT:.0f} s; its log says why") from None
-        finally:
-            self.asked.pop(ask, None)
-        return _reply(Pins(**answer["pins"]), answer["lagging"])
+        return await self.ask_master(self.master)
+
+    async def ask_master(self, master: Master) -> dict:
+        asked = time.monotonic()
+        os.kill(master.pid, signal.SIGHUP)
+        deadline = asked + master.wait
+        while (pinned := read(master.runtime / PINS)) is None or pinned["since"] < asked:
+            if time.monotonic() > deadline:
+                raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) did "
+                                    f"not reload within {master.wait:g} s; its log says why")
+            await anyio.sleep(POLL)
+        if pinned["outcome"] == "refused":
+            raise refusal(pinned["refused"], pinned["versions"])
+        generation = pinned["generation"]
+        while True:
+            serving = {int(p.name): read(p) for p in (master.runtime / WORKERS).iterdir()
+                       if p.name.isdigit() and alive(int(p.name))}
+            lagging = {pid: g for pid, g in serving.items() if not isinstance(g, int)
+                       or g < generation}
+            if not lagging and len(serving) >= pinned["workers"]:
+                return {"outcome": pinned["outcome"], "generation": generation,
+                        "lexicons": pinned["versions"]}
+            if time.monotonic() > deadline:
+                raise ReloadTimeout("reload_incomplete", f"generation {generation} was "
+                                    f"verified and pinned, but worker(s) "
+                                    f"{', '.join(map(str, lagging)) or '(not started yet)'} "
+                                    f"did not switch within {master.wait:g} s and may still "
+                                    f"answer from the old builds; the server's log says why",
+                                    {"lagging": {str(p): g for p, g in lagging.items()},
+                                     "generation": generation, "lexicons": pinned["versions"]})
+            await anyio.sleep(POLL)
 
     async def reload_here(self) -> dict:
-        """Reload in this process only (an app without a supervisor)."""
+        """Reload in this process only (an app without the master)."""
         async with self.lock:
-            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.current)
-            if not await self._apply(pins):
-                raise ReloadRefused("reload_refused", "the builds changed while loading")
-            return _reply(pins, {})
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.pins)
+            self.swap(pins)
+            if pins.outcome == "refused":
+                raise refusal(pins.refused, pins.versions)
+            return {"outcome": pins.outcome, "generation": pins.generation,
+                    "lexicons": pins.versions}
 
 
-def _reply(pins: Pins, lagging: dict[str, int]) -> dict:
-    if pins.outcome == "refused":
-        raise ReloadRefused("reload_refused", "the current builds cannot be served, so the "
-                            "old ones still are: " + "; ".join(pins.refused.values()),
-                            {"refused": pins.refused, "serving": pins.versions})
-    if lagging:
-        raise ReloadTimeout("reload_incomplete", f"generation {pins.generation} was verified "
-                            f"and sent to every worker, but worker(s) {', '.join(lagging)} did "
-                            f"not switch in time and may still answer from the old builds; "
-                            f"the server's log says why",
-                            {"lagging": lagging, "generation": pins.generation,
-                             "lexicons": pins.versions})
-    return {"outcome": pins.outcome, "generation": pins.generation, "lexicons": pins.versions}
+def refusal(refused: dict[str, str], serving: dict[str, str]) -> ReloadRefused:
+    return ReloadRefused("reload_refused", "the current builds cannot be served, so the old "
+                         "ones still are: " + "; ".join(refused.values()),
+                         {"refused": refused, "serving": serving})

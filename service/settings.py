@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
@@ -50,8 +50,12 @@ SEARCH_BODY_BASE = 16 * 1024
 PARSE_BYTES = 32 * 1024 * 1024
 #: The shortest KELIME_ADMIN_TOKEN accepted (wrong tokens are also limited: routes/admin.py).
 MIN_ADMIN_TOKEN = 16
-#: The room a GET needs in its headers besides its query string (KELIME_MAX_HEADER_BYTES).
-HEADER_ROOM = 4096
+#: Variables of older kelimes that are no setting any more, and why (`kelime serve` says so).
+RETIRED = {
+    "KELIME_MAX_HEADER_BYTES": "nginx bounds headers (large_client_header_buffers in "
+                               "deploy/nginx/kelime.conf)",
+    "KELIME_HEADER_TIMEOUT": "nginx bounds the time to send headers (client_header_timeout)",
+}
 
 
 class SettingsError(KelimeError, ValueError):
@@ -131,12 +135,15 @@ class Settings(BaseModel):
         "comma-separated; `--forwarded-allow-ips`)"))
     admin_token: str | None = Field(None, min_length=MIN_ADMIN_TOKEN, description=(
         f"turns on `POST /v1/admin/reload`; {MIN_ADMIN_TOKEN} characters or more"))
-    max_header_bytes: int = number(64 * 1024, "request line and headers (431 beyond)")
-    header_timeout: int = number(10, "seconds to receive a request's headers (408 beyond)")
     body_timeout: int = number(30, "seconds to receive a request's body (408 beyond)")
+    worker_timeout: int = number(10, (
+        "seconds a worker may miss its heartbeat (hung, stopped) before it is killed and "
+        "replaced; a stopping worker gets twice as long to finish its requests"), most=600,
+        why="a hung worker holds its share of the requests meanwhile")
     keepalive_timeout: int = number(5, "seconds an idle keep-alive connection stays open")
     max_connections: int = number(1000, (
-        "connections per worker (and 96 under the file-descriptor limit)"))
+        "connections and requests under way per worker (uvicorn's `limit_concurrency`: a "
+        "plain-text 503 beyond)"))
     access_log: Literal["off", "json"] = Field("off", description=(
         "`json`: one JSON line a request on standard error"))
     gzip_min_bytes: int = number(1400, (
@@ -203,16 +210,6 @@ class Settings(BaseModel):
                     "sends it: write scheme://host[:port], with no path or trailing slash, "
                     "e.g. https://oyun.example"))
         return value
-
-    @model_validator(mode="after")
-    def _room_for_a_get(self) -> Settings:
-        room = self.max_query_bytes + HEADER_ROOM
-        if self.max_header_bytes < room:
-            raise PydanticCustomError("kelime", (
-                f"{env_var('max_header_bytes')}={self.max_header_bytes} leaves no room for a "
-                f"GET of {env_var('max_query_bytes')}={self.max_query_bytes} bytes: make it "
-                f"{room} or more"))
-        return self
 
     @property
     def report_limits(self) -> ReportLimits:
@@ -300,6 +297,11 @@ def misspelt(environ: Mapping[str, str]) -> dict[str, str]:
 
     return {name: close[0] for name in environ if name.startswith(PREFIX) and name not in ENV
             and (close := get_close_matches(name, list(ENV), n=1, cutoff=0.9))}
+
+
+def retired(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables of `environ` that are settings no more, and why (RETIRED)."""
+    return {name: why for name, why in RETIRED.items() if environ.get(name, "").strip()}
 
 
 def _parts(listed: str) -> list[str]:

@@ -23,8 +23,7 @@ from typing import Any
 
 import uvicorn
 
-from kelime.service.protocol import uvicorn_options
-from kelime.service.server import BACKLOG, UVICORN_OPTIONS
+from kelime.service.serve import uvicorn_options
 from kelime.service.settings import Settings
 
 HOST = "127.0.0.1"
@@ -37,7 +36,7 @@ def listening_socket(port: int = 0) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as `kelime serve` binds
         sock.bind((HOST, port))
-        sock.listen(BACKLOG)
+        sock.listen(2048)  # gunicorn's backlog
     except OSError:
         sock.close()
         raise
@@ -65,16 +64,19 @@ def kelime_command(*args: str) -> list[str]:
 
 
 def start_kelime_serve(*args: str, sock: socket.socket | None = None,
+                       also: tuple[socket.socket, ...] = (),
                        **popen: Any) -> tuple[subprocess.Popen, int]:
     """A `kelime serve ARGS --fd N` process on `sock` (by default a new one on a free port)
-    and its port; not waited for (see `wait_ready`). `popen`: Popen's keyword arguments
-    (stdout, env, start_new_session…). This process's copy of the socket is closed once the
-    server holds it, so the port refuses connections as soon as the server is gone."""
+    and its port; not waited for (see `wait_ready`). `also`: more listening sockets it
+    serves on (a unix socket: the balancer's). `popen`: Popen's keyword arguments (stdout,
+    env, start_new_session…). This process's copy of the socket is closed once the server
+    holds it, so the port refuses connections as soon as the server is gone."""
     sock = sock or listening_socket()
     with sock:
-        fd = sock.fileno()
-        proc = subprocess.Popen(kelime_command("serve", *args, "--fd", str(fd)),
-                                pass_fds=(fd, *popen.pop("pass_fds", ())), **popen)
+        fds = [sock.fileno(), *(s.fileno() for s in also)]
+        given = [arg for fd in fds for arg in ("--fd", str(fd))]
+        proc = subprocess.Popen(kelime_command("serve", *args, *given),
+                                pass_fds=(*fds, *popen.pop("pass_fds", ())), **popen)
         return proc, port_of(sock)
 
 
@@ -96,7 +98,7 @@ def serve_in_thread(app: Any, timeout: float = 20.0,
                     settings: Settings | None = None) -> Iterator[str]:
     """Run `app` on a real uvicorn (kelime's options, for `settings` when given: e.g. the
     proxies it trusts) on a socket bound to a free port; yield its URL."""
-    options = uvicorn_options(settings) if settings else UVICORN_OPTIONS
+    options = uvicorn_options(settings or Settings())
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **options))
     with listening_socket() as sock:
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

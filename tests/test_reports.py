@@ -35,7 +35,7 @@ from kelime.reports import (
     note_problem,
 )
 from kelime.service.app import create_app
-from kelime.service.protocol import uvicorn_options
+from kelime.service.serve import uvicorn_options
 from kelime.service.settings import Settings
 
 from .fake_tdk import serve_in_thread as fake_tdk
@@ -256,7 +256,7 @@ def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(tmp_path):
     (none by default). uvicorn used to believe any loopback peer: 100 of 100 forged
     addresses were 100 clients, each with its own share of the reports' rate limit."""
     data = build_data(tmp_path / "data")
-    assert uvicorn_options(Settings())["forwarded_allow_ips"] == []
+    assert uvicorn_options(Settings())["proxy_headers"] is False  # service/trust.py decides
     for trusted in ("", "127.0.0.2"):  # nobody (the default); a proxy on another address
         settings = Settings(data=data, reports=tmp_path / f"r{trusted}.sqlite",
                             reports_per_hour=3, forwarded_allow_ips=trusted)

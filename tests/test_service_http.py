@@ -299,9 +299,10 @@ def test_no_verdict_on_a_word_of_spaces(url, path):
 @pytest.mark.parametrize("request_head", [
     b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
     b"CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: x\r\n\r\n"])  # a proxy's verb: not served
-def test_a_request_that_is_not_http_gets_the_error_shape(url, request_head):
-    """uvicorn answered `Invalid HTTP request received.` as plain text."""
-    import json
+def test_a_request_that_is_not_http_gets_a_400_and_a_close(url, request_head):
+    """Directly on a replica it is uvicorn's own refusal, in plain text, as the schema says
+    (errors.UNREADABLE); behind nginx, nginx's own in the JSON error shape
+    (tests/test_nginx.py::test_what_nginx_refuses_itself_is_in_the_error_shape)."""
     import socket
     from urllib.parse import urlsplit
 
@@ -312,5 +313,5 @@ def test_a_request_that_is_not_http_gets_the_error_shape(url, request_head):
         while chunk := conn.recv(65536):
             raw += chunk
     head, _, body = raw.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 400") and b"application/json" in head
-    assert json.loads(body)["error"]["code"] == "invalid_http"
+    assert head.startswith(b"HTTP/1.1 400") and b"text/plain" in head, raw
+    assert body == b"Invalid HTTP request received."

@@ -1,4 +1,4 @@
-"""service.server and `kelime serve`: a real uvicorn in a thread, and the real command."""
+"""service.serve and `kelime serve`: a real uvicorn in a thread, and the real command."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kelime.cli import cli
 from kelime.lexicon import LexiconError
 from kelime.service.app import create_app
-from kelime.service.server import check_data
+from kelime.service.serve import first_pins
 from kelime.service.settings import Settings
 from tests.servers import kelime_command, kelime_serve, serve_in_thread
 from tests.service_helpers import build_data
@@ -60,17 +60,17 @@ def test_real_server_refuses_a_declared_20_mb_body(server):
     assert reply.status_code == 413 and "declares 20,971,520 bytes" in reply.text
 
 
-def test_check_data_refuses_a_folder_without_lexicons(tmp_path):
+def test_first_pins_refuse_a_folder_without_lexicons(tmp_path):
     with pytest.raises(LexiconError, match="kelime build --bootstrap"):
-        check_data(Settings(data=tmp_path))
+        first_pins(Settings(data=tmp_path))
 
 
-def test_check_data_refuses_a_corrupt_lexicon(tmp_path):
+def test_first_pins_refuse_a_corrupt_lexicon(tmp_path):
     build_data(tmp_path)
     with open(tmp_path / "tr" / "words.marisa", "ab") as f:
         f.write(b"\0")
     with pytest.raises(LexiconError, match="does not match its manifest"):
-        check_data(Settings(data=tmp_path))
+        first_pins(Settings(data=tmp_path))
 
 
 def test_kelime_serve_says_how_to_build_a_lexicon(tmp_path):

@@ -288,9 +288,9 @@ def test_get_word_parameter_limit(client):
 
 
 def test_get_limits_answer_json_before_the_http_servers_own(data_dir):
-    """A bare httptools refuses request targets over 65,535 bytes with a text/plain 400
-    before the app sees them: GET's 32 KiB query limit answers JSON first, and kelime's
-    protocol (service/protocol.py) answers a JSON 431 past its head limit."""
+    """httptools refuses request targets over 65,535 bytes with uvicorn's text/plain 400
+    before the app sees them: GET's 32 KiB query limit answers JSON well before (and behind
+    nginx a URL over 64 KiB is its JSON 414: tests/test_nginx.py)."""
     limit = Settings().max_query_bytes
     assert limit + len("/v1/validate?") < SERVER_URL_LIMIT
     at_limit = words_query(1_000, 26)  # 1,000 words of 26 letters: 31,999 bytes
@@ -309,9 +309,8 @@ def test_get_limits_answer_json_before_the_http_servers_own(data_dir):
         many = httpx.get(f"{url}/v1/validate?{words_query(1_001, 5)}")
         assert many.status_code == 413 and many.json()["error"]["code"] == "too_many_words"
         target = "/v1/validate?word=" + "a" * (SERVER_URL_LIMIT - 17)  # one byte too long
-        reply = raw_get(url, target)  # (httpx refuses to send it): the head limit's JSON 431
-        assert reply.startswith(b"HTTP/1.1 431 ") and b"send long word lists in the body of a " \
-            b"POST" in reply
+        reply = raw_get(url, target)  # (httpx refuses to send it): uvicorn's own refusal
+        assert reply.startswith(b"HTTP/1.1 400 "), reply
 
 
 def raw_get(url: str, target: str) -> bytes:

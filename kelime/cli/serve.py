@@ -1,8 +1,10 @@
-"""`kelime serve`: the HTTP API (kelime.service) on every lexicon in the data folder."""
+"""`kelime serve`: the HTTP API (kelime.service) on every lexicon in the data folder, run by
+gunicorn's arbiter with uvicorn workers (kelime.service.serve)."""
 
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import click
@@ -17,41 +19,49 @@ from .common import data_option, environment, say
 @click.option("--reports", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Take players' word reports (POST /v1/reports) into this SQLite file "
                    "[env KELIME_REPORTS; off when unset].")
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on: loopback by default. Anything else is exposed "
+                   "without nginx's shield (docs/deployment.md).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--fd", type=click.IntRange(0), default=None, metavar="N",
+@click.option("--socket", "unix", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, metavar="PATH",
+              help="Also listen on this unix socket: the balancer's way in (nginx), whose "
+                   "X-Forwarded-For alone names the client.")
+@click.option("--fd", type=click.IntRange(0), multiple=True, metavar="N",
               help="Serve on the listening socket inherited as file descriptor N (bound by "
                    "a process manager, systemd's socket activation) instead of binding "
-                   "--host and --port.")
+                   "--host, --port and --socket; repeat for several.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--forwarded-allow-ips", "proxies", default=None, metavar="ADDRESSES",
-              help="Comma-separated addresses (or networks) of the proxies whose "
-                   "X-Forwarded-For names the client, e.g. 127.0.0.1 behind nginx on this "
-                   "host [env KELIME_FORWARDED_ALLOW_IPS; default: none, each client is its "
-                   "connection's address].")
+              help="Comma-separated addresses (or networks) of proxies on OTHER hosts whose "
+                   "X-Forwarded-For names the client over TCP [env KELIME_FORWARDED_ALLOW_IPS; "
+                   "default: none]. nginx on this host comes in through --socket instead.")
 def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str, port: int,
-          fd: int | None, workers: int, proxies: str | None) -> None:
-    """Serve the HTTP API (FastAPI + uvicorn) on every lexicon in DATA.
+          unix: Path | None, fd: tuple[int, ...], workers: int, proxies: str | None) -> None:
+    """Serve the HTTP API (FastAPI on uvicorn workers under gunicorn) on every lexicon in DATA.
+
+    SIGHUP (or POST /v1/admin/reload) switches every worker to the data folder's current
+    builds when they all verify; SIGTERM stops.
 
     \b
     Example:
       kelime serve --port 8000 &
       curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
       kelime serve --reports reports.sqlite       # and take players' word reports
-      kelime serve --forwarded-allow-ips 127.0.0.1   # behind nginx on this host
+      kelime serve --port 8001 --socket /run/kelime/kelime-1.sock   # behind nginx
     """
-    from ..service.app import open_report_store
-    from ..service.server import run
+    from ..service.settings import misspelt, retired
 
     context = click.get_current_context()
-    given = [f"--{name}" for name in ("host", "port")
+    given = [f"--{flag}" for name, flag in (("host", "host"), ("port", "port"), ("unix", "socket"))
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
-    if fd is not None and given:
-        raise click.UsageError(f"--fd {fd} is a socket already bound: drop {' and '.join(given)}")
-    from ..service.settings import misspelt
-
+    if fd and given:
+        raise click.UsageError(f"--fd {fd[0]} is a socket already bound: drop "
+                               f"{' and '.join(given)}")
     for name, meant in misspelt(os.environ).items():
         say(f"Warning: {name} is no setting (ignored): did you mean {meant}?")
+    for name, why in retired(os.environ).items():
+        say(f"Warning: {name} is no longer a setting (ignored): {why}")
     settings = environment()
     if data:
         settings = settings.with_data(data)
@@ -61,8 +71,54 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
         settings = settings.changed(reports=reports)
     if proxies is not None:
         settings = settings.trusting(proxies)
-    if settings.reports:  # a store that cannot be used stops the start here, saying why
-        open_report_store(settings.reports, settings.report_limits)
+    if fd:
+        binds = [f"fd://{inherited(n)}" for n in fd]
+    else:
+        binds = [f"{free(host, port)}"] + ([f"unix:{unix}"] if unix else [])
+    from ..service.serve import run
     from . import HANGUPS
 
-    run(settings, host=host, port=port, workers=workers, hangups=HANGUPS, fd=fd)
+    run(settings, binds, workers, HANGUPS)
+
+
+def free(host: str, port: int) -> str:
+    """`host:port` for gunicorn to bind, once checked free (gunicorn would retry for 5 s)."""
+    from ..service.settings import SettingsError
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port,
+                                                             type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise SettingsError(f"--host {host!r} is not an address of this machine "
+                            f"({e.strerror})") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
+                                f"server holds it; stop it or pass --port N") from None
+    return f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+
+
+def inherited(fd: int) -> int:
+    """`fd`, once checked to be a listening stream socket (systemd's socket activation, a
+    test that bound port 0)."""
+    from ..service.settings import SettingsError
+
+    try:
+        sock = socket.socket(fileno=fd)
+    except (OSError, OverflowError, ValueError) as e:  # the last two: past any descriptor
+        why = e.strerror if isinstance(e, OSError) else "no such descriptor"
+        raise SettingsError(f"--fd {fd} is not an open socket ({why}): pass the "
+                            f"descriptor of a listening socket, or --port N") from None
+    try:
+        if sock.type != socket.SOCK_STREAM:
+            raise SettingsError(f"--fd {fd} is a datagram (UDP) socket: HTTP needs a TCP "
+                                f"or unix stream socket that listens; pass one, or --port N")
+        if not sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+            raise SettingsError(f"--fd {fd} is a socket that is not listening: call "
+                                f"listen() on it before handing it over, or pass --port N")
+    finally:
+        sock.detach()  # not ours to close
+    return fd

@@ -4,10 +4,15 @@ Exists only when KELIME_ADMIN_TOKEN is set (MIN_ADMIN_TOKEN characters or more);
 request must carry ``Authorization: Bearer <token>`` (401 without it, 403 with another
 token). A client that sends TRIES wrong tokens within WINDOW seconds gets 429 with
 Retry-After until the oldest of them is WINDOW s old, whatever it sends meanwhile (each
-worker counts its own). Every request that names a client in X-Forwarded-For counts as one
-client, FORWARDED: the admin route is called on a replica's own port, never through the
-proxy (deploy/nginx/kelime.conf refuses it), so a forwarded address there is one the
-caller wrote, and would otherwise buy TRIES more guesses per address it makes up.
+worker counts its own).
+
+The route is the operator's, on a replica's own port or socket, never through the balancer:
+a request that came through it (`trust.forwarded`: on the balancer's unix socket with
+X-Forwarded-For, or from a proxy named in KELIME_FORWARDED_ALLOW_IPS) is a 404 and counts
+against nobody, so no client of the balancer can lock the operator out. Wrong tokens count
+against the connection's own peer (X-Forwarded-For is not read here), and the operator
+always has a way in that no other local user can share: the replica's unix socket, whose
+folder only the service's user and nginx can open.
 """
 
 from __future__ import annotations
@@ -21,16 +26,17 @@ import time
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from ..errors import ServiceError, TooMany, client_address
+from ..errors import NotFound, ServiceError, TooMany, client_address
 from ..responses import json_response
 from ..schemas import Reloaded
 from ..state import KelimeDep, NoQuery
+from ..trust import forwarded
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"], dependencies=[NoQuery])
 log = logging.getLogger("uvicorn.error")
 TRIES, WINDOW = 5, 60.0
 CLIENTS = 10_000  # clients remembered (the oldest are forgotten first): bounded memory
-FORWARDED = "any client named in X-Forwarded-For"
+UNIX = "the unix socket"
 
 
 class Guard:
@@ -57,8 +63,11 @@ class Guard:
 
 
 def check_token(request: Request, token: str) -> None:
+    if forwarded(request.scope):
+        raise NotFound("not_found", "admin routes are per replica: call this one on its own "
+                       "port or unix socket, not through the balancer")
     guard: Guard = request.app.state.admin_guard
-    client, now = wrong_tokens_key(request), time.monotonic()
+    client, now = client_address(request, UNIX), time.monotonic()
     guard.check(client, now)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given:
@@ -67,14 +76,6 @@ def check_token(request: Request, token: str) -> None:
     if not hmac.compare_digest(_digest(given.strip()), _digest(token)):  # no length leaked
         guard.failed(client, now)
         raise ServiceError("forbidden", "the admin token is wrong")
-
-
-def wrong_tokens_key(request: Request) -> str:
-    """Whom a wrong token counts against: the peer, or FORWARDED (see above) when the
-    request carries X-Forwarded-For, which a trusted proxy's peer may have rewritten."""
-    if "x-forwarded-for" in request.headers:
-        return FORWARDED
-    return client_address(request)
 
 
 def _digest(token: str) -> bytes:

@@ -1,0 +1,217 @@
+"""`kelime serve`: gunicorn's arbiter runs uvicorn workers; kelime adds only which builds
+they serve (`reload.py`).
+
+- The master (the `kelime serve` process: gunicorn's arbiter under `Serve`) verifies and
+  loads every lexicon of the data folder before any worker starts, and pins them. Workers
+  are forked with the pinned lexicons in memory, so one that gunicorn starts in place of a
+  dead one serves what the others serve and never reads the disk. The pinned build folders
+  are held (`kelime.lexicon.hold`): `kelime build` never prunes them.
+- SIGHUP reloads the lexicons in place: the master pins the data folder's current builds
+  when every one verifies (else keeps the old ones, saying why), and every worker switches
+  to them without a restart (no request is dropped). SIGHUP is taken from the first lines of
+  `kelime serve` on (`kelime.cli.HANGUPS`: one that comes while it starts is done once it
+  listens); workers ignore it, so one sent to the whole process group is a reload, not
+  their death. gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
+- gunicorn replaces a worker that exits, and kills (then replaces) one that misses its
+  heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped). A worker whose master died
+  stops (`Worker.callback_notify`).
+- The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
+  workers' Prometheus files. Made again when a tmp cleaner removes it, removed at exit; one
+  left by a master killed with -9 is removed by the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
+from uvicorn_worker import UvicornWorker
+
+from kelime.lexicon import LexiconError, current_builds, hold
+
+from .reload import WORKERS, Master, Pins, alive, next_pins, verify, write_pins
+from .settings import Settings
+
+log = logging.getLogger("kelime.service")
+PREFIX = "kelime-serve-"
+METRICS = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess folder
+
+
+def uvicorn_options(settings: Settings) -> dict:
+    """uvicorn.Config's options for kelime (the workers', and the tests' in-process servers).
+    X-Forwarded-For is not uvicorn's to believe: see `trust.py`."""
+    return {"loop": "uvloop", "http": "httptools", "ws": "none", "lifespan": "on",
+            "proxy_headers": False, "server_header": False, "access_log": False,
+            "timeout_keep_alive": settings.keepalive_timeout,
+            "limit_concurrency": settings.max_connections,
+            "timeout_graceful_shutdown": 2 * settings.worker_timeout - 1}
+
+
+class Worker(UvicornWorker):
+    """A uvicorn worker that ignores SIGHUP and stops when its master dies."""
+
+    def init_signals(self) -> None:
+        super().init_signals()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    async def callback_notify(self) -> None:
+        if os.getppid() != self.ppid:  # the master died (kill -9): never serve on alone
+            self.log.error("worker %d: the master has gone; stopping", os.getpid())
+            os.kill(os.getpid(), signal.SIGTERM)
+        await super().callback_notify()
+
+
+class Serve(BaseApplication):
+    """gunicorn's arbiter over kelime's app, with the pins as the master's own state."""
+
+    def __init__(self, settings: Settings, binds: list[str], workers: int, pins: Pins,
+                 runtime: Path, hangups: list[int]):
+        self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
+        self.runtime, self.hangups, self.holds = runtime, hangups, dict[str, int]()
+        self.master, self.reloading = os.getpid(), False
+        self.arbiter: Arbiter | None = None
+        self.hold()
+        write_pins(runtime, pins, time.monotonic(), workers)
+        super().__init__()
+
+    def load_config(self) -> None:
+        worker = type("Worker", (Worker,), {"CONFIG_KWARGS": uvicorn_options(self.settings)})
+        options = {"bind": self.binds, "workers": self.workers, "worker_class": worker,
+                   "timeout": self.settings.worker_timeout, "umask": 0o007,
+                   "graceful_timeout": 2 * self.settings.worker_timeout,
+                   "keepalive": self.settings.keepalive_timeout, "proc_name": "kelime",
+                   "control_socket_disable": True, "errorlog": "-", "loglevel": "info",
+                   "when_ready": self.when_ready, "pre_fork": self.pre_fork,
+                   "child_exit": self.child_exit, "on_exit": self.on_exit}
+        for name, value in options.items():
+            if name in self.cfg.settings:  # control_socket_disable: gunicorn 25.1 and later
+                self.cfg.set(name, value)
+
+    def load(self):
+        from .app import create_app
+
+        master = Master(self.master, self.runtime, float(self.settings.worker_timeout))
+        return create_app(self.settings, self.pins, master)
+
+    def when_ready(self, server: Arbiter) -> None:
+        """SIGHUP is kelime's reload from now on; those that came while starting, one now."""
+        self.arbiter = server
+        signal.signal(signal.SIGHUP, self.hangup)
+        if self.hangups:
+            self.hangup(signal.SIGHUP, None)
+
+    def hangup(self, signum, frame) -> None:
+        if os.getpid() != self.master:  # a worker just forked, before its own handlers
+            return
+        self.hangups.append(signum)
+        if self.reloading:  # one more after the one under way
+            return
+        self.reloading = True
+        try:
+            while self.hangups:
+                self.hangups.clear()
+                self.reload()
+        finally:
+            self.reloading = False
+
+    def reload(self) -> None:
+        since = time.monotonic()
+        self.pins = pins = next_pins(self.settings, self.pins)
+        served = ", ".join(f"{n} {v}" for n, v in pins.versions.items())
+        for name, why in pins.refused.items():
+            log.error("reload refused (%s): %s; still serving %s", name, why, served)
+        if pins.outcome != "refused":
+            self.hold()
+            log.info("reload %s: serving %s", pins.outcome, served)
+        keep(self.runtime)
+        workers = self.arbiter.num_workers if self.arbiter else self.workers
+        write_pins(self.runtime, pins, since, workers)
+
+    def hold(self) -> None:
+        wanted = {str(path) for path in self.pins.paths().values()}
+        for path in wanted - set(self.holds):
+            self.holds[path] = hold(Path(path))
+        for path in set(self.holds) - wanted:
+            os.close(self.holds.pop(path))
+
+    def pre_fork(self, server: Arbiter, worker: Worker) -> None:
+        if not (self.runtime / "metrics").is_dir():  # a tmp cleaner removed it: again
+            keep(self.runtime)
+            write_pins(self.runtime, self.pins, time.monotonic(), server.num_workers)
+
+    def child_exit(self, server: Arbiter, worker: Worker) -> None:
+        (self.runtime / WORKERS / str(worker.pid)).unlink(missing_ok=True)
+
+    def on_exit(self, server: Arbiter) -> None:
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) -> None:
+    """Serve every lexicon in `settings.data` until SIGTERM or SIGINT; LexiconError (what to
+    run) when there is none to serve or one is damaged."""
+    if not log.handlers:  # before gunicorn's own logging starts: its style
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    remove_stale()
+    runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    try:
+        keep(runtime)
+        os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
+        pins = first_pins(settings)
+        if settings.reports:  # a store that cannot be used stops the start, saying why
+            from .app import open_report_store
+
+            open_report_store(settings.reports, settings.report_limits)
+        Serve(settings, binds, workers, pins, runtime, hangups).run()
+    finally:
+        os.environ.pop(METRICS, None)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def first_pins(settings: Settings) -> Pins:
+    """The builds to start with; a damaged one stops the start, a link to nothing or a
+    folder without a manifest is only not served (a warning)."""
+    lexicons, problems = verify(settings)
+    builds, _ = current_builds(settings.data)
+    for name, why in problems.items():
+        if name in builds:
+            raise LexiconError(why)
+        log.warning("%s", why)
+    if not lexicons:
+        raise LexiconError(f"no lexicon in {settings.data}: build one with `kelime build "
+                           f"--bootstrap --out {settings.data}` (or `kelime build --wordlist "
+                           f"FILE --out {settings.data}`)")
+    if settings.default_lexicon not in lexicons:
+        log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name one of "
+                    "%s", settings.default_lexicon, settings.data, ", ".join(lexicons))
+    return Pins(1, "started", lexicons)
+
+
+def keep(runtime: Path) -> None:
+    """Make the runtime folder (again); one that cannot be made costs metrics only."""
+    try:
+        (runtime / "metrics").mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as e:
+        log.error("cannot make %s (%s): metrics are not counted meanwhile", runtime, e)
+
+
+def remove_stale() -> None:
+    """Remove the runtime folders of masters that died unseen (kill -9), named by the pid."""
+    for stale in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        pid, dash, _ = stale.name.removeprefix(PREFIX).partition("-")
+        try:
+            mine = stale.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and dash and pid.isdigit() and not alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+            log.info("removed %s, left by a kelime serve that was killed", stale)
