@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.config import JsonDict
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from kelime.lexicon import REASONS
 from kelime.reports import KINDS
@@ -50,7 +49,7 @@ class Verdict(Exact):
     reason: Reason | None = Field(description="Why the word is not valid; null when it is.")
 
 
-def _no_default(schema: JsonDict) -> None:
+def _no_default(schema: dict[str, JsonValue]) -> None:
     """A field left out of a reply when it has no value: its schema has no `default: null`."""
     schema.pop("default")
 

@@ -56,6 +56,7 @@ def test_new_cache_has_the_schema_and_wal(db):
             "words"} <= set(db.table_names())
     assert db.journal_mode == "wal"
     assert [m.name for m in cache.MIGRATIONS.applied(db)] == ALL_MIGRATIONS
+    assert cache.declared_migrations() == ALL_MIGRATIONS
     assert "query" not in db["entries"].columns_dict  # the links live in reply_entries
     assert db["reply_entries"].pks == ["query", "madde_id"]
 

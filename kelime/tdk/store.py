@@ -187,6 +187,16 @@ def m006_pacing_robots(db: sqlite_utils.Database) -> None:
                         pk="site")
 
 
+def declared_migrations() -> list[str]:
+    """The migrations this kelime declares, in order: on an empty database all are pending
+    (sqlite-utils' public `pending`; the list itself is private to `Migrations`)."""
+    empty = sqlite_utils.Database(memory=True)
+    try:
+        return [m.name for m in MIGRATIONS.pending(empty)]
+    finally:
+        empty.close()
+
+
 def _listed_ids(body: str) -> list[int]:
     """The madde_ids a stored /gts body lists ([] when it is not a JSON list of entries)."""
     try:
@@ -338,7 +348,7 @@ def _check_ours(db: sqlite_utils.Database, path: Path, create: bool) -> None:
         what = f"tables: {', '.join(sorted(tables))}" if tables else "it is empty"
         raise CacheError(f"{path} is an SQLite file but not a kelime cache ({what}); "
                          "pass the cache written by `kelime crawl`, or a new path")
-    unknown = mine - {m.name for m in MIGRATIONS._migrations}
+    unknown = mine - set(declared_migrations())
     if unknown:
         raise CacheError(f"cache {path} was written by a newer kelime (schema "
                          f"{', '.join(sorted(unknown))}); upgrade kelime to read it")
