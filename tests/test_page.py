@@ -163,7 +163,8 @@ def page_settings(tmp_path_factory) -> Settings:
         tdk_store.save_reply(db, {"query": word, "url": "u", "status": 200, "outcome": "ok",
                                   "body": "[]", "error": None, "attempts": 1}, entries)
     db.close()
-    return Settings(data=root / "data", cache=root / "tdk.sqlite")
+    # The longest split budget: the page's split and the test's own end complete, the same.
+    return Settings(data=root / "data", cache=root / "tdk.sqlite", split_budget_ms=10_000)
 
 
 @pytest.fixture(scope="module")
@@ -283,6 +284,7 @@ def test_a_rack_link_shows_the_anagram_words_of_the_api(browser, site):
 def test_harfbank_shows_the_split(browser, site):
     open_page(browser, site, "?rack=kalemkitap%3Filgi&game=harfbank")
     asked = httpx.post(f"{site}/v1/split", json={"rack": "kalemkitap?ilgi", "game": "harfbank"})
+    assert asked.json()["complete"] is True, asked.text  # searched to the end, as the page's
     assert rack_words(browser, "#split-results") == [w["word"] for w in asked.json()["words"]]
     text = browser.find_element("id", "split-results").text
     assert "El tamamen dizildi" in text and "Atılan taş" in text
