@@ -74,7 +74,10 @@ def test_a_locked_cache_answers_503_at_once_and_never_holds_other_routes_threads
 
     import httpx
 
+    from kelime.service.entries import READ_THREADS
+
     from .service_helpers import serve_in_thread
+    from .waiting import until
 
     data = lexicon(tmp_path)
     path = tmp_path / "tdk.sqlite"
@@ -83,16 +86,26 @@ def test_a_locked_cache_answers_503_at_once_and_never_holds_other_routes_threads
     holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # readers too must wait for it
     holder.execute("BEGIN EXCLUSIVE")
 
+    app = create_app(Settings(data=data, cache=path))
+
+    def reads_hold_their_threads() -> bool:
+        """Every thread of the cache's reads is taken by a read waiting for the lock, and
+        more reads queue behind them."""
+        reads = getattr(app.state, "cache_reads", None)  # made by the first read
+        return (reads is not None and reads.turns.borrowed_tokens == READ_THREADS
+                and reads.waiting > 0)
+
     async def load(url: str):
         limits = httpx.Limits(max_connections=100)
         async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
             words = [asyncio.create_task(client.get("/v1/words/kitap")) for _ in range(48)]
-            await asyncio.sleep(0.2)  # the reads are in, holding what they hold
+            await until(reads_hold_their_threads, "reads of the locked cache holding every "
+                        f"one of its {READ_THREADS} threads, more waiting")
             anagram = await client.post("/v1/anagram", json={"rack": "kitap"}, timeout=15)
             return anagram, await asyncio.gather(*words)
 
     try:
-        with serve_in_thread(create_app(Settings(data=data, cache=path))) as url:
+        with serve_in_thread(app) as url:
             anagram, replies = asyncio.run(load(url))
             assert holder.in_transaction  # every answer came with the lock still held
     finally:

@@ -12,6 +12,7 @@ import pytest
 
 from kelime.service.errors import Unavailable
 from kelime.service.gate import Gate
+from tests.waiting import until
 
 
 def gate(**options) -> Gate:
@@ -45,11 +46,9 @@ def test_quick_work_waits_its_turn_in_a_thread_while_another_search_runs():
         here, searches = threading.get_ident(), gate()
         async with anyio.create_task_group() as tg:
             tg.start_soon(searches.run, slow)
-            with anyio.fail_after(10):
-                while not log:
-                    await anyio.sleep(0.01)
+            await until(lambda: log, "the slow search running in the gate's thread")
             tg.start_soon(lambda: searches.run(quick, quick=True))
-            await anyio.sleep(0.1)
+            await anyio.wait_all_tasks_blocked()  # as far as it can go: run, or queued
             assert log == [("slow", "start")] and searches.waiting == 1  # waiting its turn
             release.set()
         assert log[:2] == [("slow", "start"), ("slow", "end")]
