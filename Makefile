@@ -27,7 +27,8 @@ test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Static checks (pyproject.toml): ruff's rules ([tool.ruff]), the architecture's import
-# contract ([tool.importlinter]) and the types ([tool.mypy]).
+# contract ([tool.importlinter]: the core imports only its base dependencies, read from
+# [project] dependencies by scripts/core_contract.py) and the types ([tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
