@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import data_option, environment, say
+from .common import data_option, environment, needs_extra, say
 
 
 @click.command()
@@ -40,8 +40,9 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
       kelime serve --reports reports.sqlite       # and take players' word reports
       kelime serve --forwarded-allow-ips 127.0.0.1   # behind nginx on this host
     """
-    from ..service.app import open_report_store
-    from ..service.server import run
+    with needs_extra("serve", "kelime serve"):
+        from ..service.app import open_report_store
+        from ..service.server import run
 
     context = click.get_current_context()
     given = [f"--{name}" for name in ("host", "port")
