@@ -1,6 +1,6 @@
 """The layout is the architecture: the core (`kelime` minus its shells) imports only the
-standard library, itself and kelime's base dependencies (pyproject.toml); `kelime define`
-loads no Scrapy; a built wheel installed outside the
+standard library, itself and kelime's base dependencies (pyproject.toml), and installs and
+runs without any extra; `kelime define` loads no Scrapy; a built wheel installed outside the
 checkout carries the policy and adds no generic top-level name to site-packages."""
 
 from __future__ import annotations
@@ -149,6 +149,50 @@ def test_the_installed_build_applies_the_policy(installed, tmp_path):
                              "import kelime; print(kelime.__file__)"], cwd=tmp_path,
                             capture_output=True, text=True).stdout
     assert str(installed) in origin and str(ROOT) not in origin
+
+
+@pytest.fixture(scope="module")
+def base_install(wheel, tmp_path_factory) -> Path:
+    """A fresh venv holding the wheel and what pip installs with it, no extra: the base
+    dependencies pyproject.toml declares, at the versions of constraints.txt (pip's cache or
+    index, as `make` installs)."""
+    env_dir = tmp_path_factory.mktemp("base") / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(env_dir / "bin" / "python"),
+                           "install", "-q", "-c", str(ROOT / "constraints.txt"), str(wheel)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return env_dir
+
+
+@pytest.mark.slow
+def test_the_base_install_runs_the_core_and_check(base_install, offline_lexicons, tmp_path):
+    """`pip install kelime` alone: no extra's library, every core module imports, and
+    `kelime check` answers on the offline lexicons; `kelime serve` names its extra."""
+    python, kelime_cmd = (str(base_install / "bin" / name) for name in ("python", "kelime"))
+    absent = sorted({"fastapi", "starlette", "uvicorn", "scrapy", "twisted", "prometheus_client",
+                     "httpx", "gunicorn"} | extras_only())
+    code = ("import importlib, importlib.util, json, sys; "
+            f"[importlib.import_module(m) for m in {core_modules()!r}]; "
+            f"print(json.dumps([[m for m in {absent!r} if importlib.util.find_spec(m)], "
+            "sorted(m for m in sys.modules if m.startswith('kelime.') and "
+            f"m.startswith({SHELLS!r}))]))")
+    done = subprocess.run([python, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[], []]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_")}
+
+    def kelime_run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([kelime_cmd, *args], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, env=env)
+
+    checked = kelime_run("check", "--data", str(offline_lexicons), "kitap")
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith("✓  kitap\nlexicon tr "), checked.stdout
+    served = kelime_run("serve", "--data", str(offline_lexicons))
+    assert (served.returncode, served.stderr) == (
+        1, "Error: kelime serve needs the [serve] extra: pip install 'kelime[serve]'\n")
 
 
 def test_pyproject_lists_every_package():
