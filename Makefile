@@ -7,8 +7,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Players' word reports from the page land here (`kelime reports --reports reports.sqlite`).
 REPORTS ?= reports.sqlite
-# What each command installs: serving needs kelime and the offline word lists its first
-# lexicons are built from; testing adds the test tools. constraints.txt pins every version.
+# What each command installs (pyproject.toml's extras): serving needs kelime's [serve] extra
+# and the [offline] word lists its first lexicons are built from; testing installs [dev]
+# (every extra and the test tools). constraints.txt pins every version.
 SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 
@@ -26,7 +27,8 @@ test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Static checks (pyproject.toml): ruff's rules ([tool.ruff]), the architecture's import
-# contract ([tool.importlinter]) and the types ([tool.mypy]).
+# contract ([tool.importlinter]: the core imports only its base dependencies, read from
+# [project] dependencies by scripts/core_contract.py) and the types ([tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
@@ -51,7 +53,7 @@ lowest: install
 	rm -rf $(LOWEST)
 	$(BIN)/uv venv -q --python $(BIN)/python $(LOWEST)
 	$(BIN)/uv pip install -q --python $(LOWEST)/bin/python --resolution lowest-direct \
-		-e '.[offline]' 'pytest>=9.2' 'pytest-timeout>=2.4' 'hypothesis>=6.170'
+		-e '.[serve,crawl,offline]' 'pytest>=9.2' 'pytest-timeout>=2.4' 'hypothesis>=6.170'
 	@$(BIN)/uv pip list --python $(LOWEST)/bin/python | grep -iE '^(uvicorn|fastapi|starlette|scrapy|sqlite-utils|httpx|pydantic|numpy) '
 	$(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(SMOKE)
 
@@ -64,7 +66,7 @@ $(VENV)/bin/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(SERVE_STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[offline]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[serve,offline]'
 	@touch $@
 
 $(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python

@@ -9,6 +9,7 @@ at one boundary, the HTTP service into the JSON error shape at another.
     ├── BuildError        a build that did not happen (the previous lexicon is untouched)
     │   └── PolicyError   the filter policy or one of its lists cannot be read
     ├── SourceError       a word source that cannot be read (word list, bootstrap package)
+    │   └── MissingPackage  an offline list's package is not installed (kelime[offline])
     ├── CacheError        the TDK crawl cache is missing, corrupt, busy or not ours
     │   └── CacheBusy     ... locked by another process for longer than the caller waits
     ├── FetchError        a TDK look-up that failed for good
@@ -85,6 +86,10 @@ class PolicyError(BuildError):
 
 class SourceError(BuildError):
     """A source of candidate words that cannot be read."""
+
+
+class MissingPackage(SourceError):
+    """An offline word list whose package is not installed: kelime's `[offline]` extra."""
 
 
 class CacheError(KelimeError):

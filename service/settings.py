@@ -30,7 +30,6 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, PydanticCustomError
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
@@ -187,10 +186,10 @@ class Settings(BaseModel):
             try:
                 ipaddress.ip_network(proxy, strict=False)
             except ValueError:
-                raise PydanticCustomError("kelime", (
+                raise SettingsError(
                     f"{env_var('forwarded_allow_ips')} (--forwarded-allow-ips): {proxy!r} is "
                     "not an IP address or network; name the proxies in front of kelime, e.g. "
-                    "127.0.0.1 (nginx on this host) or 10.0.0.0/8")) from None
+                    "127.0.0.1 (nginx on this host) or 10.0.0.0/8") from None
         return value
 
     @field_validator("cors_origins")
@@ -205,10 +204,10 @@ class Settings(BaseModel):
             parts = urlsplit(origin)
             if not (parts.scheme and parts.netloc) or parts.path or parts.query \
                     or parts.fragment or "?" in origin or "#" in origin:
-                raise PydanticCustomError("kelime", (
+                raise SettingsError(
                     f"{env_var('cors_origins')}: {origin!r} is not an origin as a browser "
                     "sends it: write scheme://host[:port], with no path or trailing slash, "
-                    "e.g. https://oyun.example"))
+                    "e.g. https://oyun.example")
         return value
 
     @property
@@ -308,10 +307,11 @@ def _parts(listed: str) -> list[str]:
     return [part.strip() for part in listed.split(",") if part.strip()]
 
 
-def _explain(error: ErrorDetails) -> str:
+def _explain(error: Mapping[str, Any]) -> str:
     """One of pydantic's errors in words a person can act on, naming the variable."""
-    if error["type"] == "kelime":  # our own validators' messages, already complete
-        return error["msg"]
+    ours = error.get("ctx", {}).get("error")  # a ValueError a validator raised (pydantic's
+    if isinstance(ours, SettingsError):       # `value_error`): our message, already complete
+        return str(ours)
     name = str(error["loc"][0]) if error["loc"] else ""
     if error["type"] == "extra_forbidden":
         return (f"Settings has no setting {name!r}: the settings are "

@@ -14,7 +14,7 @@ from ..lexicon import compile_words, created_stamp, write_lexicon
 from ..lexicon.compile import MAX_PLAYABLE
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from ..sources.bootstrap import LANGUAGES
-from .common import data_dir, print_json, say
+from .common import data_dir, needs_extra, print_json, say
 
 
 def _progress(entries, total: int):
@@ -52,7 +52,8 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
             raise BuildError("--permissive is for the Turkish lexicon (Kurmanji's one list "
                              "is CC BY-SA 4.0)")
         say(f"Reading the offline {LANGUAGES[name]} lists …")
-        made = sources.offline_lexicon(name, permissive)
+        with needs_extra("offline", "kelime build --bootstrap"):
+            made = sources.offline_lexicon(name, permissive)
         for note in made.notes:
             say(f"Note: {note}")
         return made.candidates(), made.source()

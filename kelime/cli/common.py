@@ -4,7 +4,8 @@ the service's Settings), JSON output, and the one error boundary.
 Exit status, the same for the same failure in every command:
 
     0  done (`check`: every word valid)
-    1  `check`: a word is not valid; build, crawl, reports: the work failed (``Error: …``)
+    1  `check`: a word is not valid; build, crawl, reports: the work failed (``Error: …``);
+       a command whose extra is not installed (`needs_extra`)
     2  the question cannot be asked: bad arguments (click's usage errors), a lexicon that
        cannot be used (missing, damaged, outdated), an unknown game or a bad game profile,
        a rack, pattern or option the core refuses
@@ -16,12 +17,21 @@ With ``--json`` an error is printed to standard output in the HTTP API's shape,
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
-from ..errors import KelimeError, LexiconError, NoAnagramIndex, OutdatedLexicon, QueryError
+from ..errors import (
+    KelimeError,
+    LexiconError,
+    MissingPackage,
+    NoAnagramIndex,
+    OutdatedLexicon,
+    QueryError,
+)
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -30,9 +40,14 @@ class MissingLexicon(LexiconError):
     """No lexicon of that name in the data folder (the API's `unknown_lexicon`)."""
 
 
+class MissingExtra(KelimeError):
+    """A command whose libraries, one of kelime's extras (pyproject.toml), are not installed."""
+
+
 #: Error classes → the code the JSON error names (the HTTP API's codes where it has one).
 CODES = ((MissingLexicon, "unknown_lexicon"), (NoAnagramIndex, "no_anagram_index"),
-         (OutdatedLexicon, "outdated_lexicon"), (LexiconError, "unusable_lexicon"))
+         (OutdatedLexicon, "outdated_lexicon"), (LexiconError, "unusable_lexicon"),
+         (MissingExtra, "missing_extra"))
 USAGE = 2     # the question cannot be asked (click's own usage errors exit 2 too)
 FAILED = 1    # the work failed
 
@@ -125,6 +140,21 @@ def json_flag(help: str):
     """A ``--json`` flag whose errors, too, are printed as JSON."""
     return click.option("--json", "as_json", is_flag=True, is_eager=True,
                         callback=_remember_json, help=help)
+
+
+@contextmanager
+def needs_extra(extra: str, command: str) -> Iterator[None]:
+    """Around the imports of a command that needs one of kelime's extras: a library of it
+    that is not installed (or an offline list's package) becomes ``Error: COMMAND needs the
+    [EXTRA] extra: pip install 'kelime[EXTRA]'`` (exit status 1). A missing kelime module is
+    a bug, and stays one."""
+    try:
+        yield
+    except (ModuleNotFoundError, MissingPackage) as e:
+        if isinstance(e, ModuleNotFoundError) and (e.name or "kelime").split(".")[0] == "kelime":
+            raise
+        raise MissingExtra(f"{command} needs the [{extra}] extra: "
+                           f"pip install 'kelime[{extra}]'") from None
 
 
 def environment():

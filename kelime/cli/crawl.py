@@ -1,6 +1,6 @@
 """`kelime crawl run|status|import|refresh` and `kelime define`: click shells around
-kelime.crawler. Scrapy is imported only by `run` and `refresh`, httpx only by `define`, so
-the other commands start fast.
+kelime.crawler. Scrapy is imported only by the `crawl` verbs, httpx only by `define`, so
+the other commands start fast; both are kelime's [crawl] extra (`needs_extra`).
 
 The four verbs were options of one command until 2026-12 (`kelime crawl --status`,
 `--import FILE`, `--refresh`, and plain `kelime crawl`); those spellings still work, each
@@ -27,7 +27,7 @@ from ..crawler.settings import (
     check_user_agent,
 )
 from ..errors import KelimeError
-from .common import json_flag, print_json, say
+from .common import json_flag, needs_extra, print_json, say
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -171,7 +171,8 @@ def _fetch(*, base_url: str, cache: Path, delay: float, concurrency: int, limit:
            refresh: bool = False, sample: int | None = None, force: bool = False) -> None:
     """What `run` and `refresh` share: the settings checked, then the crawl; exits with
     its status."""
-    from ..crawler.run import run_crawl
+    with needs_extra("crawl", f"kelime crawl {'refresh' if refresh else 'run'}"):
+        from ..crawler.run import run_crawl
     from ..crawler.settings import check_overrides, crawl_settings
 
     _check_site(base_url, delay, concurrency)
@@ -208,7 +209,8 @@ def run(base_url: str, cache: Path, delay: float, concurrency: int, limit: int |
       kelime crawl run --cache tdk.sqlite           # the whole dictionary (~1 day)
       kelime crawl run --words new.txt --max-age 0  # a few words again, now
     """
-    from ..crawler.run import read_words
+    with needs_extra("crawl", "kelime crawl run"):
+        from ..crawler.run import read_words
 
     words = None
     if words_file:
@@ -257,7 +259,8 @@ def status(cache: Path, as_json: bool) -> None:
     Example:
       kelime crawl status --cache tdk.sqlite
     """
-    from ..crawler.run import status_data, status_text
+    with needs_extra("crawl", "kelime crawl status"):
+        from ..crawler.run import status_data, status_text
 
     if as_json:
         print_json({"cache": str(cache), **status_data(cache)})
@@ -281,7 +284,8 @@ def import_(dump: Path, cache: Path, dump_date: str | None) -> None:
     """
     import datetime as dt
 
-    from ..crawler.run import status_text
+    with needs_extra("crawl", "kelime crawl import"):
+        from ..crawler.run import status_text
     from ..tdk import store
     from ..tdk.dump import import_dump
 
@@ -337,7 +341,8 @@ def define(word, cache, base_url, refresh, as_json, user_agent, ciphers) -> None
         1. a.  Ciltli veya ciltsiz olarak bir araya getirilmiş … bütünü
                «Bir kitabı kendim okurum.» (Nurullah Ataç)
     """
-    from ..crawler.fetch import lookup, make_client
+    with needs_extra("crawl", "kelime define"):
+        from ..crawler.fetch import lookup, make_client
 
     _check_client(user_agent)
     if not word.strip():

@@ -21,7 +21,7 @@ import click
 from ..errors import KelimeError
 from ..normalize import TURKISH
 from ..reports import DECISIONS, KINDS, ReportError, ReportStore
-from .common import data_dir, data_option, environment, print_json, say
+from .common import data_dir, data_option, environment, needs_extra, print_json, say
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -229,7 +229,8 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
     Example:
       kelime reports check --reports reports.sqlite --cache tdk.sqlite
     """
-    from ..crawler.fetch import lookup, make_client
+    with needs_extra("crawl", "kelime reports check"):
+        from ..crawler.fetch import lookup, make_client
     from ..crawler.settings import DEFAULT_BASE_URL, DEFAULT_DELAY
     from ..errors import CacheError
     from ..tdk.entries import tdk_view

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .common import data_option, environment, say
+from .common import data_option, environment, needs_extra, say
 
 
 @click.command()
@@ -50,6 +50,8 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
       kelime serve --reports reports.sqlite       # and take players' word reports
       kelime serve --port 8001 --socket /run/kelime/kelime-1.sock   # behind nginx
     """
+    with needs_extra("serve", "kelime serve"):
+        from ..service.serve import run
     from ..service.settings import misspelt, retired
 
     context = click.get_current_context()

