@@ -29,9 +29,9 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.arbiter import Arbiter
 from uvicorn_worker import UvicornWorker
 
 from kelime.lexicon import LexiconError, current_builds, hold
@@ -76,7 +76,7 @@ class Serve(BaseApplication):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
         self.runtime, self.hangups, self.holds = runtime, hangups, dict[str, int]()
         self.master, self.reloading = os.getpid(), False
-        self.arbiter: Arbiter | None = None
+        self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold()
         write_pins(runtime, pins, time.monotonic(), workers)
         super().__init__()
@@ -100,7 +100,7 @@ class Serve(BaseApplication):
         master = Master(self.master, self.runtime, float(self.settings.worker_timeout))
         return create_app(self.settings, self.pins, master)
 
-    def when_ready(self, server: Arbiter) -> None:
+    def when_ready(self, server) -> None:
         """SIGHUP is kelime's reload from now on; those that came while starting, one now."""
         self.arbiter = server
         signal.signal(signal.SIGHUP, self.hangup)
@@ -141,15 +141,15 @@ class Serve(BaseApplication):
         for path in set(self.holds) - wanted:
             os.close(self.holds.pop(path))
 
-    def pre_fork(self, server: Arbiter, worker: Worker) -> None:
+    def pre_fork(self, server, worker: Worker) -> None:
         if not (self.runtime / "metrics").is_dir():  # a tmp cleaner removed it: again
             keep(self.runtime)
             write_pins(self.runtime, self.pins, time.monotonic(), server.num_workers)
 
-    def child_exit(self, server: Arbiter, worker: Worker) -> None:
+    def child_exit(self, server, worker: Worker) -> None:
         (self.runtime / WORKERS / str(worker.pid)).unlink(missing_ok=True)
 
-    def on_exit(self, server: Arbiter) -> None:
+    def on_exit(self, server) -> None:
         shutil.rmtree(self.runtime, ignore_errors=True)
 
 

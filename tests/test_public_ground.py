@@ -39,6 +39,7 @@ SHELLS = ("service", "crawler")  # top-level folders; kelime/service, kelime/cra
 #: it public: Scrapy and Twisted call every name without a leading `_` public.
 DOCUMENTED = {
     "fastapi.openapi.docs": "https://fastapi.tiangolo.com/reference/openapi/docs/",
+    "gunicorn.app.base": "https://docs.gunicorn.org/en/stable/custom.html",
     "lxml.etree": "https://lxml.de/apidoc/lxml.etree.html",
     "numpy.typing": "https://numpy.org/doc/stable/reference/typing.html",
     "prometheus_client.core": "https://prometheus.github.io/client_python/collector/custom/",
@@ -59,6 +60,8 @@ DOCUMENTED = {
     "starlette.routing": "https://www.starlette.io/routing/",
     "starlette.types": "https://www.starlette.io/middleware/#pure-asgi-middleware",
     "twisted": "https://docs.twisted.org/en/stable/development/compatibility-policy.html",
+    "uvicorn.middleware.proxy_headers":
+        "https://www.uvicorn.org/deployment/#proxies-and-forwarded-headers",
 }
 
 
