@@ -4,9 +4,9 @@ measured in the same run:
     .venv/bin/python benchmarks/options.py            # ~1 minute
     .venv/bin/python benchmarks/options.py --quick    # ~20 seconds
 
-- gzip: an 8-word POST /v1/validate asking `Accept-Encoding: gzip` (its reply is under
-  KELIME_GZIP_MIN_BYTES, so only the asking costs), and a 1,000-word POST whose reply is
-  compressed, with the bytes on the wire each way;
+- gzip: an 8-word and a 1,000-word POST /v1/validate asking `Accept-Encoding: gzip`, with
+  the bytes on the wire each way (a replica never compresses, so asking should cost
+  nothing; nginx compresses at the edge: benchmarks/compression.py);
 - "did you mean": 8 words that are not valid, with `"suggest": true` and without.
 
 One worker (`kelime serve`), load from wrk (or the Python client), the figures by

@@ -18,7 +18,7 @@ from starlette.middleware.cors import CORSMiddleware
 from kelime.games import load_games
 from kelime.lexicon import current_builds
 
-from .conditional import Compress, Conditional
+from .conditional import Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .fast import App, FastAnagram, FastValidate
 from .metrics import Metrics, MetricsMiddleware
@@ -78,7 +78,6 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
     document(app, settings)  # the exact schema: routes, errors, limits, names (openapi.py)
     for exc_class in HANDLED:
         app.add_exception_handler(exc_class, handle_error)
-    app.add_middleware(Compress, minimum_size=settings.gzip_min_bytes)
     origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
     if origins:  # off by default: browsers on other origins may call only when allowed
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],

@@ -3,14 +3,13 @@ paths as plain ASGI.
 
 An 8-word validation spent ~50 µs of CPU in the app, of which the memo lookup took ~3:
 the rest went to a dozen layers of middleware (FastAPI's telemetry and body-limit checks,
-exception handling, metrics, conditional requests, gzip), routing, and Request and
+exception handling, metrics, conditional requests), routing, and Request and
 Response objects (py-spy and cProfile; benchmarks/serving.py). `FastValidate` answers the
 usual request itself, before any of them: a JSON body in one piece, no query string, no
 Origin header when CORS is on. It reads the body, asks `parse_body`, the game and the
 memo as the route does (routes/validate.py), and sends the very reply the stack would:
-the same headers, gzipped when asked (`conditional.gzipped`, as `Compress`), with
-`Vary: Origin` when CORS is on (as Starlette's CORS middleware adds it), counted in the
-same metrics and access log.
+the same headers, with `Vary: Origin` when CORS is on (as Starlette's CORS middleware adds
+it), counted in the same metrics and access log.
 
 Anything else goes to the whole app (`App.stack`), with the body already read handed on:
 another Content-Type or a body in several pieces (the stack's limits and budget apply),
@@ -42,7 +41,6 @@ from starlette.datastructures import MutableHeaders
 
 from kelime.lexicon.verdicts import validate_json
 
-from .conditional import gzipped, wants_gzip
 from .metrics import log_line
 from .parse import parse_body
 from .routes import anagram, validate
@@ -93,7 +91,7 @@ class App(FastAPI):
 
 class FastRoute:
     """The usual POST to `path`, answered as the stack `full` would answer it: a subclass
-    says what (`answer`), this says when and sends it (headers, gzip, CORS, metrics, log)."""
+    says what (`answer`), this says when and sends it (headers, CORS, metrics, log)."""
 
     path = ""
 
@@ -101,7 +99,6 @@ class FastRoute:
                  cors: bool) -> None:
         self.state, self.full, self.metrics, self.cors = app.state, full, metrics, cors
         self.limit = self.body_limit(settings)
-        self.gzip_from = settings.gzip_min_bytes
         self.access_log = settings.access_log == "json"
 
     def body_limit(self, settings: Settings) -> int:
@@ -114,8 +111,7 @@ class FastRoute:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = perf_counter()
-        gzip = self.plain(scope)
-        if gzip is None:
+        if not self.plain(scope):
             await self.full(scope, receive, send)
             return
         message = await receive()
@@ -127,11 +123,8 @@ class FastRoute:
             await self.full(scope, replay(message, receive), send)
             return
         headers = [(b"content-length", b"%d" % len(body)), TYPE_HEADER]
-        if gzip and len(body) >= self.gzip_from:
-            headers, body = gzipped(headers, body)
         if self.cors:  # no Origin: the CORS middleware only says the reply varies by it
-            vary = MutableHeaders(raw=headers)
-            vary["Vary"] = ", ".join([*vary.getlist("Vary"), "Origin"])
+            MutableHeaders(raw=headers)["Vary"] = "Origin"
         status = 500
         try:
             await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -143,24 +136,20 @@ class FastRoute:
             if self.access_log:
                 log_line(scope, self.path, status, seconds)
 
-    def plain(self, scope: Scope) -> bool | None:
-        """Whether the client takes gzip, for a request the fast path may answer; None for
-        one that goes to the stack."""
+    def plain(self, scope: Scope) -> bool:
+        """Whether the fast path may answer the request (else the stack does)."""
         if scope["query_string"] or scope.get("root_path"):
-            return None
-        gzip = False
+            return False
         for name, value in scope["headers"]:
             if name == b"content-type":
                 if value.lower() not in JSON_TYPES:
-                    return None
+                    return False
             elif name == b"content-length":
                 if not value.isdigit() or int(value) > self.limit:
-                    return None
-            elif name == b"accept-encoding":
-                gzip = True
+                    return False
             elif name == b"origin" and self.cors or name == b"content-encoding":
-                return None  # CORS, a compressed body: the stack's
-        return gzip and wants_gzip(scope["headers"])
+                return False  # CORS, a compressed body: the stack's
+        return True
 
 
 class FastValidate(FastRoute):

@@ -54,6 +54,8 @@ RETIRED = {
     "KELIME_MAX_HEADER_BYTES": "nginx bounds headers (large_client_header_buffers in "
                                "deploy/nginx/kelime.conf)",
     "KELIME_HEADER_TIMEOUT": "nginx bounds the time to send headers (client_header_timeout)",
+    "KELIME_GZIP_MIN_BYTES": "replicas send replies uncompressed (on loopback or a LAN it "
+                             "costs more than it saves); nginx gzips them at the edge",
 }
 
 
@@ -145,8 +147,6 @@ class Settings(BaseModel):
         "plain-text 503 beyond)"))
     access_log: Literal["off", "json"] = Field("off", description=(
         "`json`: one JSON line a request on standard error"))
-    gzip_min_bytes: int = number(1400, (
-        "replies this big or bigger are gzipped when the client asks"))
     cors_origins: str = Field("", description=(
         "comma-separated origins browsers may call from; CORS is off without it"))
     reports: Path | None = Field(None, description=(

@@ -65,62 +65,20 @@ def test_no_verdict_on_an_empty_word(url, path):
     assert "location" not in reply.headers
 
 
-def test_big_replies_are_gzipped_when_asked_and_their_etag_turns_weak(url):
+def test_a_replica_never_compresses_and_takes_the_edges_weak_etag(url):
+    """On loopback or a LAN gzip costs more than it saves (benchmarks/compression.py): a
+    replica answers as it is whatever the client takes, and nginx compresses at the edge,
+    turning the strong ETag weak, which a 304 still matches."""
     body = {"words": ["kitap"] * 5000}
-    plain = httpx.post(url + "/v1/validate", json=body, headers={"Accept-Encoding": "identity"})
-    packed = httpx.post(url + "/v1/validate", json=body, headers={"Accept-Encoding": "gzip"})
-    assert "content-encoding" not in plain.headers
-    assert packed.headers["content-encoding"] == "gzip" and packed.json() == plain.json()
-    assert int(packed.headers["content-length"]) < len(plain.content) / 20
-    small = httpx.get(url + "/v1/words/kitap", headers={"Accept-Encoding": "gzip"})
-    assert "content-encoding" not in small.headers  # under gzip_min_bytes: not worth it
-    games = httpx.get(url + "/v1/games", headers={"Accept-Encoding": "gzip"})
-    tag = games.headers["etag"]
-    assert games.headers["content-encoding"] == "gzip" and tag.startswith('W/"')
-    again = httpx.get(url + "/v1/games", headers={"Accept-Encoding": "gzip",
-                                                  "If-None-Match": tag})
-    assert again.status_code == 304
-
-
-def test_gzip_follows_accept_encoding_weights(url):
-    body = {"words": ["kitap"] * 5000}
-    for asked, packed in (("gzip;q=0", False), ("br;q=1, gzip;q=0.2", True),
-                          ("identity", False), ("GZIP", True), ("gzip;q=x", False)):
+    for asked in ("gzip", "br;q=1, gzip;q=0.2", "identity", "GZIP"):
         reply = httpx.post(url + "/v1/validate", json=body, headers={"Accept-Encoding": asked})
         assert reply.status_code == 200 and len(reply.json()["results"]) == 5000
-        assert (reply.headers.get("content-encoding") == "gzip") is packed, asked
-        assert ("accept-encoding" in reply.headers.get("vary", "").lower()) is packed
-
-
-def test_a_streamed_reply_is_gzipped_chunk_by_chunk():
-    """Every kelime reply is one body; a streamed one (a file) is compressed as it goes."""
-    import asyncio
-    import gzip
-
-    from kelime.service.conditional import Compress
-
-    chunks = [b"kitap " * 500, b"kalem " * 500, b""]
-
-    async def app(scope, receive, send):
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/plain"), (b"vary", b"Origin"),
-                                (b"etag", b'"abc"')]})
-        for i, chunk in enumerate(chunks):
-            await send({"type": "http.response.body", "body": chunk,
-                        "more_body": i < len(chunks) - 1})
-
-    sent = []
-
-    async def send(message):
-        sent.append(message)
-
-    scope = {"type": "http", "method": "GET", "headers": [(b"accept-encoding", b"gzip")]}
-    asyncio.run(Compress(app, minimum_size=100)(scope, None, send))
-    headers = dict(sent[0]["headers"])
-    assert headers[b"content-encoding"] == b"gzip" and b"content-length" not in headers
-    assert headers[b"vary"] == b"Origin, Accept-Encoding" and headers[b"etag"] == b'W/"abc"'
-    assert gzip.decompress(b"".join(m["body"] for m in sent[1:])) == b"".join(chunks)
-    assert [m["more_body"] for m in sent[1:]] == [True, True, False]
+        assert "content-encoding" not in reply.headers, asked
+    games = httpx.get(url + "/v1/games", headers={"Accept-Encoding": "gzip"})
+    tag = games.headers["etag"]
+    assert "content-encoding" not in games.headers and tag.startswith('"')
+    again = httpx.get(url + "/v1/games", headers={"If-None-Match": "W/" + tag})
+    assert again.status_code == 304
 
 
 def test_cors_is_off_by_default_and_allows_only_the_configured_origins(data_dir, url):
