@@ -17,13 +17,14 @@ from starlette.middleware.cors import CORSMiddleware
 
 from kelime.games import load_games
 from kelime.lexicon import current_builds
+from kelime.lexicon.pins import Pins, load_builds
 
 from .conditional import Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
 from .fast import App, FastAnagram, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
-from .reload import Master, Pins, Reloader, load_builds
+from .reload import Master, Reloader
 from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
 from .state import Kelime

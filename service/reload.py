@@ -1,25 +1,22 @@
-"""Which builds a server serves (its *pins*), and how a reload switches them in place.
+"""How a reload switches every worker in place to the builds the master pins.
 
-`next_pins` is the one rule: the data folder's current builds, each loaded and verified, when
-every one of them verifies; else the builds already served, with the refusal. Under
-`kelime serve` the master applies it (`serve.py`: at start and on SIGHUP), keeps the loaded
-lexicons (every worker is forked with them) and writes the pins to `pins.json` in its
-runtime folder::
+The master of `kelime serve` (`serve.py`) pins builds by `kelime.lexicon.pins.next_pins`
+(at start and on SIGHUP), keeps the loaded lexicons (every worker is forked with them) and
+writes the pins to `pins.json` in its runtime folder::
 
     {"generation": 2, "since": 8123.4, "outcome": "reloaded", "workers": 2,
      "lexicons": {"tr": "/srv/kelime/data/.builds/tr-3f2a…"}, "versions": {"tr": "3f2a…"},
      "refused": {}, "reloads": {"reloaded": 1, "refused": 0, "unchanged": 0}}
 
-Each worker looks at that file every FOLLOW s, loads a newer generation beside the one it
-serves (in a thread, while requests go on being answered), swaps one reference, and says so
-in `workers/PID` (the generation it serves). Each request reads `app.state.kelime` once, so a
-reply comes from exactly one set of lexicons. A worker that cannot load builds the master
-verified (damaged on disk since) stops, and gunicorn forks its replacement from the master,
-with the new builds in memory: it never serves an older build beside the others' new one.
-POST /v1/admin/reload sends the master a SIGHUP and answers once every worker serves the new
-generation (`Reloader.ask_master`), or names those that do not. An app without the master
-(tests, `uvicorn --factory`) loads the data folder itself and reloads by the same rule
-(`Reloader.reload_here`).
+Each worker looks at it every FOLLOW s, loads a newer generation beside the one it serves
+(in a thread, while requests go on being answered), swaps one reference and writes the
+generation it serves to `workers/PID`. Each request reads `app.state.kelime` once, so a reply
+comes from one set of lexicons. A worker that cannot load builds the master verified
+(damaged on disk since) stops, and gunicorn forks its replacement with them in memory: it
+never serves an older build beside the others' new one. POST /v1/admin/reload sends the
+master a SIGHUP and answers once every worker serves the new generation, or names those
+that do not. An app without the master (tests, `uvicorn --factory`) reloads by the same
+rule in place (`Reloader.reload_here`).
 """
 
 from __future__ import annotations
@@ -28,19 +25,19 @@ import logging
 import os
 import signal
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 import orjson
 
-from kelime.lexicon import Lexicon, LexiconError, current_builds
+from kelime.lexicon import LexiconError
+from kelime.lexicon.pins import Pins, load_builds, next_pins
 
 from .errors import ServiceError
 
 log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
-OUTCOMES = ("reloaded", "unchanged", "refused")
 PINS, WORKERS = "pins.json", "workers"  # in the master's runtime folder
 FOLLOW = 0.2  # seconds between a worker's looks at the pins
 POLL = 0.02   # seconds between an admin reload's looks at the workers
@@ -54,70 +51,6 @@ class ReloadRefused(ServiceError):
 
 class ReloadTimeout(ServiceError):
     family = 504
-
-
-@dataclass(frozen=True)
-class Pins:
-    generation: int
-    outcome: str                        # "started", or one of OUTCOMES for a reload
-    lexicons: dict[str, Lexicon]        # name → the loaded build
-    refused: dict[str, str] = field(default_factory=dict)   # name → why (last reload)
-    reloads: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
-
-    @property
-    def versions(self) -> dict[str, str]:
-        return {name: lex.info["version"] for name, lex in sorted(self.lexicons.items())}
-
-    def paths(self) -> dict[str, Path]:
-        return {name: lex.path for name, lex in self.lexicons.items() if lex.path}
-
-
-def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, Lexicon]:
-    """The lexicons of `builds` (name → build folder), reusing those of `keep` already loaded
-    from the same folder; LexiconError when one cannot be loaded or is misnamed."""
-    out = {}
-    for name, path in builds.items():
-        old = keep.get(name)
-        if old is not None and old.path == path:
-            out[name] = old
-            continue
-        lex = Lexicon.load(path)
-        if lex.name != name:
-            raise LexiconError(f"{path} holds a lexicon named {lex.name!r}, not {name!r}")
-        out[name] = lex
-    return out
-
-
-def verify(settings, pinned: Pins | None = None) -> tuple[dict[str, Lexicon], dict[str, str]]:
-    """(lexicons, problems): every lexicon of the data folder loaded (and so verified), and
-    {name: why} for those that cannot be served (a link to nothing, half written, corrupt,
-    or the pinned default gone)."""
-    builds, problems = current_builds(settings.data)
-    lexicons: dict[str, Lexicon] = {}
-    for name, path in builds.items():
-        try:
-            lexicons.update(load_builds({name: path}, pinned.lexicons if pinned else {}))
-        except LexiconError as e:
-            problems[name] = str(e)
-    default = settings.default_lexicon
-    if pinned and default in pinned.lexicons and default not in builds:
-        problems.setdefault(default, f"the default lexicon {default!r} is gone from "
-                                     f"{settings.data}")
-    return lexicons, problems
-
-
-def next_pins(settings, old: Pins) -> Pins:
-    """The generation after `old`: the data folder's current builds when every one of them
-    verifies, else `old`'s builds with the refusal."""
-    lexicons, problems = verify(settings, old)
-    if problems:
-        pins = replace(old, outcome="refused", refused=problems)
-    else:
-        same = lexicons.keys() == old.lexicons.keys() and all(
-            lexicons[name] is old.lexicons[name] for name in lexicons)
-        pins = Pins(old.generation, "unchanged" if same else "reloaded", lexicons)
-    reloads = {**old.reloads, pins.outcome: old.reloads.get(pins.outcome, 0) + 1}
-    return replace(pins, generation=old.generation + 1, reloads=reloads)
 
 
 def write_pins(runtime: Path, pins: Pins, since: float, workers: int) -> None:
@@ -245,7 +178,8 @@ class Reloader:
     async def reload_here(self) -> dict:
         """Reload in this process only (an app without the master)."""
         async with self.lock:
-            pins = await anyio.to_thread.run_sync(next_pins, self.settings, self.pins)
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings.data,
+                                                  self.settings.default_lexicon, self.pins)
             self.swap(pins)
             if pins.outcome == "refused":
                 raise refusal(pins.refused, pins.versions)

@@ -34,9 +34,10 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
-from kelime.lexicon import LexiconError, current_builds, hold
+from kelime.lexicon import hold
+from kelime.lexicon.pins import Pins, first_pins, next_pins
 
-from .reload import WORKERS, Master, Pins, alive, next_pins, verify, write_pins
+from .reload import WORKERS, Master, alive, write_pins
 from .settings import Settings
 
 log = logging.getLogger("kelime.service")
@@ -123,7 +124,8 @@ class Serve(BaseApplication):
 
     def reload(self) -> None:
         since = time.monotonic()
-        self.pins = pins = next_pins(self.settings, self.pins)
+        self.pins = pins = next_pins(self.settings.data, self.settings.default_lexicon,
+                                     self.pins)
         served = ", ".join(f"{n} {v}" for n, v in pins.versions.items())
         for name, why in pins.refused.items():
             log.error("reload refused (%s): %s; still serving %s", name, why, served)
@@ -166,7 +168,13 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     try:
         keep(runtime)
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
-        pins = first_pins(settings)
+        pins, problems = first_pins(settings.data, settings.default_lexicon)
+        for why in problems.values():  # not served: a link to nothing, no manifest
+            log.warning("%s", why)
+        if settings.default_lexicon not in pins.lexicons:
+            log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
+                        "one of %s", settings.default_lexicon, settings.data,
+                        ", ".join(pins.lexicons))
         if settings.reports:  # a store that cannot be used stops the start, saying why
             from .app import open_report_store
 
@@ -175,25 +183,6 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     finally:
         os.environ.pop(METRICS, None)
         shutil.rmtree(runtime, ignore_errors=True)
-
-
-def first_pins(settings: Settings) -> Pins:
-    """The builds to start with; a damaged one stops the start, a link to nothing or a
-    folder without a manifest is only not served (a warning)."""
-    lexicons, problems = verify(settings)
-    builds, _ = current_builds(settings.data)
-    for name, why in problems.items():
-        if name in builds:
-            raise LexiconError(why)
-        log.warning("%s", why)
-    if not lexicons:
-        raise LexiconError(f"no lexicon in {settings.data}: build one with `kelime build "
-                           f"--bootstrap --out {settings.data}` (or `kelime build --wordlist "
-                           f"FILE --out {settings.data}`)")
-    if settings.default_lexicon not in lexicons:
-        log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name one of "
-                    "%s", settings.default_lexicon, settings.data, ", ".join(lexicons))
-    return Pins(1, "started", lexicons)
 
 
 def keep(runtime: Path) -> None:

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from kelime.cli import cli
 from kelime.lexicon import LexiconError
+from kelime.lexicon.pins import first_pins
 from kelime.service.app import create_app
-from kelime.service.serve import first_pins
 from kelime.service.settings import Settings
 from tests.servers import kelime_command, kelime_serve, serve_in_thread
 from tests.service_helpers import build_data
@@ -62,7 +62,7 @@ def test_real_server_refuses_a_declared_20_mb_body(server):
 
 def test_first_pins_refuse_a_folder_without_lexicons(tmp_path):
     with pytest.raises(LexiconError, match="kelime build --bootstrap"):
-        first_pins(Settings(data=tmp_path))
+        first_pins(tmp_path, "tr")
 
 
 def test_first_pins_refuse_a_corrupt_lexicon(tmp_path):
@@ -70,7 +70,7 @@ def test_first_pins_refuse_a_corrupt_lexicon(tmp_path):
     with open(tmp_path / "tr" / "words.marisa", "ab") as f:
         f.write(b"\0")
     with pytest.raises(LexiconError, match="does not match its manifest"):
-        first_pins(Settings(data=tmp_path))
+        first_pins(tmp_path, "tr")
 
 
 def test_kelime_serve_says_how_to_build_a_lexicon(tmp_path):
