@@ -88,6 +88,12 @@ def check_identity(request: Request) -> None:
                            "without a Content-Encoding header", {"content_encoding": coding[:40]})
 
 
+def timed_out(seconds: float, size: int) -> ServiceError:
+    return ServiceError("request_timeout", f"the body did not arrive within {seconds:g} s "
+                        f"({size:,} bytes came): send it at once",
+                        headers={"Connection": "close"})
+
+
 async def read_body(request: Request, limit: int, *, json_type_required: bool = False,
                     advice: str = "send fewer words per request") -> bytes:
     """The whole body (JSON by its Content-Type), or TooLarge as soon as it is known to
@@ -125,7 +131,6 @@ async def receive_body(request: Request, limit: int, json_type_required: bool,
                 budget_.take(len(chunk))  # a body still arriving: count what it holds
                 held += len(chunk)
     except TimeoutError:
-        raise ServiceError("request_timeout", f"the body did not arrive within {seconds} s "
-                           f"({size:,} bytes came): send it at once") from None
+        raise timed_out(seconds, size) from None
     finally:
         budget_.used -= held
