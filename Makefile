@@ -15,8 +15,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: serve test lint docs lowest install install-serve lexicon bench clean
 
+# kelime serve takes SIGHUP as a reload from its first line on; before that line (Python's own
+# start-up, ~30-100 ms) a SIGHUP would end it, so it starts with SIGHUP ignored, as nohup does.
 serve: lexicon
-	$(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) --reports $(REPORTS)
+	trap '' HUP; exec $(BIN)/kelime serve --data $(DATA) --host $(HOST) --port $(PORT) \
+		--reports $(REPORTS)
 
 # One worker more than the cores (pytest-xdist), a test file's tests in one worker: its
 # shared servers start once. Much of the suite waits on servers, crawls and subprocesses
