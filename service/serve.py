@@ -175,9 +175,9 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
             log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
                         "one of %s", settings.default_lexicon, settings.data,
                         ", ".join(pins.lexicons))
-        if settings.reports:  # a store that cannot be used stops the start, saying why
-            from .app import open_report_store
+        from .app import open_report_store  # loaded once, here: the workers fork with it
 
+        if settings.reports:  # a store that cannot be used stops the start, saying why
             open_report_store(settings.reports, settings.report_limits)
         Serve(settings, binds, workers, pins, runtime, hangups).run()
     finally:
