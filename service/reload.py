@@ -1,22 +1,20 @@
 """How a reload switches every worker in place to the builds the master pins.
 
-The master of `kelime serve` (`serve.py`) pins builds by `kelime.lexicon.pins.next_pins`
-(at start and on SIGHUP), keeps the loaded lexicons (every worker is forked with them) and
-writes the pins to `pins.json` in its runtime folder::
+The master of `kelime serve` (`serve.py`) pins builds by `kelime.lexicon.pins.next_pins` and
+writes them to `pins.json` in its runtime folder::
 
     {"generation": 2, "since": 8123.4, "outcome": "reloaded", "workers": 2,
      "lexicons": {"tr": "/srv/kelime/data/.builds/tr-3f2a…"}, "versions": {"tr": "3f2a…"},
      "refused": {}, "reloads": {"reloaded": 1, "refused": 0, "unchanged": 0}}
 
 Each worker looks at it every FOLLOW s, loads a newer generation beside the one it serves
-(in a thread, while requests go on being answered), swaps one reference and writes the
-generation it serves to `workers/PID`. Each request reads `app.state.kelime` once, so a reply
-comes from one set of lexicons. A worker that cannot load builds the master verified
-(damaged on disk since) stops, and gunicorn forks its replacement with them in memory: it
-never serves an older build beside the others' new one. POST /v1/admin/reload sends the
-master a SIGHUP and answers once every worker serves the new generation, or names those
-that do not. An app without the master (tests, `uvicorn --factory`) reloads by the same
-rule in place (`Reloader.reload_here`).
+(in a thread, requests answered meanwhile), swaps one reference (each request reads
+`app.state.kelime` once: one set of lexicons a reply), and writes the generation it serves
+to `workers/PID`. One that cannot load what the master verified (damaged on disk since)
+stops, and its replacement is forked with the new builds in memory. POST /v1/admin/reload
+sends the master a SIGHUP and answers once every worker serves the new generation, or names
+those that do not. An app without the master (tests, `uvicorn --factory`) reloads by the
+same rule in place (`Reloader.reload_here`).
 """
 
 from __future__ import annotations
@@ -75,7 +73,7 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except PermissionError:  # another user's: alive
         pass
     return True
 

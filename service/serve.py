@@ -1,23 +1,22 @@
-"""`kelime serve`: gunicorn's arbiter runs uvicorn workers; kelime adds only which builds
-they serve (`reload.py`).
+"""`kelime serve`: gunicorn's arbiter runs uvicorn workers; kelime adds which builds they
+serve (`reload.py`).
 
-- The master (the `kelime serve` process: gunicorn's arbiter under `Serve`) verifies and
-  loads every lexicon of the data folder before any worker starts, and pins them. Workers
-  are forked with the pinned lexicons in memory, so one that gunicorn starts in place of a
-  dead one serves what the others serve and never reads the disk. The pinned build folders
-  are held (`kelime.lexicon.hold`): `kelime build` never prunes them.
-- SIGHUP reloads the lexicons in place: the master pins the data folder's current builds
-  when every one verifies (else keeps the old ones, saying why), and every worker switches
-  to them without a restart (no request is dropped). SIGHUP is taken from the first lines of
-  `kelime serve` on (`kelime.cli.HANGUPS`: one that comes while it starts is done once it
-  listens); workers ignore it, so one sent to the whole process group is a reload, not
-  their death. gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
-- gunicorn replaces a worker that exits, and kills (then replaces) one that misses its
-  heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped). A worker whose master died
-  stops (`Worker.callback_notify`).
+- The master (`Serve`, gunicorn's arbiter in the `kelime serve` process) loads and verifies
+  every lexicon of the data folder and pins them before any worker starts. Workers are
+  forked with them in memory: one started in place of a dead one serves what the others
+  serve and never reads the disk. The master holds the pinned build folders
+  (`kelime.lexicon.hold`): `kelime build` never prunes them.
+- SIGHUP reloads in place: the master pins the data folder's current builds when every one
+  verifies (else keeps the old ones, saying why), and every worker switches to them, none
+  restarted. It is taken from the first lines of `kelime serve` on (`kelime.cli.HANGUPS`:
+  one that comes while it starts is done once it listens); workers ignore it, so one sent
+  to the process group is a reload, not their death. gunicorn's other signals keep their
+  meaning (TERM, INT, QUIT, TTIN, TTOU).
+- gunicorn replaces a worker that exits, and kills and replaces one that misses its
+  heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
-  workers' Prometheus files. Made again when a tmp cleaner removes it, removed at exit; one
-  left by a master killed with -9 is removed by the next start.
+  workers' Prometheus files; made again when removed, removed at exit, and one left by a
+  master killed with -9 removed by the next start.
 """
 
 from __future__ import annotations
@@ -90,6 +89,7 @@ class Serve(BaseApplication):
                    "keepalive": self.settings.keepalive_timeout, "proc_name": "kelime",
                    "control_socket_disable": True, "errorlog": "-", "loglevel": "info",
                    "when_ready": self.when_ready, "pre_fork": self.pre_fork,
+                   "post_fork": self.post_fork,
                    "child_exit": self.child_exit, "on_exit": self.on_exit}
         for name, value in options.items():
             if name in self.cfg.settings:  # control_socket_disable: gunicorn 25.1 and later
@@ -119,6 +119,8 @@ class Serve(BaseApplication):
             while self.hangups:
                 self.hangups.clear()
                 self.reload()
+        except Exception:  # (in a signal handler, in gunicorn's loop): never stop serving
+            log.exception("reload failed; still serving %s", self.pins.versions)
         finally:
             self.reloading = False
 
@@ -143,6 +145,10 @@ class Serve(BaseApplication):
         for path in set(self.holds) - wanted:
             os.close(self.holds.pop(path))
 
+    def post_fork(self, server, worker: Worker) -> None:  # the master's to hold, not theirs
+        for fd in self.holds.values():
+            os.close(fd)
+
     def pre_fork(self, server, worker: Worker) -> None:
         if not (self.runtime / "metrics").is_dir():  # a tmp cleaner removed it: again
             keep(self.runtime)
@@ -159,10 +165,7 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     """Serve every lexicon in `settings.data` until SIGTERM or SIGINT; LexiconError (what to
     run) when there is none to serve or one is damaged."""
     if not log.handlers:  # before gunicorn's own logging starts: its style
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
+        logging.basicConfig(format="[%(levelname)s] %(message)s", level=logging.INFO)
     remove_stale()
     runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     try:
@@ -185,8 +188,7 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         shutil.rmtree(runtime, ignore_errors=True)
 
 
-def keep(runtime: Path) -> None:
-    """Make the runtime folder (again); one that cannot be made costs metrics only."""
+def keep(runtime: Path) -> None:  # one that cannot be made costs metrics only
     try:
         (runtime / "metrics").mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as e:
