@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,11 @@ _spec.loader.exec_module(standalone)
 _spec = importlib.util.spec_from_file_location("kelime_flood", ROOT / "benchmarks" / "flood.py")
 flood = sys.modules["kelime_flood"] = importlib.util.module_from_spec(_spec)  # (dataclasses)
 _spec.loader.exec_module(flood)
+
+_spec = importlib.util.spec_from_file_location("kelime_attacks",
+                                               ROOT / "benchmarks" / "attacks.py")
+attacks = sys.modules["kelime_attacks"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(attacks)
 
 NGINX = standalone.find_nginx()
 if NGINX is None:
@@ -68,6 +74,7 @@ def shipped(directive: str) -> str:
 
 
 LIMIT = int(shipped("limit_conn").split()[1])               # requests under way per address
+SEND_TIMEOUT = int(shipped("send_timeout").rstrip("s"))
 FRESH = "127.0.0.2"   # the address of the fresh clients the attacks must not starve
 
 
@@ -972,3 +979,249 @@ def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack, through):
               f"{searched.total} splits); ceiling {settings.held_bytes / 2**20:.0f} MiB over idle")
         assert grew < settings.held_bytes
 
+
+# --- attacks: nginx holds them; no replica sees them, fresh clients are served -------------
+# The attackers of benchmarks/attacks.py, at a small scale, on the shared stack. Each comes
+# from loopback addresses of its own (127.2x.y.z) and the fresh clients from FRESH, so the
+# per-address limit counts them apart; every attacking connection is closed at the end.
+
+MiB = 2**20
+RSS_CEILING = 300 * MiB   # a replica worker under attack (80 MiB idle; it reached 749 MiB)
+
+
+def replica_workers(pair: list[Replica]) -> list[int]:
+    return [pid for replica in pair for pid in worker_pids(replica)]
+
+
+def run_crowds(crowds: list, until, most: float, tick: float = 0.1) -> None:
+    """Step every crowd each `tick` until `until()` or `most` seconds."""
+    end = time.monotonic() + most
+    while time.monotonic() < end and not until():
+        for crowd in crowds:
+            crowd.step()
+        time.sleep(tick)
+
+
+@contextmanager
+def closing(*crowds):
+    try:
+        yield crowds
+    finally:
+        for crowd in crowds:
+            crowd.close()
+
+
+def reply_of(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0][9:12]), headers, body
+
+
+def test_the_per_address_limit_refuses_the_next_and_spares_listed_game_servers(stack,
+                                                                              tmp_path):
+    """LIMIT + 1 requests under way at once from one address (bodies begun, not finished):
+    one is refused at once, 503 `too_many_connections` in the JSON shape with Retry-After,
+    before any replica sees it; the others are answered once their bodies are done. An
+    address listed as a game server in kelime.conf's `geo` block (an empty key: nginx
+    counts nothing) has LIMIT + 10 under way at once, and none is refused."""
+    pair, _ = stack
+    shipped = standalone.SITE.read_text(encoding="utf-8")
+    listed = shipped.replace("    default 0;\n", "    default 0;\n    127.0.0.3 1;\n", 1)
+    assert listed != shipped, "kelime.conf lost the `geo $kelime_unlimited` block"
+    site = tmp_path / "kelime.conf"
+    site.write_text(listed, encoding="utf-8")
+    body = b'{"words": ["kitap"]' + b" " * 100 + b"}"
+    head = attacks.http_request("/v1/validate", body[:1], length=len(body))
+    with nginx_in_front([r.sock for r in pair], tmp_path / "nginx", site=site) as front:
+        player = attacks.Crowd(front.port, ["127.20.0.1"] * (LIMIT + 1), head, again=False)
+        server = attacks.Crowd(front.port, ["127.0.0.3"] * (LIMIT + 10), head, again=False)
+        with closing(player, server):
+            player.open_all()
+            server.open_all()
+            run_crowds([player, server], lambda: player.got, most=5)
+            run_crowds([player, server], lambda: False, most=0.5)  # any other refusal
+            assert len(player.got) == 1 and not server.got, (player.replies, server.replies)
+            (refused,) = player.got.values()
+            status, headers, reply = reply_of(refused)
+            assert status == 503 and headers["retry-after"] == "1"
+            assert headers["content-type"].startswith("application/json")
+            assert json.loads(reply)["error"]["code"] == "too_many_connections"
+            for crowd in (player, server):  # the rest of each body: every one answered
+                for sock in crowd.socks.values():
+                    sock.setblocking(True)
+                    sock.sendall(body[1:])
+                    sock.setblocking(False)
+            run_crowds([player, server], lambda: len(player.got) + len(server.got) ==
+                       2 * LIMIT + 11, most=20)
+            assert player.replies == {503: 1, 200: LIMIT}, player.replies
+            assert server.replies == {200: LIMIT + 10}, server.replies
+        refusals = [line for line in front.access_log.read_text().splitlines()
+                    if '" 503 ' in line]
+        assert len(refusals) == 1 and 'upstream="-"' in refusals[0]  # no replica saw it
+
+
+def test_slow_bodies_hold_no_replica_and_fresh_clients_are_served(stack):
+    """Bodies announced at 4 MB, sent a byte every 8 s by 60 clients (from 4 addresses) and
+    at 1.2 KB/s by LIMIT + 40 connections of one address: nginx drops the first after
+    client_body_timeout without a reply (their second byte would come at 8 s), reads LIMIT
+    of the others and refuses the 40 beyond at once (503 `too_many_connections`). A fresh
+    client is answered every time meanwhile, and the replicas hold nothing of it."""
+    pair, front = stack
+    head = attacks.http_request("/v1/validate", b"{", length=4_000_000)
+    bytewise = attacks.Crowd(front.port, attacks.addresses(60, 15, net=21), head, again=False)
+    steady = attacks.Crowd(front.port, ["127.22.0.1"] * (LIMIT + 40), head,
+                           drip=b" " * 120, again=False)   # 120 bytes every 0.1 s
+    pids = replica_workers(pair)
+    idle = {pid: rss_bytes(pid) for pid in pids}
+    fresh = attacks.Fresh(front.port, every=0.2)
+    with closing(bytewise, steady), peak_rss(pids) as peaks, fresh.asking():
+        bytewise.open_all()
+        steady.open_all()
+        run_crowds([bytewise, steady], lambda: not bytewise.socks, most=8)
+        # every one dropped before its second byte would have come
+        assert bytewise.closed == bytewise.silent == 60, (bytewise.closed, bytewise.replies)
+        assert steady.replies == {503: 40} and steady.codes == {"too_many_connections": 40}
+        assert steady.waiting == LIMIT   # still sending, still read, no reply yet
+    assert fresh.ok == len(fresh.outcomes) >= 10, Counter(s for s, _ in fresh.outcomes)
+    for pid in pids:
+        assert peaks[pid] - idle[pid] < 32 * MiB, (pid, idle[pid], peaks[pid])
+    assert "worker_connections are not enough" not in front.error_log
+
+
+def test_slow_readers_hold_no_replica(stack):
+    """100 clients send a 1,000-word validation and never read the ~65 KB reply, and 3 send
+    one whose reply (5,500 words of 64 control characters, \\u-escaped: 4.6 MB) is more than
+    the kernel's socket buffers take. nginx takes each reply from its replica at once
+    (proxy_buffering: the replica's part of the request ends in milliseconds), keeps what the
+    kernel does not take in its buffers and a temporary file, and resets the connection
+    after send_timeout. A fresh client sending the same 1,000-word validation is answered
+    every time, and no replica worker grows past RSS_CEILING."""
+    pair, front = stack
+    words = attacks.http_request("/v1/validate", {"words": attacks.WORDS_1000})
+    readers = attacks.Crowd(front.port, attacks.addresses(100, 50, net=23), words,
+                            read=False, rcvbuf=4096, again=False)
+    big = {"words": ["\u0001" * 64] * 5500}
+    whole = len(request(pair[0].port, "POST", "/v1/validate", json.dumps(big).encode())[2])
+    hogs = [attacks.Crowd(front.port, [f"127.24.0.{i + 1}"], attacks.http_request(
+        "/v1/validate", big, {"X-Request-ID": f"never-read-{i}"}), read=False, rcvbuf=4096,
+        again=False) for i in range(3)]
+    pids = replica_workers(pair)
+    fresh = attacks.Fresh(front.port, body={"words": attacks.WORDS_1000}, every=0.2)
+    with closing(readers, *hogs), peak_rss(pids) as peaks, fresh.asking():
+        for crowd in (readers, *hogs):
+            crowd.open_all()
+        run_crowds([readers, *hogs], lambda: not any(h.socks for h in hogs),
+                   most=SEND_TIMEOUT + 10)
+        assert [h.closed for h in hogs] == [1, 1, 1]   # reset by nginx, reply unread
+        assert readers.replies == {200: 100} and not readers.closed
+    log = wait_for_records(front, {f"never-read-{i}" for i in range(3)})
+    for i in range(3):
+        record = log[f"never-read-{i}"]
+        assert record["status"] == 200 and record["bytes"] < whole, (record, whole)
+        assert record["urt"] < record["rt"] - SEND_TIMEOUT / 2, record  # replica done early
+    assert fresh.ok == len(fresh.outcomes) >= 10, Counter(s for s, _ in fresh.outcomes)
+    print(f"\nslow readers: replica workers peak {[round(p / MiB) for p in peaks.values()]} "
+          f"MiB; the 4.6 MB replies: {[log[f'never-read-{i}'] for i in range(3)]}")
+    assert max(peaks.values()) < RSS_CEILING
+
+
+def wait_for_records(front: Nginx, ids: set[str], timeout: float = 10) -> dict:
+    deadline = time.monotonic() + timeout
+    while not ids <= (records := front.records()).keys() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return records
+
+
+CHUNK_OUTCOMES = {  # what nginx does with each malformed chunked body (attacks.BAD_CHUNKS)
+    "`13 ` and nothing more": "closed",         # a 19-byte chunk that never comes
+    "a size and no data": "closed",
+    "a bare LF after the size": 200,            # nginx takes a bare LF for CRLF
+    "a bare LF after the data": 200,
+    "a size that overflows": 400,
+    "a negative size": 400,
+    "`0x14` as a size": 400,
+    "more data than the size": 400,
+    "Content-Length in the trailers": 200,      # nginx drops trailers
+    "a space after the size": 200,              # an empty chunk extension
+}
+
+
+def test_malformed_chunks_get_a_json_400_an_answer_or_a_close(stack):
+    """Each malformed chunked body after a valid head (5 connections each, at once): nginx
+    answers 400 in the JSON shape, or reads it its own lenient way and passes the replica a
+    plain body with its Content-Length (answered 200), or closes the connection without a
+    reply once client_body_timeout passes (the client stopped sending): all within 10 s,
+    never the 50 s of silence the replicas' own parser gave."""
+    _, front = stack
+    assert CHUNK_OUTCOMES.keys() == attacks.BAD_CHUNKS.keys()
+    crowds = {what: attacks.Crowd(front.port, attacks.addresses(5, 5, net=25 + k),
+                                  attacks.chunked("/v1/validate", rest), again=False)
+              for k, (what, rest) in enumerate(attacks.BAD_CHUNKS.items())}
+    with closing(*crowds.values()):
+        for crowd in crowds.values():
+            crowd.open_all()
+        run_crowds(list(crowds.values()), lambda: all(
+            len(c.got) + c.silent == 5 for c in crowds.values()), most=10)
+        for what, crowd in crowds.items():
+            expected = CHUNK_OUTCOMES[what]
+            if expected == "closed":
+                assert crowd.closed == crowd.silent == 5 and not crowd.got, (what, crowd.got)
+                continue
+            assert crowd.replies == {expected: 5}, (what, crowd.replies)
+            for raw in crowd.got.values():
+                status, headers, body = reply_of(raw)
+                assert headers["content-type"].startswith("application/json"), what
+                if expected == 400:
+                    assert json.loads(body)["error"]["code"] == "invalid_request", what
+                else:  # the replica got the 20-byte body, checked it, answered
+                    assert json.loads(body)["all_valid"] is True, what
+
+
+def pipelined(count: int) -> bytes:
+    """`count` requests in one piece, each naming itself: GETs and 8-word POSTs in turn."""
+    out = b""
+    for i in range(count):
+        if i % 2:
+            out += attacks.http_request("/v1/validate", attacks.VALIDATE_8,
+                                        {"X-Request-ID": f"pipe-{i}"})
+        else:
+            out += (f"GET /v1/validate?word=kitap HTTP/1.1\r\nHost: kelime\r\n"
+                    f"X-Request-ID: pipe-{i}\r\n\r\n").encode()
+    return out
+
+
+def test_pipelined_requests_are_answered_in_order_and_a_flood_holds_no_replica(stack):
+    """200 requests written at once on one connection are all answered, in order. Then 10
+    connections write 1,000-word validations back to back as fast as the kernel takes them
+    and never read: nginx passes on one request of a connection at a time, only while its
+    replies can be written, so a fresh client is answered every time and no replica worker
+    grows past RSS_CEILING."""
+    pair, front = stack
+    with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:
+        sock.sendall(pipelined(200))
+        replies, data = [], b""
+        while len(replies) < 200:
+            chunk = sock.recv(1 << 16)
+            assert chunk, f"closed after {len(replies)} replies"
+            data += chunk
+            while b"\r\n\r\n" in data:
+                status, headers, rest = reply_of(data)
+                length = int(headers["content-length"])
+                if len(rest) < length:
+                    break
+                replies.append((status, headers["x-request-id"]))
+                data = rest[length:]
+    assert replies == [(200, f"pipe-{i}") for i in range(200)]
+
+    words = attacks.http_request("/v1/validate", {"words": attacks.WORDS_1000})
+    flooders = attacks.Crowd(front.port, attacks.addresses(10, 5, net=40), words,
+                             flood=words * 10, read=False, rcvbuf=4096, again=False)
+    pids = replica_workers(pair)
+    fresh = attacks.Fresh(front.port, every=0.2)
+    with closing(flooders), peak_rss(pids) as peaks, fresh.asking():
+        flooders.open_all()
+        run_crowds([flooders], lambda: False, most=3)
+    assert fresh.ok == len(fresh.outcomes) >= 5, Counter(s for s, _ in fresh.outcomes)
+    assert flooders.replies == {200: 10}
+    assert max(peaks.values()) < RSS_CEILING
