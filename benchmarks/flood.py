@@ -11,6 +11,11 @@ baseline: the same clients with no flood):
 
     direct      one `kelime serve --workers 1`, the clients connecting to it
     nginx 2x1   deploy/nginx/kelime.conf as shipped in front of 2 `kelime serve --workers 1`
+                on unix sockets
+
+The split clients come from 10 loopback addresses (127.0.1.1-10) and the validate clients
+from 127.0.0.2, so nginx's per-address connection limit (128 requests under way) counts
+them as the many players they stand for.
 
 Each row: validate requests answered, how many failed (anything but 200), their latency
 p50/p99 and its ratio to the baseline's; splits answered 200, refused 503 `busy` by the
@@ -82,10 +87,11 @@ class Tally:
 
 
 async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: float,
-                  most: int | None, polite: bool = False) -> None:
+                  most: int | None, polite: bool = False, source: str | None = None) -> None:
     """Send `raw` again and again on one keep-alive connection until `end` (or `most`
     requests); a refused, reset or timed-out request is counted and the connection remade.
-    `polite`: after a 503 with Retry-After, wait that long before the next one."""
+    `polite`: after a 503 with Retry-After, wait that long before the next one. `source`:
+    the address it connects from (any 127.x.y.z; by default the kernel's, 127.0.0.1)."""
     reader = writer = None
     sent = 0
     while time.monotonic() < end and (most is None or sent < most):
@@ -93,8 +99,8 @@ async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: floa
         began = time.perf_counter()
         try:
             if writer is None:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection("127.0.0.1", port), timeout)
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(
+                    "127.0.0.1", port, local_addr=(source, 0) if source else None), timeout)
             writer.write(raw)
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
             length = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
@@ -123,21 +129,33 @@ async def _client(port: int, raw: bytes, tally: Tally, end: float, timeout: floa
 
 @dataclass
 class Clients:
-    """`count` clients each sending `raw` again and again (at most `most` times each)."""
+    """`count` clients each sending `raw` again and again (at most `most` times each), the
+    i-th from `sources[i % len(sources)]` (none given: 127.0.0.1)."""
     raw: bytes
     count: int
     most: int | None = None
     polite: bool = False      # honour Retry-After
+    sources: tuple[str, ...] = ()
     tally: Tally = field(default_factory=Tally)
 
+    def source(self, i: int) -> str | None:
+        return self.sources[i % len(self.sources)] if self.sources else None
 
-def splitters(count: int, body: dict | None = None, polite: bool = False) -> Clients:
+
+def addresses(count: int, net: str = "127.0.1") -> tuple[str, ...]:
+    """`count` loopback addresses, `net`.1, `net`.2 …: clients that nginx's per-address
+    connection limit (deploy/nginx/kelime.conf) counts apart, as many players would be."""
+    return tuple(f"{net}.{i}" for i in range(1, count + 1))
+
+
+def splitters(count: int, body: dict | None = None, polite: bool = False,
+              sources: tuple[str, ...] = ()) -> Clients:
     return Clients(http_request("/v1/split", body or {"rack": SLOW_RACK}), count,
-                   polite=polite)
+                   polite=polite, sources=sources)
 
 
-def validators(count: int, most: int | None = None) -> Clients:
-    return Clients(http_request("/v1/validate", VALIDATE_8), count, most)
+def validators(count: int, most: int | None = None, sources: tuple[str, ...] = ()) -> Clients:
+    return Clients(http_request("/v1/validate", VALIDATE_8), count, most, sources=sources)
 
 
 async def flood(port: int, groups: list[Clients], seconds: float,
@@ -147,8 +165,8 @@ async def flood(port: int, groups: list[Clients], seconds: float,
     after `timeout` seconds."""
     end = time.monotonic() + seconds
     await asyncio.gather(*(_client(port, group.raw, group.tally, end, timeout, group.most,
-                                   group.polite)
-                           for group in groups for _ in range(group.count)))
+                                   group.polite, group.source(i))
+                           for group in groups for i in range(group.count)))
     return [group.tally for group in groups]
 
 
@@ -193,16 +211,16 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="kelime-flood-") as tmp, ExitStack() as stack:
         tmp = Path(tmp)
         data = lexicon_folder(args.data, tmp / "data")
-        replicas = []
-        for i in range(2 if nginx else 1):
+        replicas, sockets = [], [tmp / f"replica-{i}.sock" for i in range(2 if nginx else 1)]
+        for i, sock in enumerate(sockets):
             logs = tmp / f"replica-{i}"
             logs.mkdir()
-            replicas.append(kelime_server(data, 1, logs))
+            replicas.append(kelime_server(data, 1, logs, ("--socket", str(sock))))
             stack.callback(replicas[-1].stop)
         fronts = [("direct, 1 worker", replicas[0].port)]
         if nginx:
             port = free_port()
-            proc = standalone.start(nginx, tmp / "nginx", port, [r.port for r in replicas])
+            proc = standalone.start(nginx, tmp / "nginx", port, sockets)
             stack.callback(standalone.stop, proc)
             fronts.append(("nginx 2x1", port))
         polite = "polite " if args.polite else ""
@@ -211,11 +229,13 @@ def main(argv: list[str] | None = None) -> None:
               f"for {args.seconds:g} s, {args.validators} clients looping the 8-word POST "
               f"/v1/validate; baseline: the validate clients alone for {args.seconds / 3:g} s")
         rows, report = [], []
+        fresh, players = ("127.0.0.2",), addresses(10)
         for name, port in fronts:
-            base, = run_flood(port, [validators(args.validators)], args.seconds / 3)
-            checked, searched = run_flood(port, [validators(args.validators),
-                                                 splitters(args.splits, polite=args.polite)],
-                                          args.seconds)
+            base, = run_flood(port, [validators(args.validators, sources=fresh)],
+                              args.seconds / 3)
+            checked, searched = run_flood(port, [
+                validators(args.validators, sources=fresh),
+                splitters(args.splits, polite=args.polite, sources=players)], args.seconds)
             rows += [row(f"{name}: validate alone", base, Tally(), None),
                      row(f"{name}: during the flood", checked, searched, base)]
             report.append((name, checked, searched))

@@ -10,7 +10,8 @@ served the very same way in the same run:
     1 worker     `kelime serve --workers 1`          vs hello world, 1 uvicorn worker
     2 workers    `kelime serve --workers 2`          vs hello world, 2 uvicorn workers
     nginx 2x1    nginx (deploy/nginx/kelime.conf, as shipped, 1 nginx worker) in front of
-                 2 `kelime serve --workers 1` replicas  vs  nginx in front of 2 hello replicas
+                 2 `kelime serve --workers 1` replicas on unix sockets  vs  nginx in front
+                 of 2 hello replicas the same way
 
 Requests (each run cycles through 50 variants): POST /v1/validate with 8 words and with
 1,000 words (benchmarks/validate.py's mix: mostly valid, some upper-case, misspelt or
@@ -182,16 +183,19 @@ def served(kind: str, how: str, data: Path, folder: Path, nginx: str | None,
     """kind: hello|kelime; how: "1 worker" | "2 workers" | "nginx 2x1"."""
     folder.mkdir(parents=True, exist_ok=True)
 
-    def one(workers: int, sub: str) -> Server:
+    def one(workers: int, sub: str, unix: Path | None = None) -> Server:
         logs = folder / sub
         logs.mkdir(exist_ok=True)
-        return validate.hello_server(workers, logs) if kind == "hello" else \
-            kelime_server(data, workers, logs)
+        if kind == "hello":
+            return validate.hello_server(workers, logs, unix=unix)
+        return kelime_server(data, workers, logs, ("--socket", str(unix)) if unix else ())
 
     with ExitStack() as stack:
         if how.startswith("nginx"):
+            sockets = [folder / f"{kind}-replica-{i}.sock" for i in range(2)]
             with ThreadPoolExecutor(2) as pool:  # both replicas start at once
-                starting = [pool.submit(one, 1, f"{kind}-replica-{i}") for i in range(2)]
+                starting = [pool.submit(one, 1, f"{kind}-replica-{i}", sock)
+                            for i, sock in enumerate(sockets)]
                 replicas = []
                 for future in starting:
                     try:
@@ -203,8 +207,8 @@ def served(kind: str, how: str, data: Path, folder: Path, nginx: str | None,
             for r in replicas:
                 stack.callback(r.stop)
             port = free_port()
-            proc = standalone.start(nginx, folder / f"nginx-{kind}", port,
-                                    [r.port for r in replicas], worker_processes=nginx_workers)
+            proc = standalone.start(nginx, folder / f"nginx-{kind}", port, sockets,
+                                    worker_processes=nginx_workers)
             stack.callback(standalone.stop, proc)
             yield Front(kind, port, [("nginx", proc.pid)] +
                         [(f"{kind} replica {i}", r.proc.pid) for i, r in enumerate(replicas)])

@@ -1,12 +1,16 @@
-"""The shipped nginx config (deploy/nginx/kelime.conf) in front of two real `kelime serve`
-replicas: failover with no failed request when one is killed, gzip, nginx's own limits, and
-player reports (POST /v1/reports) going to the one writer replica, never elsewhere.
+"""The shipped nginx config (deploy/nginx/nginx.conf and kelime.conf) in front of two real
+`kelime serve` replicas on unix sockets: failover with no failed request when one is killed,
+gzip, nginx's own limits, player reports (POST /v1/reports) going to the one writer replica,
+never elsewhere, and the attacks nginx holds for them (slow bodies, slow readers, malformed
+chunks, pipelining, one address's flood of connections).
 
-Real processes on 127.0.0.1 (free ports, tests/servers.py): the bootstrap lexicons built
-with `kelime build` (the session's), two `kelime serve` replicas, and nginx in the
-foreground with its own prefix, pid and logs in a temporary folder
-(deploy/nginx/standalone.py renders the shipped file for it). Skips when nginx is not
-installed: `apt-get install nginx`.
+Real processes (tests/servers.py): the bootstrap lexicons built with `kelime build` (the
+session's), two `kelime serve` replicas, each on a free TCP port of 127.0.0.1 (its admin,
+/metrics, /readyz) and on a unix socket (nginx's way in), and nginx in the foreground with
+its own prefix, pid and logs in a temporary folder (deploy/nginx/standalone.py renders the
+shipped files for it). Clients come from several loopback addresses (127.x.y.z), which
+nginx's per-address limit counts apart. Skips when nginx is not installed: `apt-get install
+nginx`.
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections import Counter
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +49,11 @@ _spec = importlib.util.spec_from_file_location("kelime_flood", ROOT / "benchmark
 flood = sys.modules["kelime_flood"] = importlib.util.module_from_spec(_spec)  # (dataclasses)
 _spec.loader.exec_module(flood)
 
+_spec = importlib.util.spec_from_file_location("kelime_attacks",
+                                               ROOT / "benchmarks" / "attacks.py")
+attacks = sys.modules["kelime_attacks"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(attacks)
+
 NGINX = standalone.find_nginx()
 if NGINX is None:
     pytest.skip("nginx is not installed (neither on PATH nor /usr/sbin/nginx): "
@@ -50,8 +62,20 @@ if NGINX is None:
 pytestmark = pytest.mark.slow  # real nginx and kelime serve processes, every test
 
 RACKS = ["kalemsi", "kitapev", "ardıçlı", "sepetçi"]
-NGINX_ADDRESS = "127.0.0.1"   # what the replicas believe X-Forwarded-For from, as shipped
 BODY_LIMIT = 4 * 1024 * 1024   # the app's KELIME_MAX_BODY_BYTES, client_max_body_size 4m
+
+
+def shipped(directive: str) -> str:
+    """The value of a directive of the shipped site (the first one)."""
+    found = re.search(rf"^\s*{directive}\s+([^;]+);", standalone.SITE.read_text(encoding="utf-8"),
+                      re.MULTILINE)
+    assert found, f"kelime.conf lost `{directive}`"
+    return found.group(1)
+
+
+LIMIT = int(shipped("limit_conn").split()[1])               # requests under way per address
+SEND_TIMEOUT = int(shipped("send_timeout").rstrip("s"))
+FRESH = "127.0.0.2"   # the address of the fresh clients the attacks must not starve
 
 
 # --- processes ---------------------------------------------------------------------------
@@ -67,13 +91,15 @@ def status_of(port: int, path: str) -> int | None:
 
 @dataclass
 class Replica:
-    port: int
+    port: int            # its own TCP port: /readyz, /metrics, admin
     proc: subprocess.Popen
     log: Path
+    sock: Path           # its unix socket: nginx's way in
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        """How nginx names it (its access log's upstream addresses)."""
+        return f"unix:{self.sock}"
 
 
 def stop_process(proc: subprocess.Popen) -> None:
@@ -111,19 +137,30 @@ def crash(replica: Replica, timeout: float = 10) -> None:
     raise AssertionError(f"port {replica.port} still answers after kill -9")
 
 
-def start_replica(data: Path, log: Path, port: int | None = None,
+def unix_listener(path: Path) -> socket.socket:
+    """A unix socket listening at `path` (one left by a replica killed with -9 is replaced)."""
+    path.unlink(missing_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(2048)
+    return listener
+
+
+def start_replica(data: Path, log: Path, sock: Path, port: int | None = None,
                   env: dict[str, str] | None = None) -> Replica:
-    """One `kelime serve` process (1 worker) on `port` (a free one by default; the socket is
-    bound here and handed over), with `env` added to this environment (and no
-    KELIME_REPORTS* of it: only `env` says whether this replica stores reports). Not waited
-    for: see `wait_ready`."""
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_REPORTS")}
-    with open(log, "ab") as out:
+    """One `kelime serve` process (1 worker) on `port` (a free one by default) and on the
+    unix socket `sock`, both bound here and handed over, with `env` added to this
+    environment (and no KELIME_REPORTS* or KELIME_FORWARDED_ALLOW_IPS of it: only `env` says
+    whether this replica stores reports; nginx comes in on the unix socket, whose
+    X-Forwarded-For alone a replica believes). Not waited for: see `wait_ready`."""
+    environ = {k: v for k, v in os.environ.items()
+               if not k.startswith(("KELIME_REPORTS", "KELIME_FORWARDED_ALLOW_IPS"))}
+    with open(log, "ab") as out, unix_listener(sock) as unix:
         proc, port = start_kelime_serve(
-            "--data", str(data), "--workers", "1", "--forwarded-allow-ips", NGINX_ADDRESS,
-            sock=listening_socket(port or 0), stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True, env={**environ, **(env or {})})
-    return Replica(port, proc, log)
+            "--data", str(data), "--workers", "1", sock=listening_socket(port or 0),
+            also=(unix,), stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**environ, **(env or {})})
+    return Replica(port, proc, log, sock)
 
 
 def wait_ready(started: list[Replica], timeout: float = 90) -> None:
@@ -142,17 +179,23 @@ def wait_ready(started: list[Replica], timeout: float = 90) -> None:
 def replicas(data: Path, folder: Path, count: int = 2,
              envs: list[dict[str, str]] | None = None):
     """`count` `kelime serve` processes (1 worker each), yielded once all answer /readyz;
-    `envs[i]`: the environment variables of the i-th (KELIME_REPORTS=... and the like)."""
+    `envs[i]`: the environment variables of the i-th (KELIME_REPORTS=... and the like).
+    Their sockets are in a folder of their own, mode 0750 as shipped, with a short path (a
+    unix socket's must be under 108 bytes)."""
     started: list[Replica] = []
+    run = Path(tempfile.mkdtemp(prefix="kelime-run-"))
+    run.chmod(0o750)
     try:
         for i in range(count):
             started.append(start_replica(data, folder / f"replica-{i}.log",
+                                         run / f"replica-{i}.sock",
                                          env=envs[i] if envs else None))
         wait_ready(started)
         yield started
     finally:
         for replica in started:
             stop_process(replica.proc)
+        shutil.rmtree(run, ignore_errors=True)
 
 
 @dataclass
@@ -165,25 +208,39 @@ class Nginx:
     def access_log(self) -> Path:
         return self.prefix / "logs" / "kelime.access.log"
 
-    def log_lines(self) -> dict[str, tuple[int, list[str]]]:
-        """request id -> (status, the upstream addresses tried, in order)."""
+    @property
+    def error_log(self) -> str:
+        return (self.prefix / "logs" / "kelime.error.log").read_text(errors="replace")
+
+    def records(self) -> dict[str, dict]:
+        """request id -> its access-log line: status, bytes (of the body sent), tried (the
+        upstream addresses tried, in order), rt and urt (nginx's and the replica's time)."""
         out = {}
         for line in self.access_log.read_text(errors="replace").splitlines():
-            m = re.search(r'" (\d{3}) .* rid=(\S+) upstream="([^"]*)"', line)
+            m = re.search(r'" (\d{3}) (\d+) rid=(\S+) upstream="([^"]*)" .* rt=(\S+) '
+                          r'urt="([^"]*)"', line)
             if m:
-                tried = re.findall(r"\d+\.\d+\.\d+\.\d+:\d+", m.group(3))
-                out[m.group(2)] = (int(m.group(1)), tried)
+                urt = re.findall(r"[\d.]+", m.group(6))
+                out[m.group(3)] = {"status": int(m.group(1)), "bytes": int(m.group(2)),
+                                   "tried": re.findall(r"unix:[^,\s]+", m.group(4)),
+                                   "rt": float(m.group(5)), "urt": sum(map(float, urt))}
         return out
+
+    def log_lines(self) -> dict[str, tuple[int, list[str]]]:
+        """request id -> (status, the upstream addresses tried, in order)."""
+        return {rid: (r["status"], r["tried"]) for rid, r in self.records().items()}
 
 
 @contextmanager
-def nginx_in_front(upstreams: list[int], prefix: Path, tries: int = 5):
-    """nginx on a free port: it binds the port itself (it cannot be handed a socket), so a
-    port another process took in the meantime is tried again with another one."""
+def nginx_in_front(upstreams: list[Path], prefix: Path, tries: int = 5,
+                   site: Path = standalone.SITE):
+    """nginx on a free port in front of the replicas' unix sockets `upstreams`: it binds the
+    port itself (it cannot be handed a socket), so a port another process took in the
+    meantime is tried again with another one. `site`: an edited kelime.conf."""
     for _ in range(tries):
         port = unused_port()
         try:
-            proc = standalone.start(NGINX, prefix, port, upstreams)
+            proc = standalone.start(NGINX, prefix, port, upstreams, site=site)
             break
         except RuntimeError as e:
             if "Address already in use" not in str(e):
@@ -206,7 +263,7 @@ def lexicon(offline_lexicons) -> Path:
 def stack(lexicon, tmp_path_factory):
     """Two replicas and nginx in front of them, shared by the tests that kill nothing."""
     folder = tmp_path_factory.mktemp("stack")
-    with replicas(lexicon, folder) as pair, nginx_in_front([r.port for r in pair],
+    with replicas(lexicon, folder) as pair, nginx_in_front([r.sock for r in pair],
                                                             folder / "nginx") as front:
         yield pair, front
 
@@ -263,35 +320,42 @@ def wait_for_log(front: Nginx, ids: set[str], timeout: float = 10) -> dict:
 
 # --- the shipped file --------------------------------------------------------------------
 
+SOCKETS = [Path(f"/run/kelime-test/r{i}.sock") for i in (1, 2, 3)]
+
+
 def test_the_shipped_site_is_what_runs(tmp_path):
-    """Only the listen port, the replicas and the log folder change; nginx -t accepts it."""
+    """Only the listen port, the replicas' sockets and the log folder change; nginx -t
+    accepts it."""
     shipped = standalone.SITE.read_text(encoding="utf-8")
-    conf = standalone.render(tmp_path, 18080, [18001, 18002, 18003])
+    conf = standalone.render(tmp_path, 18080, SOCKETS)
     standalone.check(NGINX, tmp_path, conf)
     site = (tmp_path / "kelime.conf").read_text(encoding="utf-8")
 
     def normal(text: str) -> str:
         text = re.sub(r"listen [^;]+;", "listen X;", text)
-        text = re.sub(r"^\s*server 127\.0\.0\.1:\d+[^;]*;\n", "", text, flags=re.MULTILINE)
+        text = re.sub(r"^\s*server unix:\S+[^;]*;\n", "", text, flags=re.MULTILINE)
         return text.replace(f"{tmp_path.resolve()}/logs/", "/var/log/nginx/")
 
     assert normal(site) == normal(shipped)
     for group in ("kelime", "kelime_search"):  # every replica in both groups
         block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", site, re.MULTILINE)
         assert block, f"kelime.conf lost `upstream {group}`"
-        assert re.findall(r"server\s+(\S+)", block.group(1)) == [
-            f"127.0.0.1:{port}" for port in (18001, 18002, 18003)]
-        assert "server 127.0.0.1:18003 max_fails=2 fail_timeout=10s;" in block.group(1)
+        assert re.findall(r"server\s+(\S+)", block.group(1)) == [f"unix:{p}" for p in SOCKETS]
+        assert f"server unix:{SOCKETS[2]} max_fails=2 fail_timeout=10s;" in block.group(1)
     for directive in ("proxy_http_version 1.1;", 'proxy_set_header Connection "";',
                       "keepalive 32;", "client_max_body_size 4m;",
                       "gzip_types application/json text/plain;",
-                      "proxy_next_upstream error timeout http_502 non_idempotent;"):
+                      "proxy_next_upstream error timeout http_502 non_idempotent;",
+                      # the shield: no slow client holds a replica, nor more than its share
+                      "proxy_request_buffering on;", "proxy_buffering on;",
+                      "reset_timedout_connection on;", "limit_conn_status 503;",
+                      "limit_conn_zone $kelime_client zone=kelime_clients:10m;"):
         pattern = r"\s+".join(map(re.escape, directive.split()))
         assert re.search(pattern, shipped), f"kelime.conf lost `{directive}`"
 
     # Reports: one writer, the first replica, never a retry; the client's address only.
     writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.MULTILINE)
-    assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == ["127.0.0.1:18001;"]
+    assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == [f"unix:{SOCKETS[0]};"]
     code = re.sub(r"#.*", "", shipped)  # the directives, not the comments
     location = re.search(r"location = /v1/reports \{([^}]*)\}", code)
     assert location, "kelime.conf lost `location = /v1/reports`"
@@ -311,20 +375,66 @@ def test_the_shipped_site_is_what_runs(tmp_path):
     assert not re.search(r"proxy_next_upstream[^;]*timeout", searches.group(1))
     assert "proxy_add_x_forwarded_for" not in code
     assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$remote_addr;", code)
+    # The per-address limit's 503 has a page of its own in every location that lists pages.
+    assert len(re.findall(r"error_page 503\s+/\.kelime-error/too-many-connections;", code)) \
+        == len(re.findall(r"error_page 400 ", code)) == 3
+    for codes, uri in re.findall(r"error_page ((?:\d{3}\s+)+)(?:=\d+\s+)?(\S+);", code):
+        assert ("503" in codes.split()) == (uri == "/.kelime-error/too-many-connections")
+
+
+def test_the_shipped_main_config_is_what_runs(tmp_path):
+    """deploy/nginx/nginx.conf changes only in its user, workers, pid, logs, temporary
+    folders and includes; its open files cover its connections twice over and more (a
+    passed-on request holds two connections, and up to two temporary files)."""
+    shipped = standalone.MAIN.read_text(encoding="utf-8")
+    main = standalone.render(tmp_path, 18080, SOCKETS[:2], worker_processes=3).read_text(
+        encoding="utf-8")
+    changed = {line.strip() for line in set(main.splitlines()) - set(shipped.splitlines())}
+    prefix = tmp_path.resolve()
+    assert changed == {
+        f"# Generated by deploy/nginx/standalone.py from {standalone.MAIN}; do not edit.",
+        "user root;" if os.geteuid() == 0 else "# user www-data;  (not root: ignored)",
+        "worker_processes 3;   # one a core", f"pid {prefix}/nginx.pid;",
+        f"error_log {prefix}/logs/error.log;", f"access_log {prefix}/logs/access.log;",
+        *(f"{kind}_temp_path {prefix}/temp/{folder};" for kind, folder in (
+            ("client_body", "body"), ("proxy", "proxy"), ("fastcgi", "fastcgi"),
+            ("uwsgi", "uwsgi"), ("scgi", "scgi"))),
+        "# (the host's conf.d/ is left out)", f"include {prefix}/kelime.conf;"}
+    def number(directive: str) -> int:
+        return int(re.search(rf"^\s*{directive}\s+(\d+);", shipped, re.MULTILINE).group(1))
+
+    assert number("worker_connections") >= 4096
+    assert number("worker_rlimit_nofile") >= 3 * number("worker_connections")
+    assert re.search(r"^\s*include /etc/nginx/sites-enabled/\*;", shipped, re.MULTILINE)
+
+
+def test_an_edit_that_would_escape_the_tests_fails_the_render(tmp_path):
+    """Each substitution standalone.py makes must match: an edited main config it could not
+    render (another include of the sites, a fixed worker count, a moved temporary folder)
+    fails, so it cannot pass the tests unseen."""
+    shipped = standalone.MAIN.read_text(encoding="utf-8")
+    site = tmp_path / "kelime.conf"
+    for old, new in (("include /etc/nginx/sites-enabled/*;", "include /etc/nginx/kelime;"),
+                     ("worker_processes auto;", "worker_processes 2;"),
+                     ("proxy_temp_path       /var/lib/nginx/proxy;", "")):
+        assert old in shipped
+        with pytest.raises(ValueError, match="nginx.conf"):
+            standalone.render_main(shipped.replace(old, new), tmp_path, site, 1)
 
 
 def test_an_edit_that_would_let_reports_scatter_fails_the_render():
     """A second server in `upstream kelime_reports` (or none, or no such block) is refused
     by standalone.py, so such an edit of kelime.conf cannot pass the tests unseen."""
     shipped = standalone.SITE.read_text(encoding="utf-8")
-    one = "upstream kelime_reports {\n    server 127.0.0.1:8001;\n"
+    one = "upstream kelime_reports {\n    server unix:/run/kelime/kelime-1.sock;\n"
     assert one in shipped
-    for edited in (shipped.replace(one, one + "    server 127.0.0.1:8002;\n"),
-                   shipped.replace(one, one + "    server localhost:8002 backup;\n"),
-                   shipped.replace(one, one.replace("    server 127.0.0.1:8001;\n", "")),
+    for edited in (shipped.replace(one, one + "    server unix:/run/kelime/kelime-2.sock;\n"),
+                   shipped.replace(one, one + "    server 127.0.0.1:8002 backup;\n"),
+                   shipped.replace(one, one.replace(
+                       "    server unix:/run/kelime/kelime-1.sock;\n", "")),
                    shipped.replace("upstream kelime_reports", "upstream kelime_writes")):
         with pytest.raises(ValueError, match="kelime_reports"):
-            standalone.render_site(edited, 18080, [18001, 18002], Path("/tmp/logs"))
+            standalone.render_site(edited, 18080, SOCKETS[:2], Path("/tmp/logs"))
 
 
 # --- through nginx -----------------------------------------------------------------------
@@ -515,7 +625,7 @@ def the_questions(port: int) -> dict:
 def test_killing_a_replica_mid_load_fails_no_request(lexicon, tmp_path):
     with ExitStack() as stack_:
         pair = stack_.enter_context(replicas(lexicon, tmp_path))
-        front = stack_.enter_context(nginx_in_front([r.port for r in pair], tmp_path / "nginx"))
+        front = stack_.enter_context(nginx_in_front([r.sock for r in pair], tmp_path / "nginx"))
         victim, survivor = pair
         killed_at: list[float] = []
 
@@ -564,6 +674,7 @@ def test_killing_a_replica_mid_load_fails_no_request(lexicon, tmp_path):
 # --- player reports: one writer -----------------------------------------------------------
 
 PER_HOUR = 3   # the writer's KELIME_REPORTS_PER_HOUR in these tests
+ADMIN_TOKEN = "operator-token-0123456789abcdef"   # the writer's KELIME_ADMIN_TOKEN
 
 
 def report(port: int, word: str, kind: str = "missing", note: str | None = None,
@@ -589,7 +700,8 @@ def report_envs(folder: Path) -> tuple[Path, Path, list[dict[str, str]]]:
     mistake would be stored there, silently, instead of failing."""
     writer, other = folder / "writer.sqlite", folder / "other.sqlite"
     return writer, other, [
-        {"KELIME_REPORTS": str(writer), "KELIME_REPORTS_PER_HOUR": str(PER_HOUR)},
+        {"KELIME_REPORTS": str(writer), "KELIME_REPORTS_PER_HOUR": str(PER_HOUR),
+         "KELIME_ADMIN_TOKEN": ADMIN_TOKEN},
         {"KELIME_REPORTS": str(other), "KELIME_REPORTS_PER_HOUR": str(PER_HOUR)}]
 
 
@@ -599,7 +711,7 @@ def report_stack(lexicon, tmp_path_factory):
     folder = tmp_path_factory.mktemp("reports")
     writer, other, envs = report_envs(folder)
     with replicas(lexicon, folder, envs=envs) as pair, \
-            nginx_in_front([r.port for r in pair], folder / "nginx") as front:
+            nginx_in_front([r.sock for r in pair], folder / "nginx") as front:
         yield pair, front, writer, other
 
 
@@ -641,9 +753,11 @@ def test_reports_go_to_the_writer_lookups_to_both(report_stack):
 
 
 def test_a_forged_x_forwarded_for_does_not_escape_the_rate_limit(report_stack):
-    """Each client is its connection's address, whatever X-Forwarded-For it sends: a new
-    forged one each time does not buy more reports, even from 127.0.0.1 (an address the
-    replicas trust as a proxy), and a client claiming another's address is still itself."""
+    """Through nginx each client is its connection's address ($remote_addr, the one entry
+    nginx sends in X-Forwarded-For on the replica's unix socket), whatever X-Forwarded-For
+    it sends itself: a new forged one each time does not buy more reports, even from
+    127.0.0.1 (nginx's own address), and a client claiming another's address is still
+    itself."""
     _, front, writer_store, _ = report_stack
     for source, word in (("127.0.0.1", "yalancı"), ("127.0.2.1", "sahtekar")):
         for i in range(PER_HOUR):
@@ -693,7 +807,7 @@ def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_p
     writer_store, other_store, envs = report_envs(tmp_path)
     with ExitStack() as stack_:
         pair = stack_.enter_context(replicas(lexicon, tmp_path, envs=envs))
-        front = stack_.enter_context(nginx_in_front([r.port for r in pair], tmp_path / "nginx"))
+        front = stack_.enter_context(nginx_in_front([r.sock for r in pair], tmp_path / "nginx"))
         writer, other = pair
         status, _, reply = report(front.port, "kitapçık", source="127.0.4.1")
         assert status == 202, reply
@@ -719,7 +833,8 @@ def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_p
         assert open_counts(writer_store) == {"kitapçık": 1}
 
         # The player sends it again once the writer is back: stored, at the first try.
-        again = start_replica(lexicon, writer.log, port=writer.port, env=envs[0])
+        again = start_replica(lexicon, writer.log, writer.sock, port=writer.port,
+                              env=envs[0])
         stack_.callback(stop_process, again.proc)
         wait_ready([again])
         status, _, reply = report(front.port, "kalemsi", source="127.0.4.2",
@@ -731,10 +846,10 @@ def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_p
         assert open_counts(other_store) == {}
 
 
-def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(report_stack):
-    """The replicas believe X-Forwarded-For from nginx's address only (--forwarded-allow-ips
-    127.0.0.1): a client reaching the writer directly from another address, a new forged
-    address each time, is still itself and meets its rate limit."""
+def test_x_forwarded_for_straight_to_a_replica_is_ignored(report_stack):
+    """A replica believes X-Forwarded-For only on its unix socket (nginx's): a client
+    reaching the writer's TCP port directly, a new forged address each time, is still
+    itself and meets its rate limit."""
     (writer, _), _, writer_store, _ = report_stack
     source = "127.0.5.1"
     for i in range(PER_HOUR + 2):
@@ -742,6 +857,20 @@ def test_a_forged_x_forwarded_for_from_a_peer_not_named_is_ignored(report_stack)
                                   headers={"X-Forwarded-For": f"198.51.100.{i}"})
         assert status == (202 if i < PER_HOUR else 429), (i, reply)
     assert open_counts(writer_store)["kandırmaca"] == PER_HOUR
+
+
+def test_admin_is_per_replica_never_through_nginx(report_stack):
+    """POST /v1/admin/reload through nginx is a 404 (nginx's, in the JSON shape), right
+    token or not; on the replica's own TCP port the operator's token reloads it."""
+    (writer, _), front, _, _ = report_stack
+    auth = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    for source in ("127.0.0.1", "127.0.5.2"):
+        status, headers, body = request(front.port, "POST", "/v1/admin/reload", b"", auth,
+                                        source=source)
+        assert status == 404 and headers["content-type"].startswith("application/json")
+        assert "per replica" in json.loads(body)["error"]["message"]
+    status, _, body = request(writer.port, "POST", "/v1/admin/reload", b"", auth)
+    assert status == 200, body
 
 
 # --- floods: expensive work never starves cheap work ---------------------------------------
@@ -795,8 +924,10 @@ def test_a_split_flood_through_nginx_fails_no_validate(stack):
     by a replica, 200 or 503 `busy` at once. (Queued for longer than nginx's 10 s
     proxy_read_timeout, splits made nginx mark both replicas down: every route 502.)"""
     _, front = stack
-    checked, searched = flood.run_flood(front.port, [flood.validators(3),
-                                                     flood.splitters(200)], seconds=4)
+    players = flood.addresses(4)  # 50 each: under nginx's per-address limit
+    checked, searched = flood.run_flood(front.port, [
+        flood.validators(3, sources=(FRESH,)), flood.splitters(200, sources=players)],
+        seconds=4)
     assert checked.total >= 20 and dict(checked.statuses) == {200: checked.total}, (
         dict(checked.statuses), dict(checked.codes), checked.failures)
     busy_or_answered(searched)
@@ -826,13 +957,15 @@ def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack, through):
     words = (settings.search_body_bytes - 64) // 6
     body = json.dumps({"rack": "kale", "exclude": ["aa"] * words}).encode()
     assert len(body) <= settings.search_body_bytes
-    big = flood.Clients(flood.http_request("/v1/anagram", body), 120, most=3)
+    players = flood.addresses(4, "127.0.2")  # 40 clients each: under the per-address limit
+    big = flood.Clients(flood.http_request("/v1/anagram", body), 120, most=3, sources=players)
     pids = [pid for replica in pair for pid in worker_pids(replica)]
     assert len(pids) == 2
     idle = {pid: rss_bytes(pid) for pid in pids}
     with peak_rss(pids) as peaks:
         checked, searched, refused = flood.run_flood(
-            port, [flood.validators(2), flood.splitters(40), big], seconds=3)
+            port, [flood.validators(2, sources=(FRESH,)),
+                   flood.splitters(40, sources=players), big], seconds=3)
     assert dict(checked.statuses) == {200: checked.total} and checked.total > 0, (
         dict(checked.statuses), checked.failures)
     busy_or_answered(searched)
@@ -845,3 +978,250 @@ def test_queued_bodies_keep_a_worker_under_its_memory_ceiling(stack, through):
               f"{peaks[pid] / 2**20:.0f} MiB during the flood ({refused.total} big bodies, "
               f"{searched.total} splits); ceiling {settings.held_bytes / 2**20:.0f} MiB over idle")
         assert grew < settings.held_bytes
+
+
+# --- attacks: nginx holds them; no replica sees them, fresh clients are served -------------
+# The attackers of benchmarks/attacks.py, at a small scale, on the shared stack. Each comes
+# from loopback addresses of its own (127.2x.y.z) and the fresh clients from FRESH, so the
+# per-address limit counts them apart; every attacking connection is closed at the end.
+
+MiB = 2**20
+RSS_CEILING = 300 * MiB   # a replica worker under attack (80 MiB idle; it reached 749 MiB)
+
+
+def replica_workers(pair: list[Replica]) -> list[int]:
+    return [pid for replica in pair for pid in worker_pids(replica)]
+
+
+def run_crowds(crowds: list, until, most: float, tick: float = 0.1) -> None:
+    """Step every crowd each `tick` until `until()` or `most` seconds."""
+    end = time.monotonic() + most
+    while time.monotonic() < end and not until():
+        for crowd in crowds:
+            crowd.step()
+        time.sleep(tick)
+
+
+@contextmanager
+def closing(*crowds):
+    try:
+        yield crowds
+    finally:
+        for crowd in crowds:
+            crowd.close()
+
+
+def reply_of(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0][9:12]), headers, body
+
+
+def test_the_per_address_limit_refuses_the_next_and_spares_listed_game_servers(stack,
+                                                                              tmp_path):
+    """LIMIT + 1 requests under way at once from one address (bodies begun, not finished):
+    one is refused at once, 503 `too_many_connections` in the JSON shape with Retry-After,
+    before any replica sees it; the others are answered once their bodies are done. An
+    address listed as a game server in kelime.conf's `geo` block (an empty key: nginx
+    counts nothing) has LIMIT + 10 under way at once, and none is refused."""
+    pair, _ = stack
+    shipped = standalone.SITE.read_text(encoding="utf-8")
+    listed = shipped.replace("    default 0;\n", "    default 0;\n    127.0.0.3 1;\n", 1)
+    assert listed != shipped, "kelime.conf lost the `geo $kelime_unlimited` block"
+    site = tmp_path / "kelime.conf"
+    site.write_text(listed, encoding="utf-8")
+    body = b'{"words": ["kitap"]' + b" " * 100 + b"}"
+    head = attacks.http_request("/v1/validate", body[:1], length=len(body))
+    with nginx_in_front([r.sock for r in pair], tmp_path / "nginx", site=site) as front:
+        player = attacks.Crowd(front.port, ["127.20.0.1"] * (LIMIT + 1), head, again=False)
+        server = attacks.Crowd(front.port, ["127.0.0.3"] * (LIMIT + 10), head, again=False)
+        with closing(player, server):
+            player.open_all()
+            server.open_all()
+            run_crowds([player, server], lambda: player.got, most=5)
+            run_crowds([player, server], lambda: False, most=0.5)  # any other refusal
+            assert len(player.got) == 1 and not server.got, (player.replies, server.replies)
+            (refused,) = player.got.values()
+            status, headers, reply = reply_of(refused)
+            assert status == 503 and headers["retry-after"] == "1"
+            assert headers["content-type"].startswith("application/json")
+            assert json.loads(reply)["error"]["code"] == "too_many_connections"
+            for crowd in (player, server):  # the rest of each body: every one answered
+                for sock in crowd.socks.values():
+                    sock.setblocking(True)
+                    sock.sendall(body[1:])
+                    sock.setblocking(False)
+            run_crowds([player, server], lambda: len(player.got) + len(server.got) ==
+                       2 * LIMIT + 11, most=20)
+            assert player.replies == {503: 1, 200: LIMIT}, player.replies
+            assert server.replies == {200: LIMIT + 10}, server.replies
+        refusals = [line for line in front.access_log.read_text().splitlines()
+                    if '" 503 ' in line]
+        assert len(refusals) == 1 and 'upstream="-"' in refusals[0]  # no replica saw it
+
+
+def test_slow_bodies_hold_no_replica_and_fresh_clients_are_served(stack):
+    """Bodies announced at 4 MB, sent a byte every 8 s by 60 clients (from 4 addresses) and
+    at 1.2 KB/s by LIMIT + 40 connections of one address: nginx drops the first after
+    client_body_timeout without a reply (their second byte would come at 8 s), reads LIMIT
+    of the others and refuses the 40 beyond at once (503 `too_many_connections`). A fresh
+    client is answered every time meanwhile, and the replicas hold nothing of it."""
+    pair, front = stack
+    head = attacks.http_request("/v1/validate", b"{", length=4_000_000)
+    bytewise = attacks.Crowd(front.port, attacks.addresses(60, 15, net=21), head, again=False)
+    steady = attacks.Crowd(front.port, ["127.22.0.1"] * (LIMIT + 40), head,
+                           drip=b" " * 120, again=False)   # 120 bytes every 0.1 s
+    pids = replica_workers(pair)
+    idle = {pid: rss_bytes(pid) for pid in pids}
+    fresh = attacks.Fresh(front.port, every=0.2)
+    with closing(bytewise, steady), peak_rss(pids) as peaks, fresh.asking():
+        bytewise.open_all()
+        steady.open_all()
+        run_crowds([bytewise, steady], lambda: not bytewise.socks, most=8)
+        # every one dropped before its second byte would have come
+        assert bytewise.closed == bytewise.silent == 60, (bytewise.closed, bytewise.replies)
+        assert steady.replies == {503: 40} and steady.codes == {"too_many_connections": 40}
+        assert steady.waiting == LIMIT   # still sending, still read, no reply yet
+    assert fresh.ok == len(fresh.outcomes) >= 10, Counter(s for s, _ in fresh.outcomes)
+    for pid in pids:
+        assert peaks[pid] - idle[pid] < 32 * MiB, (pid, idle[pid], peaks[pid])
+    assert "worker_connections are not enough" not in front.error_log
+
+
+def test_slow_readers_hold_no_replica(stack):
+    """100 clients send a 1,000-word validation and never read the ~65 KB reply, and 3 send
+    one whose reply (5,500 words of 64 control characters, \\u-escaped: 4.6 MB) is more than
+    the kernel's socket buffers take. nginx takes each reply from its replica at once
+    (proxy_buffering: the replica's part of the request ends in milliseconds), keeps what the
+    kernel does not take in its buffers and a temporary file, and resets the connection
+    after send_timeout. A fresh client sending the same 1,000-word validation is answered
+    every time, and no replica worker grows past RSS_CEILING."""
+    pair, front = stack
+    words = attacks.http_request("/v1/validate", {"words": attacks.WORDS_1000})
+    readers = attacks.Crowd(front.port, attacks.addresses(100, 50, net=23), words,
+                            read=False, rcvbuf=4096, again=False)
+    big = {"words": ["\u0001" * 64] * 5500}
+    whole = len(request(pair[0].port, "POST", "/v1/validate", json.dumps(big).encode())[2])
+    hogs = [attacks.Crowd(front.port, [f"127.24.0.{i + 1}"], attacks.http_request(
+        "/v1/validate", big, {"X-Request-ID": f"never-read-{i}"}), read=False, rcvbuf=4096,
+        again=False) for i in range(3)]
+    pids = replica_workers(pair)
+    fresh = attacks.Fresh(front.port, body={"words": attacks.WORDS_1000}, every=0.2)
+    with closing(readers, *hogs), peak_rss(pids) as peaks, fresh.asking():
+        for crowd in (readers, *hogs):
+            crowd.open_all()
+        run_crowds([readers, *hogs], lambda: not any(h.socks for h in hogs),
+                   most=SEND_TIMEOUT + 10)
+        assert [h.closed for h in hogs] == [1, 1, 1]   # reset by nginx, reply unread
+        assert readers.replies == {200: 100} and not readers.closed
+    log = wait_for_records(front, {f"never-read-{i}" for i in range(3)})
+    for i in range(3):
+        record = log[f"never-read-{i}"]
+        assert record["status"] == 200 and record["bytes"] < whole, (record, whole)
+        assert record["urt"] < record["rt"] - SEND_TIMEOUT / 2, record  # replica done early
+    assert fresh.ok == len(fresh.outcomes) >= 10, Counter(s for s, _ in fresh.outcomes)
+    print(f"\nslow readers: replica workers peak {[round(p / MiB) for p in peaks.values()]} "
+          f"MiB; the 4.6 MB replies: {[log[f'never-read-{i}'] for i in range(3)]}")
+    assert max(peaks.values()) < RSS_CEILING
+
+
+def wait_for_records(front: Nginx, ids: set[str], timeout: float = 10) -> dict:
+    deadline = time.monotonic() + timeout
+    while not ids <= (records := front.records()).keys() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return records
+
+
+CHUNK_OUTCOMES = {  # what nginx does with each malformed chunked body (attacks.BAD_CHUNKS)
+    "`13 ` and nothing more": "closed",         # a 19-byte chunk that never comes
+    "a size and no data": "closed",
+    "a bare LF after the size": 200,            # nginx takes a bare LF for CRLF
+    "a bare LF after the data": 200,
+    "a size that overflows": 400,
+    "a negative size": 400,
+    "`0x14` as a size": 400,
+    "more data than the size": 400,
+    "Content-Length in the trailers": 200,      # nginx drops trailers
+    "a space after the size": 200,              # an empty chunk extension
+}
+
+
+def test_malformed_chunks_get_a_json_400_an_answer_or_a_close(stack):
+    """Each malformed chunked body after a valid head (5 connections each, at once): nginx
+    answers 400 in the JSON shape, or reads it its own lenient way and passes the replica a
+    plain body with its Content-Length (answered 200), or closes the connection without a
+    reply once client_body_timeout passes (the client stopped sending): all within 10 s,
+    never the 50 s of silence the replicas' own parser gave."""
+    _, front = stack
+    assert CHUNK_OUTCOMES.keys() == attacks.BAD_CHUNKS.keys()
+    crowds = {what: attacks.Crowd(front.port, attacks.addresses(5, 5, net=25 + k),
+                                  attacks.chunked("/v1/validate", rest), again=False)
+              for k, (what, rest) in enumerate(attacks.BAD_CHUNKS.items())}
+    with closing(*crowds.values()):
+        for crowd in crowds.values():
+            crowd.open_all()
+        run_crowds(list(crowds.values()), lambda: all(
+            len(c.got) + c.silent == 5 for c in crowds.values()), most=10)
+        for what, crowd in crowds.items():
+            expected = CHUNK_OUTCOMES[what]
+            if expected == "closed":
+                assert crowd.closed == crowd.silent == 5 and not crowd.got, (what, crowd.got)
+                continue
+            assert crowd.replies == {expected: 5}, (what, crowd.replies)
+            for raw in crowd.got.values():
+                status, headers, body = reply_of(raw)
+                assert headers["content-type"].startswith("application/json"), what
+                if expected == 400:
+                    assert json.loads(body)["error"]["code"] == "invalid_request", what
+                else:  # the replica got the 20-byte body, checked it, answered
+                    assert json.loads(body)["all_valid"] is True, what
+
+
+def pipelined(count: int) -> bytes:
+    """`count` requests in one piece, each naming itself: GETs and 8-word POSTs in turn."""
+    out = b""
+    for i in range(count):
+        if i % 2:
+            out += attacks.http_request("/v1/validate", attacks.VALIDATE_8,
+                                        {"X-Request-ID": f"pipe-{i}"})
+        else:
+            out += (f"GET /v1/validate?word=kitap HTTP/1.1\r\nHost: kelime\r\n"
+                    f"X-Request-ID: pipe-{i}\r\n\r\n").encode()
+    return out
+
+
+def test_pipelined_requests_are_answered_in_order_and_a_flood_holds_no_replica(stack):
+    """200 requests written at once on one connection are all answered, in order. Then 10
+    connections write 1,000-word validations back to back as fast as the kernel takes them
+    and never read: nginx passes on one request of a connection at a time, only while its
+    replies can be written, so a fresh client is answered every time and no replica worker
+    grows past RSS_CEILING."""
+    pair, front = stack
+    with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:
+        sock.sendall(pipelined(200))
+        replies, data = [], b""
+        while len(replies) < 200:
+            chunk = sock.recv(1 << 16)
+            assert chunk, f"closed after {len(replies)} replies"
+            data += chunk
+            while b"\r\n\r\n" in data:
+                status, headers, rest = reply_of(data)
+                length = int(headers["content-length"])
+                if len(rest) < length:
+                    break
+                replies.append((status, headers["x-request-id"]))
+                data = rest[length:]
+    assert replies == [(200, f"pipe-{i}") for i in range(200)]
+
+    words = attacks.http_request("/v1/validate", {"words": attacks.WORDS_1000})
+    flooders = attacks.Crowd(front.port, attacks.addresses(10, 5, net=40), words,
+                             flood=words * 10, read=False, rcvbuf=4096, again=False)
+    pids = replica_workers(pair)
+    fresh = attacks.Fresh(front.port, every=0.2)
+    with closing(flooders), peak_rss(pids) as peaks, fresh.asking():
+        flooders.open_all()
+        run_crowds([flooders], lambda: False, most=3)
+    assert fresh.ok == len(fresh.outcomes) >= 5, Counter(s for s, _ in fresh.outcomes)
+    assert flooders.replies == {200: 10}
+    assert max(peaks.values()) < RSS_CEILING

@@ -1,23 +1,36 @@
-"""Run the shipped deploy/nginx/kelime.conf as a throwaway nginx: own folder, own ports.
+"""Run the shipped nginx config (deploy/nginx/nginx.conf + kelime.conf) as a throwaway nginx:
+own folder, own port, replicas on unix sockets.
 
-kelime.conf is an nginx site for /etc/nginx/sites-available/. The tests
-(tests/test_nginx.py) and benchmarks/load.py run that same file, changing only:
+nginx.conf is Debian's /etc/nginx/nginx.conf for kelime, kelime.conf an nginx site for
+/etc/nginx/sites-available/. The tests (tests/test_nginx.py) and the benchmarks
+(benchmarks/load.py, flood.py, attacks.py) run those same files, changing only:
 
+in kelime.conf (the site)
 * `listen 80 ...;`                 -> `listen 127.0.0.1:<port> ...;`
-* the `server 127.0.0.1:800N ...;` lines of `upstream kelime` and of `upstream
-  kelime_search` (the same replicas, for searches) -> one per replica given (each keeping
-  the parameters, max_fails=... fail_timeout=..., of the block's first line)
-* the one `server 127.0.0.1:8001 ...;` line of `upstream kelime_reports` (the replica that
-  stores player reports) -> the first replica given (which must be the one started with
+* the `server unix:/run/kelime/kelime-N.sock ...;` lines of `upstream kelime` and of
+  `upstream kelime_search` (the same replicas, for searches) -> one per replica's socket
+  given (each keeping the parameters, max_fails=... fail_timeout=..., of the block's first
+  line)
+* the one `server unix:...;` line of `upstream kelime_reports` (the replica that stores
+  player reports) -> the first socket given (which must be the replica started with
   KELIME_REPORTS)
 * `/var/log/nginx/`                -> `<prefix>/logs/`
 
-and wrapping it in a minimal main config like Debian's /etc/nginx/nginx.conf, with the pid
-file, temp folders and error log under the prefix. Each substitution must match, so an edit
-of kelime.conf that would silently escape the tests fails them instead.
+in nginx.conf (the main config)
+* `user www-data;`                 -> `user root;` (as root: the workers must enter the
+  private temporary folders) or left out (as anyone else, nginx runs as that user)
+* `worker_processes auto;`         -> `worker_processes <n>;`
+* `pid /run/nginx.pid;`, `/var/log/nginx/`, the `*_temp_path /var/lib/nginx/...` folders
+                                   -> under the prefix
+* `include /etc/nginx/sites-enabled/*;` -> the rendered site; `include
+  /etc/nginx/conf.d/*.conf;` -> left out (the host's own sites are no part of the test)
 
-    python deploy/nginx/standalone.py --listen 8080 --upstream 8001 --upstream 8002 \\
-        --prefix /tmp/kelime-nginx          # writes the config, prints the nginx command
+Each substitution must match, so an edit of either file that would silently escape the
+tests fails them instead.
+
+    python deploy/nginx/standalone.py --listen 8080 --upstream /run/kelime/kelime-1.sock \\
+        --upstream /run/kelime/kelime-2.sock --prefix /tmp/kelime-nginx
+                                            # writes the config, prints the nginx command
 """
 
 from __future__ import annotations
@@ -31,12 +44,14 @@ import subprocess
 import time
 from pathlib import Path
 
-SITE = Path(__file__).resolve().parent / "kelime.conf"
+HERE = Path(__file__).resolve().parent
+SITE = HERE / "kelime.conf"
+MAIN = HERE / "nginx.conf"
 
 _LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.MULTILINE)
 _UPSTREAMS = ("kelime", "kelime_search")   # every replica, each group
 _REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)
-_SERVER = re.compile(r"^([ \t]*)server\s+127\.0\.0\.1:\d+([^;]*);\n", re.MULTILINE)
+_SERVER = re.compile(r"^([ \t]*)server\s+unix:[^\s;]+([^;]*);\n", re.MULTILINE)
 
 
 def find_nginx() -> str | None:
@@ -51,24 +66,32 @@ def find_nginx() -> str | None:
     return "/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None
 
 
-def render_site(site: str, listen: int, upstreams: list[int], logs: Path) -> str:
-    """kelime.conf with the listen port, the replicas and the log folder replaced; the
-    report writer is the first replica."""
+def _sub(text: str, pattern: str, repl: str, what: str, count: int | None = 1,
+         flags: int = re.MULTILINE) -> str:
+    """`text` with `pattern` replaced; ValueError unless it matched `count` times (None:
+    at least once)."""
+    text, n = re.subn(pattern, lambda m: m.expand(repl), text, flags=flags)
+    if (n == 0) if count is None else (n != count):
+        raise ValueError(f"{what}: expected {count or 'at least one'} match(es) of "
+                         f"{pattern!r}, found {n}")
+    return text
+
+
+def render_site(site: str, listen: int, upstreams: list[str | Path], logs: Path) -> str:
+    """kelime.conf with the listen port, the replicas' sockets and the log folder replaced;
+    the report writer is the first replica."""
     if not upstreams:
-        raise ValueError("at least one upstream port is needed")
-    site, n = _LISTEN.subn(lambda m: f"{m.group(1)}listen 127.0.0.1:{listen}{m.group(2)};", site)
-    if n != 1:
-        raise ValueError(f"kelime.conf: expected one `listen 80 ...;` line, found {n}")
+        raise ValueError("at least one upstream socket is needed")
+    sockets = [str(path) for path in upstreams]
+    site = _sub(site, _LISTEN.pattern, rf"\g<1>listen 127.0.0.1:{listen}\g<2>;",
+                "kelime.conf: the `listen 80 ...;` line")
     for name in _UPSTREAMS:
-        site = _render_replicas(site, name, upstreams)
-    site = _render_writer(site, upstreams[0])
-    site, n = re.subn(r"/var/log/nginx/", f"{logs}/", site)
-    if n == 0:
-        raise ValueError("kelime.conf: no /var/log/nginx/ path to move")
-    return site
+        site = _render_replicas(site, name, sockets)
+    site = _render_writer(site, sockets[0])
+    return _sub(site, r"/var/log/nginx/", f"{logs}/", "kelime.conf: the log folder", None)
 
 
-def _render_replicas(site: str, name: str, upstreams: list[int]) -> str:
+def _render_replicas(site: str, name: str, sockets: list[str]) -> str:
     """`upstream <name>` with one server line per replica, each with the parameters of the
     block's first server line."""
     block = re.search(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.MULTILINE | re.DOTALL)
@@ -77,15 +100,15 @@ def _render_replicas(site: str, name: str, upstreams: list[int]) -> str:
     body = block.group(1)
     servers = list(_SERVER.finditer(body))
     if not servers:
-        raise ValueError(f"kelime.conf: `upstream {name}` has no `server 127.0.0.1:PORT` line")
+        raise ValueError(f"kelime.conf: `upstream {name}` has no `server unix:PATH` line")
     indent, params = servers[0].group(1), servers[0].group(2)
-    lines = "".join(f"{indent}server 127.0.0.1:{port}{params};\n" for port in upstreams)
+    lines = "".join(f"{indent}server unix:{path}{params};\n" for path in sockets)
     body = body[:servers[0].start()] + lines + _SERVER.sub("", body[servers[0].start():])
     return site[:block.start(1)] + body + site[block.end(1):]
 
 
-def _render_writer(site: str, port: int) -> str:
-    """`upstream kelime_reports` pointed at `port`. Exactly one such block with exactly one
+def _render_writer(site: str, path: str) -> str:
+    """`upstream kelime_reports` pointed at `path`. Exactly one such block with exactly one
     server line: a second server would let reports scatter (or be retried on another
     replica), so it is refused rather than rendered."""
     blocks = list(_REPORTS_UPSTREAM.finditer(site))
@@ -94,53 +117,51 @@ def _render_writer(site: str, port: int) -> str:
                          f"block, found {len(blocks)}")
     block = blocks[0]
     servers = len(re.findall(r"^\s*server\s", block.group(1), re.MULTILINE))
-    body, n = _SERVER.subn(lambda m: f"{m.group(1)}server 127.0.0.1:{port}{m.group(2)};\n",
+    body, n = _SERVER.subn(lambda m: f"{m.group(1)}server unix:{path}{m.group(2)};\n",
                            block.group(1))
     if servers != 1 or n != 1:
         raise ValueError("kelime.conf: `upstream kelime_reports` must hold exactly one "
-                         f"`server 127.0.0.1:PORT ...;` line (the report writer), found "
+                         f"`server unix:PATH ...;` line (the report writer), found "
                          f"{servers} server line(s)")
     return site[:block.start(1)] + body + site[block.end(1):]
 
 
-def render(prefix: Path, listen: int, upstreams: list[int], site: Path = SITE,
-           worker_processes: int = 1) -> Path:
-    """Write <prefix>/nginx.conf (main config) and <prefix>/kelime.conf (the site); return
-    the main config's path."""
-    prefix = Path(prefix).resolve()
+def render_main(main: str, prefix: Path, site: Path, worker_processes: int) -> str:
+    """nginx.conf with the user, workers, pid, logs, temporary folders and the site's
+    include moved under `prefix`."""
     logs, temp = prefix / "logs", prefix / "temp"
-    for folder in (logs, temp):
+    what = "nginx.conf"
+    # nginx started as root runs its workers as `user`; www-data cannot enter a private
+    # temporary folder: keep them as root. Anyone else: nginx runs as that user anyway.
+    user = "user root;" if os.geteuid() == 0 else "# user www-data;  (not root: ignored)"
+    main = _sub(main, r"^user\s+www-data;", user, f"{what}: `user www-data;`")
+    main = _sub(main, r"^worker_processes\s+auto;", f"worker_processes {worker_processes};",
+                f"{what}: `worker_processes auto;`")
+    main = _sub(main, r"^pid\s+/run/nginx\.pid;", f"pid {prefix}/nginx.pid;",
+                f"{what}: `pid /run/nginx.pid;`")
+    main = _sub(main, r"/var/log/nginx/", f"{logs}/", f"{what}: the log folder", None)
+    main = _sub(main, r"^([ \t]*)(\w+)_temp_path\s+/var/lib/nginx/(\w+);",
+                rf"\g<1>\g<2>_temp_path {temp}/\g<3>;", f"{what}: the temporary folders", 5)
+    main = _sub(main, r"^([ \t]*)include\s+/etc/nginx/conf\.d/\*\.conf;",
+                r"\g<1># (the host's conf.d/ is left out)", f"{what}: the conf.d include")
+    return _sub(main, r"^([ \t]*)include\s+/etc/nginx/sites-enabled/\*;",
+                rf"\g<1>include {site};", f"{what}: the sites-enabled include")
+
+
+def render(prefix: Path, listen: int, upstreams: list[str | Path], site: Path = SITE,
+           main: Path = MAIN, worker_processes: int = 1) -> Path:
+    """Write <prefix>/nginx.conf (the main config) and <prefix>/kelime.conf (the site);
+    return the main config's path."""
+    prefix = Path(prefix).resolve()
+    for folder in (prefix / "logs", prefix / "temp"):
         folder.mkdir(parents=True, exist_ok=True)
-    (prefix / "kelime.conf").write_text(
-        render_site(site.read_text(encoding="utf-8"), listen, upstreams, logs), encoding="utf-8")
-    # nginx started as root runs its workers as `nobody`, who cannot enter a private temp
-    # folder: keep them as the current user instead.
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    temps = "".join(f"    {kind}_temp_path {temp}/{kind};\n"
-                    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    main = f"""# Generated by deploy/nginx/standalone.py from {site}; do not edit.
-{user}worker_processes {worker_processes};
-pid {prefix}/nginx.pid;
-error_log {logs}/error.log warn;
-
-events {{
-    worker_connections 1024;
-}}
-
-http {{
-    # What Debian's /etc/nginx/nginx.conf sets around its sites.
-    sendfile on;
-    tcp_nopush on;
-    types_hash_max_size 2048;
-    default_type application/octet-stream;
-    access_log off;
-    gzip on;
-{temps}
-    include {prefix}/kelime.conf;
-}}
-"""
+    rendered = prefix / "kelime.conf"
+    rendered.write_text(render_site(site.read_text(encoding="utf-8"), listen, upstreams,
+                                    prefix / "logs"), encoding="utf-8")
     conf = prefix / "nginx.conf"
-    conf.write_text(main, encoding="utf-8")
+    conf.write_text(f"# Generated by deploy/nginx/standalone.py from {main}; do not edit.\n" +
+                    render_main(main.read_text(encoding="utf-8"), prefix, rendered,
+                                worker_processes), encoding="utf-8")
     return conf
 
 
@@ -160,10 +181,10 @@ def check(nginx: str, prefix: Path, conf: Path) -> None:
         raise RuntimeError(f"nginx -t refused {conf}:\n{out.stderr}")
 
 
-def start(nginx: str, prefix: Path, listen: int, upstreams: list[int],
-          worker_processes: int = 1, timeout: float = 15) -> subprocess.Popen:
+def start(nginx: str, prefix: Path, listen: int, upstreams: list[str | Path],
+          worker_processes: int = 1, timeout: float = 15, site: Path = SITE) -> subprocess.Popen:
     """Render, check and start nginx; return once it accepts connections on `listen`."""
-    conf = render(prefix, listen, upstreams, worker_processes=worker_processes)
+    conf = render(prefix, listen, upstreams, site=site, worker_processes=worker_processes)
     check(nginx, prefix, conf)
     with open(Path(prefix) / "logs" / "stderr.log", "wb") as log:
         proc = subprocess.Popen(command(nginx, prefix, conf), stdout=log,
@@ -197,12 +218,13 @@ def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--listen", type=int, required=True, help="port on 127.0.0.1")
-    parser.add_argument("--upstream", type=int, action="append", required=True,
-                        help="a replica's port on 127.0.0.1 (repeat; the first is the report "
-                             "writer, the one started with KELIME_REPORTS)")
+    parser.add_argument("--upstream", type=Path, action="append", required=True,
+                        help="a replica's unix socket (repeat; the first is the report writer, "
+                             "the one started with KELIME_REPORTS)")
     parser.add_argument("--prefix", type=Path, required=True, help="folder for everything")
+    parser.add_argument("--workers", type=int, default=1, help="worker_processes [1]")
     args = parser.parse_args()
-    conf = render(args.prefix, args.listen, args.upstream)
+    conf = render(args.prefix, args.listen, args.upstream, worker_processes=args.workers)
     nginx = find_nginx() or "nginx"
     print(f"wrote {conf}; run:\n  " + " ".join(
         repr(a) if " " in a else a for a in command(nginx, args.prefix, conf)))
