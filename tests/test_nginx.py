@@ -357,7 +357,7 @@ def test_the_shipped_site_is_what_runs(tmp_path):
     writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.MULTILINE)
     assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == [f"unix:{SOCKETS[0]};"]
     code = re.sub(r"#.*", "", shipped)  # the directives, not the comments
-    location = re.search(r"location = /v1/reports \{([^}]*)\}", code)
+    location = re.search(r"location = /v1/reports \{(.*?)\n    \}", code, re.DOTALL)
     assert location, "kelime.conf lost `location = /v1/reports`"
     reports = " ".join(location.group(1).split())
     for directive in ("proxy_pass http://kelime_reports;", "proxy_next_upstream off;",
@@ -366,8 +366,9 @@ def test_the_shipped_site_is_what_runs(tmp_path):
     assert "non_idempotent" not in reports
     # Searches never share failure counts with validate: a flood of them cannot take the
     # replicas out of validate's rotation. And their bodies are bounded by what they carry.
-    searches = re.search(r"location ~ \^/v1/\(anagram\|split\)\$ \{([^}]*)\}", code)
-    validate = re.search(r"location = /v1/validate \{([^}]*)\}", code)
+    searches = re.search(r"location ~ \^/v1/\(anagram\|split\)\$ \{(.*?)\n    \}", code,
+                         re.DOTALL)
+    validate = re.search(r"location = /v1/validate \{(.*?)\n    \}", code, re.DOTALL)
     assert searches and validate, "kelime.conf lost the search or validate location"
     assert "proxy_pass http://kelime_search;" in searches.group(1)
     assert "proxy_pass http://kelime;" in validate.group(1)
@@ -1024,11 +1025,12 @@ def test_the_per_address_limit_refuses_the_next_and_spares_listed_game_servers(s
     one is refused at once, 503 `too_many_connections` in the JSON shape with Retry-After,
     before any replica sees it; the others are answered once their bodies are done. An
     address listed as a game server in kelime.conf's `geo` block (an empty key: nginx
-    counts nothing) has LIMIT + 10 under way at once, and none is refused."""
+    counts nothing) has LIMIT + 10 under way at once, and none is refused; and it is never
+    sent gzip, asking or not, where any other client is."""
     pair, _ = stack
     shipped = standalone.SITE.read_text(encoding="utf-8")
     listed = shipped.replace("    default 0;\n", "    default 0;\n    127.0.0.3 1;\n", 1)
-    assert listed != shipped, "kelime.conf lost the `geo $kelime_unlimited` block"
+    assert listed != shipped, "kelime.conf lost the `geo $kelime_game_server` block"
     site = tmp_path / "kelime.conf"
     site.write_text(listed, encoding="utf-8")
     body = b'{"words": ["kitap"]' + b" " * 100 + b"}"
@@ -1056,6 +1058,14 @@ def test_the_per_address_limit_refuses_the_next_and_spares_listed_game_servers(s
                        2 * LIMIT + 11, most=20)
             assert player.replies == {503: 1, 200: LIMIT}, player.replies
             assert server.replies == {200: LIMIT + 10}, server.replies
+        big = json.dumps({"words": ["kitap", "evler"] * 1000}).encode()
+        for source, packed in (("127.20.0.1", "gzip"), ("127.0.0.3", None)):
+            for path, payload in (("/v1/validate", big),
+                                  ("/v1/anagram", b'{"rack": "kalem??", "limit": 500}')):
+                status, headers, _ = request(front.port, "POST", path, payload,
+                                             {"Accept-Encoding": "gzip"}, source=source)
+                assert status == 200 and headers.get("content-encoding") == packed, (
+                    source, path)  # a listed game server (its LAN) is never sent gzip
         refusals = [line for line in front.access_log.read_text().splitlines()
                     if '" 503 ' in line]
         assert len(refusals) == 1 and 'upstream="-"' in refusals[0]  # no replica saw it
