@@ -12,8 +12,10 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +24,7 @@ import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
 from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
-from tests.servers import kelime_command, listening_socket, start_kelime_serve, stop
+from tests.servers import kelime_command, listening_socket, start_kelime_serve, stop, unused_port
 from tests.service_helpers import KU_WORDS, KURDISH
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve, wait_for
 
@@ -320,6 +322,59 @@ def test_a_killed_master_takes_its_workers_and_the_next_start_cleans_up(tmp_path
     unmarked.rmdir()
 
 
+@pytest.mark.slow
+def test_an_admin_reload_on_a_worker_whose_master_died_signals_nobody(tmp_path):
+    """kill -9 of the master: its workers serve on until they notice (within half of
+    KELIME_WORKER_TIMEOUT). An admin reload meanwhile was a 500 (the master's pid was gone),
+    and would have sent SIGHUP to whatever process had taken that pid since."""
+    data, temp = tmp_path / "data", tmp_path / "tmp"
+    build(data)
+    temp.mkdir()
+    with serve(data, tmp_path, 1, TMPDIR=str(temp)) as server:
+        workers = server.workers()
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        status, body = admin_reload(server)
+        assert status == 504 and body["error"]["code"] == "reload_timeout", body
+        assert f"the master (pid {server.proc.pid}) is gone" in body["error"]["message"]
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
+                 server.log_text)
+
+
+@pytest.mark.slow
+def test_sigterm_in_a_sighup_storm_exits_0_and_leaves_nothing(tmp_path):
+    """SIGHUPs that keep coming while the server stops: each was a reload, which made the
+    runtime folder again once it was removed, and one that came while Python finalised the
+    master (which gives every signal it handled its default action back) killed it: exit
+    -1 (SIGHUP), the folder left behind."""
+    data, temp = tmp_path / "data", tmp_path / "tmp"
+    build(data)
+    temp.mkdir()
+    with serve(data, tmp_path, 2, TMPDIR=str(temp)) as server:
+        runtime = runtime_folder(server, temp)
+        stopped = threading.Event()
+
+        def storm() -> None:
+            deadline = time.monotonic() + 60
+            while not stopped.is_set() and time.monotonic() < deadline:
+                try:
+                    os.kill(server.proc.pid, signal.SIGHUP)  # (a zombie takes them too)
+                except ProcessLookupError:  # reaped
+                    return
+                time.sleep(0.0002)
+
+        hangups = threading.Thread(target=storm)
+        hangups.start()
+        try:
+            wait_for(lambda: "reload unchanged" in server.log_text(), 30, server.log_text)
+            server.proc.send_signal(signal.SIGTERM)
+            assert server.proc.wait(timeout=60) == 0, server.log_text()
+        finally:
+            stopped.set()
+            hangups.join()
+    assert not runtime.exists()
+
+
 @pytest.mark.parametrize("token", ["short", "x" * 15])
 def test_a_short_admin_token_stops_the_start(tmp_path, token):
     data = tmp_path / "data"
@@ -331,6 +386,60 @@ def test_a_short_admin_token_stops_the_start(tmp_path, token):
                               env={**os.environ, "KELIME_ADMIN_TOKEN": token})
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"KELIME_ADMIN_TOKEN has {len(token)} characters: use 16 or more" in done.stderr
+
+
+@pytest.mark.parametrize("taken", ["a live server's", "a file", "no folder"])
+def test_a_socket_path_that_cannot_be_ours_stops_the_start(tmp_path, taken):
+    """gunicorn removes whatever socket is at --socket and binds its own: a second replica
+    given a live one's path took it over silently, and removed it when it stopped, leaving
+    the first one out of nginx's reach for good (and its SIGTERM a traceback)."""
+    data, path = tmp_path / "data", tmp_path / "run" / "kelime.sock"
+    build(data)
+    if taken != "no folder":
+        path.parent.mkdir()
+    live = unix_listener(path) if taken == "a live server's" else None
+    if taken == "a file":
+        path.write_text("")
+    proc = subprocess.Popen(kelime_command("serve", "--data", str(data), "--port",
+                                           str(unused_port()), "--socket", str(path)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+        raise AssertionError(f"it serves on {taken} {path}") from None
+    finally:
+        if live is not None:
+            live.close()
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    said = {"a live server's": f"cannot listen on {path}: another server listens on it",
+            "a file": f"--socket {path} is not a socket",
+            "no folder": f"--socket {path}: there is no folder {path.parent}"}[taken]
+    assert f"Error: {said}" in err, err
+
+
+@pytest.mark.slow
+def test_the_socket_a_killed_server_left_is_taken(tmp_path):
+    data, path = tmp_path / "data", tmp_path / "run" / "kelime.sock"
+    build(data)
+    path.parent.mkdir()
+    unix_listener(path).close()  # the file stays; nobody listens (kill -9)
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(kelime_command("serve", "--data", str(data), "--port",
+                                               str(unused_port()), "--socket", str(path)),
+                                stdout=out, stderr=out)
+    try:
+        wait_for(lambda: unix_ok(path), 60, log.read_text)
+    finally:
+        stop(proc)
+
+
+def unix_ok(path: Path) -> bool:
+    try:
+        return unix_request(path, "GET", "/readyz", b"", {})[0] == 200
+    except OSError:
+        return False
 
 
 def test_wrong_admin_tokens_are_limited(tmp_path):
@@ -486,6 +595,79 @@ def test_a_full_runtime_folder_costs_metrics_not_workers(tmp_path):
         text = server.log_text()
         assert "counts no metrics" in text, text
         assert "Traceback" not in text, text
+
+
+@pytest.mark.slow
+def test_a_full_runtime_disk_costs_reloads_and_metrics_never_the_server(tmp_path):
+    """On a full disk, a reload whose pins cannot be written changes nothing: the master
+    kept the new builds while the workers kept the old ones, so a worker forked in place of
+    a dead one answered from the new build beside the other's old one. And a worker forked
+    after a tmp cleaner removed the folder, on a disk full again, stopped the master
+    (pre_fork's write raised in gunicorn's loop). Once there is room, the reload lands."""
+    data = tmp_path / "data"
+    v1 = build(data)
+    with small_tmpfs(tmp_path / "small") as small, \
+            serve(data, tmp_path, 2, TMPDIR=str(small), KELIME_WORKER_TIMEOUT="3") as server:
+        runtime = runtime_folder(server, small)
+        fill(small)
+        v2 = build(data, "silgi")
+        status, body = admin_reload(server)
+        assert status == 504 and body["error"]["code"] == "reload_timeout", body
+        replace_worker(server)
+        server.settle(v1)  # every worker, the new one too: one version
+        shutil.rmtree(runtime)  # a tmp cleaner; the disk fills again
+        fill(small)
+        replace_worker(server)
+        assert server.proc.poll() is None, server.log_text()
+        server.settle(v1)
+        assert "cannot write" in server.log_text()
+        (small / "filler").unlink()
+        assert admin_reload(server) == (200, {"outcome": "reloaded", "generation": 2,
+                                              "lexicons": {"tr": v2}})
+        server.settle(v2)
+
+
+@pytest.mark.slow
+def test_a_replacement_worker_reads_neither_the_games_nor_the_report_store(tmp_path):
+    """A worker forked in place of a dead one gets from the master what the master checked
+    at start. It used to load the game profiles and write to the report store again, and a
+    profile being edited, or the store locked by a maintainer's write, made it fail to boot:
+    gunicorn then stopped the whole server ("Worker failed to boot"), validate included."""
+    data, games, store = tmp_path / "data", tmp_path / "games", tmp_path / "reports.sqlite"
+    build(data)
+    games.mkdir()
+    profile = (Path(__file__).parent.parent / "kelime" / "games" / "profiles" / "kelimatik.toml")
+    (games / "ozel.toml").write_text(profile.read_text().replace('name = "kelimatik"',
+                                                                 'name = "ozel"'))
+    ozel = json.dumps({"words": ["kitap"], "game": "ozel"}).encode()
+    with serve(data, tmp_path, 2, KELIME_GAMES=str(games), KELIME_REPORTS=str(store)) as server:
+        (games / "ozel.toml").write_text("name = ")  # an edit half saved
+        maintainer = sqlite3.connect(store, isolation_level=None)
+        maintainer.execute("BEGIN IMMEDIATE")  # a write that takes its time
+        try:
+            replace_worker(server)
+            wait_for(lambda: server.log_text().count("Application startup complete.") == 3,
+                     60, server.log_text)
+            for _ in range(10):  # new connections: both workers
+                assert request(server.port, "POST", "/v1/validate", ozel, JSON)[0] == 200
+        finally:
+            maintainer.execute("ROLLBACK")
+            maintainer.close()
+        assert server.proc.poll() is None, server.log_text()
+
+
+def test_a_broken_game_profile_stops_the_start_saying_which(tmp_path):
+    data, games = tmp_path / "data", tmp_path / "games"
+    build(data)
+    games.mkdir()
+    (games / "ozel.toml").write_text("name = ")
+    with listening_socket() as sock:
+        done = subprocess.run(kelime_command("serve", "--data", str(data), "--fd",
+                                             str(sock.fileno())), pass_fds=[sock.fileno()],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "KELIME_GAMES": str(games)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"Error: {games / 'ozel.toml'}: not valid TOML" in done.stderr
 
 
 @pytest.mark.slow
