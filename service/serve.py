@@ -15,8 +15,8 @@ serve (`reload.py`).
 - gunicorn replaces a worker that exits, and kills and replaces one that misses its
   heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
-  workers' Prometheus files; made again when removed, removed at exit, and one left by a
-  master killed with -9 removed by the next start.
+  workers' Prometheus files; made again when removed, removed at exit, one left by kill -9
+  removed by the next start. A reload that cannot write there (a full disk) changes nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .settings import Settings
 log = logging.getLogger("kelime.service")
 PREFIX = "kelime-serve-"
 METRICS = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess folder
+HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serve's methods
 
 
 def uvicorn_options(settings: Settings) -> dict:
@@ -75,10 +76,10 @@ class Serve(BaseApplication):
                  runtime: Path, hangups: list[int]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
         self.runtime, self.hangups, self.holds = runtime, hangups, dict[str, int]()
-        self.master, self.reloading = os.getpid(), False
+        self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
-        self.hold()
-        write_pins(runtime, pins, time.monotonic(), workers)
+        self.hold(pins)
+        publish(runtime, pins, self.since, workers)
         super().__init__()
 
     def load_config(self) -> None:
@@ -88,9 +89,7 @@ class Serve(BaseApplication):
                    "graceful_timeout": 2 * self.settings.worker_timeout,
                    "keepalive": self.settings.keepalive_timeout, "proc_name": "kelime",
                    "control_socket_disable": True, "errorlog": "-", "loglevel": "info",
-                   "when_ready": self.when_ready, "pre_fork": self.pre_fork,
-                   "post_fork": self.post_fork,
-                   "child_exit": self.child_exit, "on_exit": self.on_exit}
+                   **{hook: getattr(self, hook) for hook in HOOKS}}
         for name, value in options.items():
             if name in self.cfg.settings:  # control_socket_disable: gunicorn 25.1 and later
                 self.cfg.set(name, value)
@@ -126,20 +125,19 @@ class Serve(BaseApplication):
 
     def reload(self) -> None:
         since = time.monotonic()
-        self.pins = pins = next_pins(self.settings.data, self.settings.default_lexicon,
-                                     self.pins)
+        pins = next_pins(self.settings.data, self.settings.default_lexicon, self.pins)
         served = ", ".join(f"{n} {v}" for n, v in pins.versions.items())
         for name, why in pins.refused.items():
             log.error("reload refused (%s): %s; still serving %s", name, why, served)
-        if pins.outcome != "refused":
-            self.hold()
-            log.info("reload %s: serving %s", pins.outcome, served)
-        keep(self.runtime)
-        workers = self.arbiter.num_workers if self.arbiter else self.workers
-        write_pins(self.runtime, pins, since, workers)
+        self.hold(self.pins, pins)  # the new builds too, before a worker loads them
+        if publish(self.runtime, pins, since, self.arbiter.num_workers):  # else: unchanged
+            self.pins, self.since = pins, since
+            if pins.outcome != "refused":
+                log.info("reload %s: serving %s", pins.outcome, served)
+        self.hold(self.pins)
 
-    def hold(self) -> None:
-        wanted = {str(path) for path in self.pins.paths().values()}
+    def hold(self, *served: Pins) -> None:
+        wanted = {str(path) for pins in served for path in pins.paths().values()}
         for path in wanted - set(self.holds):
             self.holds[path] = hold(Path(path))
         for path in set(self.holds) - wanted:
@@ -151,13 +149,13 @@ class Serve(BaseApplication):
 
     def pre_fork(self, server, worker: Worker) -> None:
         if not (self.runtime / "metrics").is_dir():  # a tmp cleaner removed it: again
-            keep(self.runtime)
-            write_pins(self.runtime, self.pins, time.monotonic(), server.num_workers)
+            publish(self.runtime, self.pins, self.since, server.num_workers)
 
     def child_exit(self, server, worker: Worker) -> None:
         (self.runtime / WORKERS / str(worker.pid)).unlink(missing_ok=True)
 
-    def on_exit(self, server) -> None:
+    def on_exit(self, server) -> None:  # a SIGHUP now would make the folder again, and
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # end Python's finalisation (SIG_DFL)
         shutil.rmtree(self.runtime, ignore_errors=True)
 
 
@@ -169,7 +167,6 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     remove_stale()
     runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     try:
-        keep(runtime)
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
         pins, problems = first_pins(settings.data, settings.default_lexicon)
         for why in problems.values():  # not served: a link to nothing, no manifest
@@ -188,11 +185,15 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         shutil.rmtree(runtime, ignore_errors=True)
 
 
-def keep(runtime: Path) -> None:  # one that cannot be made costs metrics only
+def publish(runtime: Path, pins: Pins, since: float, workers: int) -> bool:
+    """`write_pins`, the runtime folder made again if removed; False when the disk refuses."""
     try:
         (runtime / "metrics").mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as e:
-        log.error("cannot make %s (%s): metrics are not counted meanwhile", runtime, e)
+        write_pins(runtime, pins, since, workers)
+    except OSError as e:  # a full disk costs reloads and metrics, never a worker
+        log.error("cannot write in %s (%s): reloads and metrics wait until it can", runtime, e)
+        return False
+    return True
 
 
 def remove_stale() -> None:
