@@ -1,5 +1,5 @@
 """The FastAPI app: `create_app(settings)` loads every lexicon once, in the lifespan (or is
-given them, loaded by the `kelime serve` master: see `serve.py`).
+given them, loaded by the `kelime serve` master: see `serve.py`, and `prepare`).
 
     uvicorn --factory --no-proxy-headers kelime.service.app:create_app_from_env
 """
@@ -7,7 +7,9 @@ given them, loaded by the `kelime serve` master: see `serve.py`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,7 @@ import anyio
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
-from kelime.games import load_games
+from kelime.games import Game, load_games
 from kelime.lexicon import current_builds
 from kelime.lexicon.pins import Pins, load_builds
 
@@ -34,23 +36,24 @@ if TYPE_CHECKING:
 
 
 def create_app(settings: Settings | None = None, pins: Pins | None = None,
-               master: Master | None = None) -> FastAPI:
+               master: Master | None = None, games: dict[str, Game] | None = None) -> FastAPI:
     """The app serving every lexicon under `settings.data` (default: Settings()), or under
-    `kelime serve` the `pins` its `master` loaded (see `reload`)."""
+    `kelime serve` the `pins` its `master` loaded (see `reload`) with the `games` it read."""
     settings = settings or Settings()
     metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        games = load_games(settings.games)  # a broken profile stops the start, saying which
-        if settings.reports:  # a store that cannot be opened stops it too, saying why
+        # (under `kelime serve` its master checked both before any worker: `prepare`)
+        known = games if games is not None else load_games(settings.games)  # a broken
+        if settings.reports and master is None:  # profile, or store, stops the start
             await anyio.to_thread.run_sync(open_report_store, settings.reports,
                                            settings.report_limits)
         served = pins if pins is not None else await anyio.to_thread.run_sync(load_here,
                                                                               settings)
         reloader = app.state.reloader = Reloader(app, settings, metrics, served, master)
         metrics.lexicons_loaded(served.lexicons)
-        app.state.kelime = Kelime(settings, served.lexicons, metrics, games)
+        app.state.kelime = Kelime(settings, served.lexicons, metrics, known)
         loop = asyncio.get_running_loop()
         metrics.batch_on(loop)
         following = loop.create_task(reloader.follow(master)) if master else None
@@ -96,6 +99,18 @@ def load_here(settings: Settings) -> Pins:
     """Every lexicon of the data folder, for an app without the `kelime serve` master."""
     builds, _ = current_builds(settings.data)
     return Pins(0, "started", load_builds(builds, {}))
+
+
+def prepare(settings: Settings) -> Callable[[Pins, Master], FastAPI]:
+    """What the `kelime serve` master checks once, before any worker starts (the game
+    profiles, the report store: a broken one stops the start, saying why), and the app its
+    workers make, given the pins and the games: a worker forked in place of a dead one reads
+    neither again (a profile being edited, or the store locked by a maintainer's write,
+    made it fail to boot, and gunicorn then stops the whole server)."""
+    games = load_games(settings.games)
+    if settings.reports:
+        open_report_store(settings.reports, settings.report_limits)
+    return partial(create_app, settings, games=games)
 
 
 def open_report_store(path: Path, limits: ReportLimits) -> None:

@@ -27,6 +27,7 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +74,9 @@ class Serve(BaseApplication):
     """gunicorn's arbiter over kelime's app, with the pins as the master's own state."""
 
     def __init__(self, settings: Settings, binds: list[str], workers: int, pins: Pins,
-                 runtime: Path, hangups: list[int]):
+                 runtime: Path, hangups: list[int], app: Callable[[Pins, Master], Any]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
-        self.runtime, self.hangups, self.holds = runtime, hangups, dict[str, int]()
+        self.runtime, self.hangups, self.app, self.holds = runtime, hangups, app, dict[str, int]()
         self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold(pins)
@@ -94,11 +95,9 @@ class Serve(BaseApplication):
             if name in self.cfg.settings:  # control_socket_disable: gunicorn 25.1 and later
                 self.cfg.set(name, value)
 
-    def load(self):
-        from .app import create_app
-
-        master = Master(self.master, self.runtime, float(self.settings.worker_timeout))
-        return create_app(self.settings, self.pins, master)
+    def load(self):  # in each worker: the app the master prepared (`app.prepare`)
+        return self.app(self.pins, Master(self.master, self.runtime,
+                                          float(self.settings.worker_timeout)))
 
     def when_ready(self, server) -> None:
         """SIGHUP is kelime's reload from now on; those that came while starting, one now."""
@@ -175,11 +174,10 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
             log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
                         "one of %s", settings.default_lexicon, settings.data,
                         ", ".join(pins.lexicons))
-        from .app import open_report_store  # loaded once, here: the workers fork with it
+        from .app import prepare  # loaded once, here: the workers fork with it
 
-        if settings.reports:  # a store that cannot be used stops the start, saying why
-            open_report_store(settings.reports, settings.report_limits)
-        Serve(settings, binds, workers, pins, runtime, hangups).run()
+        app = prepare(settings)  # a broken game profile or report store stops the start
+        Serve(settings, binds, workers, pins, runtime, hangups, app).run()
     finally:
         os.environ.pop(METRICS, None)
         shutil.rmtree(runtime, ignore_errors=True)
