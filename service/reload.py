@@ -145,6 +145,8 @@ class Reloader:
 
     async def ask_master(self, master: Master) -> dict:
         asked = time.monotonic()
+        if os.getppid() != master.pid:  # killed (-9): its pid may be another process's now
+            raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) is gone")
         os.kill(master.pid, signal.SIGHUP)
         deadline = asked + master.wait
         while (pinned := read(master.runtime / PINS)) is None or pinned["since"] < asked:
