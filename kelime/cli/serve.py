@@ -76,7 +76,7 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
     if fd:
         binds = [f"fd://{inherited(n)}" for n in fd]
     else:
-        binds = [f"{free(host, port)}"] + ([f"unix:{unix}"] if unix else [])
+        binds = [f"{free(host, port)}"] + ([vacant(unix)] if unix else [])
     from ..service.serve import run
     from . import HANGUPS
 
@@ -101,6 +101,27 @@ def free(host: str, port: int) -> str:
             raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
                                 f"server holds it; stop it or pass --port N") from None
     return f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+
+
+def vacant(path: Path) -> str:
+    """`unix:PATH` for gunicorn to bind, once checked that no server listens there: gunicorn
+    removes the socket it finds and binds its own, so a second replica given a live one's
+    path took it over silently, and removed it when it stopped (nginx's way in, gone)."""
+    from ..service.settings import SettingsError
+
+    if not path.parent.is_dir():
+        raise SettingsError(f"--socket {path}: there is no folder {path.parent}: make it "
+                            f"(docs/deployment.md: the service's user's, nginx's group)")
+    if path.exists() and not path.is_socket():
+        raise SettingsError(f"--socket {path} is not a socket: remove the file or pass "
+                            f"another path")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:  # none there, or one left by a server that was killed: taken
+            return f"unix:{path}"
+    raise SettingsError(f"cannot listen on {path}: another server listens on it; stop it or "
+                        f"pass another --socket")
 
 
 def inherited(fd: int) -> int:
