@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 from time import perf_counter
 
 import orjson
@@ -210,7 +211,7 @@ def reserve(folder: str) -> bool | None:
                 os.posix_fallocate(fd, 0, RESERVE)
         except OSError as e:
             os.ftruncate(fd, 0)  # a file of size 0 is one prometheus_client would map sparse
-            os.remove(path)
+            Path(path).unlink(missing_ok=True)  # (gone already when a cleaner took the folder)
             return _unreserved(folder, e)
         finally:
             os.close(fd)

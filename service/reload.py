@@ -1,20 +1,14 @@
 """How a reload switches every worker in place to the builds the master pins.
 
 The master of `kelime serve` (`serve.py`) pins builds by `kelime.lexicon.pins.next_pins` and
-writes them to `pins.json` in its runtime folder::
-
-    {"generation": 2, "since": 8123.4, "outcome": "reloaded", "workers": 2,
-     "lexicons": {"tr": "/srv/kelime/data/.builds/tr-3f2a…"}, "versions": {"tr": "3f2a…"},
-     "refused": {}, "reloads": {"reloaded": 1, "refused": 0, "unchanged": 0}}
-
-Each worker looks at it every FOLLOW s, loads a newer generation beside the one it serves
-(in a thread, requests answered meanwhile), swaps one reference (each request reads
-`app.state.kelime` once: one set of lexicons a reply), and writes the generation it serves
-to `workers/PID`. One that cannot load what the master verified (damaged on disk since)
-stops, and its replacement is forked with the new builds in memory. POST /v1/admin/reload
-sends the master a SIGHUP and answers once every worker serves the new generation, or names
-those that do not. An app without the master (tests, `uvicorn --factory`) reloads by the
-same rule in place (`Reloader.reload_here`).
+writes them to `pins.json` in its runtime folder (KEYS: generation, the builds' folders and
+versions, the refusal, the worker count). Each worker looks at it every FOLLOW s, loads a
+newer generation beside the one it serves (requests answered meanwhile), swaps one reference
+(each request reads `app.state.kelime` once) and writes the generation it serves to
+`workers/PID`; one that cannot load what the master verified stops, and its replacement is
+forked with the builds in memory. POST /v1/admin/reload sends the master a SIGHUP and
+answers once every worker serves the new generation, or names those that do not. An app
+without the master (tests, `uvicorn --factory`) reloads in place (`reload_here`).
 """
 
 from __future__ import annotations
@@ -23,6 +17,7 @@ import logging
 import os
 import signal
 import time
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +32,8 @@ from .errors import ServiceError
 
 log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
 PINS, WORKERS = "pins.json", "workers"  # in the master's runtime folder
+KEYS = {"generation", "since", "outcome", "workers", "lexicons", "versions", "refused",
+        "reloads"}
 FOLLOW = 0.2  # seconds between a worker's looks at the pins
 POLL = 0.02   # seconds between an admin reload's looks at the workers
 
@@ -68,13 +65,19 @@ def read(path: Path) -> Any:
         return None  # not written yet, or its folder removed (made again by the master)
 
 
+def pinned(runtime: Path) -> dict | None:
+    """The master's pins, None while missing (or not pins: written by someone else)."""
+    found = read(runtime / PINS)
+    ok = isinstance(found, dict) and KEYS <= found.keys() and isinstance(found["generation"], int)
+    return found if ok else None
+
+
 def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: alive
-        pass
+    with suppress(PermissionError):  # another user's: alive
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
     return True
 
 
@@ -96,36 +99,38 @@ class Reloader:
         metrics.reloads_seen(pins.reloads)
 
     async def follow(self, master: Master) -> None:
-        """Switch to each newer generation the master pins; say which one is served."""
+        """Switch to each newer generation the master pins; say which one is served. On any
+        surprise (out of memory, no thread to load in) this worker stops: its replacement is
+        forked with the master's builds, never left behind on old ones."""
         seen, mine = None, master.runtime / WORKERS / str(os.getpid())
-        while True:
-            try:
-                stamp = os.stat(master.runtime / PINS).st_mtime_ns
-            except OSError:
-                stamp = None
-            pinned = read(master.runtime / PINS) if stamp != seen else None
-            seen = stamp
-            if pinned and pinned["generation"] > self.pins.generation:
-                await self.switch(pinned)
-            if read(mine) != self.pins.generation:  # a new generation, or the file removed
-                try:
-                    mine.write_bytes(b"%d" % self.pins.generation)
-                except OSError:
-                    pass  # the folder is gone: the master makes it again
-            await anyio.sleep(FOLLOW)
+        try:
+            while True:
+                with suppress(OSError):
+                    if (stamp := os.stat(master.runtime / PINS).st_mtime_ns) != seen:
+                        seen, found = stamp, pinned(master.runtime)
+                        if found and found["generation"] > self.pins.generation:
+                            await self.switch(found)
+                if read(mine) != self.pins.generation:  # a new one, or the folder removed
+                    with suppress(OSError):
+                        mine.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                        mine.write_bytes(b"%d" % self.pins.generation)
+                await anyio.sleep(FOLLOW)
+        except Exception:
+            log.exception("worker %d cannot follow its master's pins; stopping", os.getpid())
+            os.kill(os.getpid(), signal.SIGTERM)
 
-    async def switch(self, pinned: dict) -> None:
-        builds = {name: Path(path) for name, path in pinned["lexicons"].items()}
+    async def switch(self, found: dict) -> None:
+        builds = {name: Path(path) for name, path in found["lexicons"].items()}
         try:
             lexicons = await anyio.to_thread.run_sync(load_builds, builds, self.pins.lexicons)
         except LexiconError as e:  # verified by the master, then changed on disk
             log.error("worker %d cannot switch to generation %d (%s); stopping: its "
                       "replacement gets the builds from the master", os.getpid(),
-                      pinned["generation"], e)
+                      found["generation"], e)
             os.kill(os.getpid(), signal.SIGTERM)
             await anyio.sleep_forever()
-        self.swap(Pins(pinned["generation"], pinned["outcome"], lexicons, pinned["refused"],
-                       pinned["reloads"]))
+        self.swap(Pins(found["generation"], found["outcome"], lexicons, found["refused"],
+                       found["reloads"]))
 
     def swap(self, pins: Pins) -> None:
         if pins.lexicons != self.pins.lexicons:
@@ -139,9 +144,8 @@ class Reloader:
     async def reload(self) -> dict:
         """POST /v1/admin/reload: 200 once every worker serves the data folder's current
         builds (504 naming those that do not); 409 when they were refused."""
-        if self.master is None:
-            return await self.reload_here()
-        return await self.ask_master(self.master)
+        return await (self.reload_here() if self.master is None else
+                      self.ask_master(self.master))
 
     async def ask_master(self, master: Master) -> dict:
         asked = time.monotonic()
@@ -149,22 +153,25 @@ class Reloader:
             raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) is gone")
         os.kill(master.pid, signal.SIGHUP)
         deadline = asked + master.wait
-        while (pinned := read(master.runtime / PINS)) is None or pinned["since"] < asked:
+        while (found := pinned(master.runtime)) is None or found["since"] < asked:
             if time.monotonic() > deadline:
                 raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) did "
                                     f"not reload within {master.wait:g} s; its log says why")
             await anyio.sleep(POLL)
-        if pinned["outcome"] == "refused":
-            raise refusal(pinned["refused"], pinned["versions"])
-        generation = pinned["generation"]
+        if found["outcome"] == "refused":
+            raise refusal(found["refused"], found["versions"])
+        generation = found["generation"]
         while True:
-            serving = {int(p.name): read(p) for p in (master.runtime / WORKERS).iterdir()
+            markers: list[Path] = []
+            with suppress(OSError):  # (removed meanwhile: the workers make it again)
+                markers = list((master.runtime / WORKERS).iterdir())
+            serving = {int(p.name): read(p) for p in markers
                        if p.name.isdigit() and alive(int(p.name))}
             lagging = {pid: g for pid, g in serving.items() if not isinstance(g, int)
                        or g < generation}
-            if not lagging and len(serving) >= pinned["workers"]:
-                return {"outcome": pinned["outcome"], "generation": generation,
-                        "lexicons": pinned["versions"]}
+            if not lagging and len(serving) >= found["workers"]:
+                return {"outcome": found["outcome"], "generation": generation,
+                        "lexicons": found["versions"]}
             if time.monotonic() > deadline:
                 raise ReloadTimeout("reload_incomplete", f"generation {generation} was "
                                     f"verified and pinned, but worker(s) "
@@ -172,7 +179,7 @@ class Reloader:
                                     f"did not switch within {master.wait:g} s and may still "
                                     f"answer from the old builds; the server's log says why",
                                     {"lagging": {str(p): g for p, g in lagging.items()},
-                                     "generation": generation, "lexicons": pinned["versions"]})
+                                     "generation": generation, "lexicons": found["versions"]})
             await anyio.sleep(POLL)
 
     async def reload_here(self) -> dict:

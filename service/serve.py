@@ -1,22 +1,18 @@
 """`kelime serve`: gunicorn's arbiter runs uvicorn workers; kelime adds which builds they
 serve (`reload.py`).
 
-- The master (`Serve`, gunicorn's arbiter in the `kelime serve` process) loads and verifies
-  every lexicon of the data folder and pins them before any worker starts. Workers are
-  forked with them in memory: one started in place of a dead one serves what the others
-  serve and never reads the disk. The master holds the pinned build folders
-  (`kelime.lexicon.hold`): `kelime build` never prunes them.
-- SIGHUP reloads in place: the master pins the data folder's current builds when every one
-  verifies (else keeps the old ones, saying why), and every worker switches to them, none
-  restarted. It is taken from the first lines of `kelime serve` on (`kelime.cli.HANGUPS`:
-  one that comes while it starts is done once it listens); workers ignore it, so one sent
-  to the process group is a reload, not their death. gunicorn's other signals keep their
-  meaning (TERM, INT, QUIT, TTIN, TTOU).
+- The master (`Serve`) loads, verifies and pins every lexicon of the data folder, and checks
+  the games and the report store, before any worker starts; workers are forked with them, so
+  a replacement serves what the others serve and never reads the disk. It holds the pinned
+  build folders (`kelime.lexicon.hold`): `kelime build` never prunes them.
+- SIGHUP reloads in place (none restarted), taken from the first lines of `kelime serve` on
+  (`kelime.cli.HANGUPS`); workers ignore it, so one sent to the process group is a reload.
+  gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
 - gunicorn replaces a worker that exits, and kills and replaces one that misses its
   heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
-  workers' Prometheus files; made again when removed, removed at exit, one left by kill -9
-  removed by the next start. A reload that cannot write there (a full disk) changes nothing.
+  Prometheus files; made again when removed, removed at exit, and one left by a master
+  killed with -9 removed by the next start.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +44,7 @@ HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serv
 
 
 def uvicorn_options(settings: Settings) -> dict:
-    """uvicorn.Config's options for kelime (the workers', and the tests' in-process servers).
-    X-Forwarded-For is not uvicorn's to believe: see `trust.py`."""
+    """uvicorn.Config's options (X-Forwarded-For is not uvicorn's to believe: `trust.py`)."""
     return {"loop": "uvloop", "http": "httptools", "ws": "none", "lifespan": "on",
             "proxy_headers": False, "server_header": False, "access_log": False,
             "timeout_keep_alive": settings.keepalive_timeout,
@@ -159,8 +155,7 @@ class Serve(BaseApplication):
 
 
 def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) -> None:
-    """Serve every lexicon in `settings.data` until SIGTERM or SIGINT; LexiconError (what to
-    run) when there is none to serve or one is damaged."""
+    """Serve the data folder's lexicons until SIGTERM/SIGINT; LexiconError (what to run)."""
     if not log.handlers:  # before gunicorn's own logging starts: its style
         logging.basicConfig(format="[%(levelname)s] %(message)s", level=logging.INFO)
     remove_stale()
@@ -198,10 +193,8 @@ def remove_stale() -> None:
     """Remove the runtime folders of masters that died unseen (kill -9), named by the pid."""
     for stale in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
         pid, dash, _ = stale.name.removeprefix(PREFIX).partition("-")
-        try:
-            mine = stale.stat().st_uid == os.getuid()
-        except OSError:
-            continue
-        if mine and dash and pid.isdigit() and not alive(int(pid)):
-            shutil.rmtree(stale, ignore_errors=True)
-            log.info("removed %s, left by a kelime serve that was killed", stale)
+        with suppress(OSError):
+            if dash and pid.isdigit() and not alive(int(pid)) \
+                    and stale.stat().st_uid == os.getuid():
+                shutil.rmtree(stale, ignore_errors=True)
+                log.info("removed %s, left by a kelime serve that was killed", stale)

@@ -19,6 +19,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -196,7 +197,7 @@ def test_a_hung_worker_is_named_by_the_reload_then_replaced(tmp_path):
     other worker served on throughout."""
     data = tmp_path / "data"
     build(data)
-    with serve(data, tmp_path, 2, KELIME_WORKER_TIMEOUT="3") as server:
+    with serve(data, tmp_path, 2, KELIME_WORKER_TIMEOUT="4") as server:
         hung, other = server.workers()
         os.kill(hung, signal.SIGSTOP)
         try:
@@ -710,3 +711,41 @@ def test_an_app_without_the_master_reloads_by_the_same_rule(tmp_path):
                                                                             {"tr": v2}, 3)
         assert client.post("/v1/validate", json={"words": ["silgi"]}).json()["all_valid"]
     assert v1 != v2
+
+
+@pytest.mark.slow
+def test_pins_that_are_not_pins_are_ignored_and_a_cleaner_costs_no_500(tmp_path):
+    """pins.json garbled (by someone else: the master writes it whole) left every worker
+    behind for good, its follower dead; and an admin reload whose runtime folder a cleaner
+    removed while it looked at the workers was a 500. Now the garbled file is ignored, the
+    next reload rewrites it, and a reload answers 200 or 504, never 500."""
+    import threading
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2, KELIME_WORKER_TIMEOUT="4") as server:  # (a 504 in 4 s)
+        runtime = runtime_folder(server)
+        for n, garbage in enumerate((b'{"generation": "9"}', b"[]", b"{}", b"\xff")):
+            (runtime / "pins.json").write_bytes(garbage)
+            newest = build(data, f"yeni{n}")
+            assert admin_reload(server) == (200, {"outcome": "reloaded", "generation": ANY,
+                                                  "lexicons": {"tr": newest}})
+            server.settle(newest)
+        assert len(server.workers()) == 2 and "cannot follow" not in server.log_text()
+        stop_cleaning = threading.Event()
+
+        def cleaner() -> None:
+            while not stop_cleaning.is_set():
+                shutil.rmtree(runtime, ignore_errors=True)
+                stop_cleaning.wait(0.01)
+
+        thread = threading.Thread(target=cleaner, daemon=True)
+        thread.start()
+        try:
+            statuses = [admin_reload(server)[0] for _ in range(4)]
+        finally:
+            stop_cleaning.set()
+            thread.join(10)
+        assert set(statuses) <= {200, 504}, statuses
+        assert "Exception in ASGI application" not in server.log_text()
+        assert admin_reload(server)[0] == 200  # the folder made again, the workers seen
