@@ -99,7 +99,9 @@ def free(host: str, port: int) -> str:
             probe.bind(address)
         except OSError as e:
             raise SettingsError(f"cannot listen on {host}:{port} ({e.strerror}): another "
-                                f"server holds it; stop it or pass --port N") from None
+                                f"server holds it; stop it or pass --port N (the workers of a "
+                                f"kelime serve killed with -9 let go of it within half "
+                                f"KELIME_WORKER_TIMEOUT)") from None
     return f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
 
 
