@@ -170,8 +170,11 @@ def test_a_look_up_beside_a_crawl_with_politeness_off_is_never_in_flight_with_it
     turn in the middle of the crawl (not starved), alone on the wire."""
     from .test_crawl_trust import define
 
+    # 5,000 words: a crawl that outlasts three look-ups started one after another (each
+    # `kelime define` starts in ~0.5 s at constraints.txt's versions, 1-2.5 s at the lowest
+    # ones on a loaded machine: `make lowest`).
     path, words = tmp_path / "c.sqlite", ("yağış", "ev", "dangalak")
-    with FakeProcess("--synthetic", "2000", "--fault", "*=lag:-1:0.02") as fake:
+    with FakeProcess("--synthetic", "5000", "--fault", "*=lag:-1:0.02") as fake:
         proc = subprocess.Popen([*KELIME, "crawl", "run", "--base-url", fake.url, "--cache",
                                  str(path), *IMPOLITE], env=env(),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -158,9 +158,12 @@ def replies_count(path: Path) -> int:
 @pytest.mark.slow
 def test_define_during_a_crawl_never_fails_and_loses_nothing(tmp_path):
     path, words_file = tmp_path / "tdk.sqlite", tmp_path / "words.txt"
-    words = synthetic_words(80) + DEFINED
+    # 200 words at 0.05 s: a crawl of 10 s or more, that outlasts the look-ups' start-up
+    # (`kelime define` starts in ~0.5 s at constraints.txt's versions, 1-2.5 s at the lowest
+    # ones on a loaded machine: `make lowest`).
+    words = synthetic_words(200) + DEFINED
     words_file.write_text("\n".join(words) + "\n", encoding="utf-8")
-    with FakeProcess("--synthetic", "80") as fake:
+    with FakeProcess("--synthetic", "200") as fake:
         crawl_args = [*KELIME, "crawl", "run", "--words", str(words_file), "--cache", str(path),
                       "--base-url", fake.url, "--delay", "0.05"]
         crawl = subprocess.Popen(crawl_args, env=env(), stdout=subprocess.PIPE,
