@@ -74,12 +74,12 @@ def test_runtime_folder_removed_then_sighup(tmp_path):
         v2 = build(data, "silgi")
         os.kill(server.proc.pid, signal.SIGHUP)
         server.settle(v2)
+        assert admin_reload(server) == (200, {"outcome": "unchanged", "generation": 3,
+                                              "lexicons": {"tr": v2}})  # every worker on v2
         replace_worker(server)
         for _ in range(20):  # new connections: both workers, the respawned one too
             assert server.version() == v2
         assert (runtime / "metrics").is_dir()
-        assert admin_reload(server) == (200, {"outcome": "unchanged", "generation": 3,
-                                              "lexicons": {"tr": v2}})
         server.proc.send_signal(signal.SIGTERM)
         assert server.proc.wait(timeout=60) == 0, server.log_text()
         assert not server.workers()
