@@ -67,14 +67,17 @@ class App(FastAPI):
 
     def __init__(self, proxies: list[str], **options: Any) -> None:
         super().__init__(**options)
-        self.entry = Trust(self.dispatch, proxies)
+        self.entry, self.proxied = Trust(self.dispatch, proxies), bool(proxies)
 
     def serve_fast(self, *routes: FastRoute) -> None:
         """Answer these routes' usual requests ahead of the stack."""
         self.fast = {route.path: route for route in routes}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.entry(scope, receive, send)
+        if self.proxied or scope.get("client") is None:  # the balancer's socket, or a proxy
+            await self.entry(scope, receive, send)       # on TCP: who the client is, first
+        else:
+            await self.dispatch(scope, receive, send)
 
     async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         fast = self.fast.get(scope["path"]) if scope["type"] == "http" else None

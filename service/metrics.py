@@ -1,7 +1,9 @@
 """Prometheus metrics for all of a server's workers, and the access log.
 
 Counters and histograms (requests, latency, words by verdict, anagram and split searches)
-are counted by each worker; under `kelime serve` they go to prometheus_client's
+are counted by each worker, summed over WINDOW seconds before they are written (each write
+to a multiprocess file takes a lock, a getpid() system call and a memory-mapped store: ~1 µs,
+and a request makes five of them); under `kelime serve` they go to prometheus_client's
 multiprocess files in the master's runtime folder (`PROMETHEUS_MULTIPROC_DIR`, see
 `serve.py`), so any worker's `/metrics` sums every worker, those that have stopped included
 (counters never go down; each worker that ever ran keeps its two files, RESERVE bytes each,
@@ -25,18 +27,27 @@ import os
 import sys
 import threading
 import time
+from bisect import bisect_left
 from pathlib import Path
 from time import perf_counter
 
 import orjson
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 LOG_KEY = "kelime.log"  # routes put {"words": N, "lexicon": version} in the scope under it
+#: Seconds of counts a worker sums before writing them: a scrape sees the other workers'
+#: counts up to this late, and a worker killed with -9 loses at most this much of its own.
+WINDOW = 0.05
+#: The request latency histogram is kept as counters (a request in a bucket, and the sum), so
+#: that it is summed over WINDOW like the rest (a prometheus_client Histogram writes twice a
+#: request), and shown as the histogram it is when scraped (`Shown`).
+LATENCY = "kelime_http_request_duration_seconds"
+LES = (*(repr(float(b)) for b in BUCKETS), "+Inf")
 #: Bytes allocated for each of a worker's multiprocess files before it writes one (see
 #: `reserve`): room for thousands of series, far more than kelime's labels make.
 RESERVE = 1 << 20
@@ -77,9 +88,12 @@ class Metrics:
         counted = None if self.folder else self.registry  # multiprocess: the files hold them
         self.requests = Counter("kelime_http_requests", "HTTP requests by route and status.",
                                 ("method", "route", "status"), registry=counted)
-        self.latency = Histogram("kelime_http_request_duration_seconds",
-                                 "Time to answer an HTTP request.", ("route",),
-                                 buckets=BUCKETS, registry=counted)
+        self.latency = Counter(LATENCY + "_in", "Requests answered within each bucket's time "
+                               "(not cumulative): shown as the histogram " + LATENCY + ".",
+                               ("route", "le"), registry=counted)
+        self.latency_sum = Counter(LATENCY + "_spent", "Time answering HTTP requests: shown as "
+                                   "the sum of the histogram " + LATENCY + ".", ("route",),
+                                   registry=counted)
         self.words = Counter("kelime_words_validated", "Words validated, by lexicon and verdict "
                              "(valid, or the reason for refusing).", ("lexicon", "verdict"),
                              registry=counted)
@@ -96,7 +110,7 @@ class Metrics:
         self.registry.register(self.live)
         self._children: dict[tuple, object] = {}  # .labels() costs ~1 µs: look each up once
         self._pending: dict[Counter, float] = {}  # counter child -> what it is yet to count
-        self._pending_lock = threading.Lock()  # an app's loop, and `render` from any thread
+        self._observing: dict[tuple, tuple] = {}  # (method, route, status, le) -> children
         self._loop: asyncio.AbstractEventLoop | None = None  # `batch_on`
         self._loop_thread: int | None = None
         self.lost = False
@@ -138,33 +152,32 @@ class Metrics:
             self._add(self._child(self.words, lexicon, reason or "valid"), n)
 
     def batch_on(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Sum the counts made on `loop` (the app's, from its lifespan) for each of its turns:
-        see `_add`."""
+        """Sum the counts made on `loop` (the app's, from its lifespan) over WINDOW: `_add`."""
         self._loop, self._loop_thread = loop, threading.get_ident()
 
     def _add(self, child: Counter, amount: float) -> None:
-        """Count `amount` on a counter's child before the event loop's next turn.
+        """Count `amount` on a counter's child within WINDOW seconds.
 
         Each increment of a multiprocess counter takes a lock, a getpid() system call and a
-        write to its memory map (~1 µs); a busy worker answers several requests a turn of
-        its loop, and these are summed into one increment a series. Anywhere but on the
-        loop `batch_on` named (a thread, a script, a test) it counts at once. (The thread is
-        compared, not asyncio.get_running_loop() asked: that makes a getpid() call too.)"""
-        if threading.get_ident() != self._loop_thread or self._loop is None:
+        write to its memory map (~1 µs); a busy worker answers hundreds of requests in a
+        WINDOW, and these are summed into one increment a series. Anywhere but on the loop
+        `batch_on` named (a thread, a script, a test) it counts at once, so that what is
+        pending is the loop's alone. (The thread is compared, not
+        asyncio.get_running_loop() asked: that makes a getpid() call too.)"""
+        if threading.get_ident() != self._loop_thread:
             child.inc(amount)
             return
-        with self._pending_lock:
-            pending = self._pending
-            if not pending:
-                self._loop.call_soon(self.flush)
-            pending[child] = pending.get(child, 0) + amount
+        pending = self._pending
+        if not pending:
+            self._loop.call_later(WINDOW, self.flush)  # type: ignore[union-attr]
+        pending[child] = pending.get(child, 0) + amount
 
     def flush(self) -> None:
         """Count what `_add` holds (the loop calls it; so does `render`, first)."""
-        with self._pending_lock:
+        if threading.get_ident() == self._loop_thread:  # (elsewhere nothing is pending)
             pending, self._pending = self._pending, {}
-        for child, amount in pending.items():
-            child.inc(amount)
+            for child, amount in pending.items():
+                child.inc(amount)
 
     def count_search(self, kind: str, seconds: float, complete: bool = True) -> None:
         self._child(self.searches, kind, "true" if complete else "false").inc()
@@ -174,20 +187,66 @@ class Metrics:
         self._child(self.reports, lexicon, kind, "duplicate" if duplicate else "new").inc()
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        self._add(self._child(self.requests, method, route, status), 1)
-        self._child(self.latency, route).observe(seconds)
+        le = LES[bisect_left(BUCKETS, seconds)]
+        children = self._observing.get((method, route, status, le))
+        if children is None:  # the three series a request counts in, looked up once
+            children = (self._child(self.requests, method, route, status),
+                        self._child(self.latency, route, le),
+                        self._child(self.latency_sum, route))
+            if _UNCOUNTED not in children:  # (not yet: tried again, as `_child` does)
+                self._observing[(method, route, status, le)] = children
+        self._add(children[0], 1)
+        self._add(children[1], 1)
+        self._add(children[2], seconds)
 
     def render(self) -> bytes:
         self.flush()
+        registry = CollectorRegistry()
         if self.folder is None:
-            return generate_latest(self.registry)
+            registry.register(Shown(self.registry))
+            return generate_latest(registry)
         from prometheus_client import multiprocess
 
-        registry = CollectorRegistry()
+        sources: list = [self.live]
         if os.path.isdir(self.folder):  # else removed, until the master makes it again
-            multiprocess.MultiProcessCollector(registry, path=self.folder)
-        registry.register(self.live)
+            sources.append(multiprocess.MultiProcessCollector(None, path=self.folder))
+        registry.register(Shown(*sources))
         return generate_latest(registry)
+
+
+class Shown:
+    """What a scrape shows: the families of `sources`, the latency counters as the histogram
+    LATENCY (cumulative buckets, their count and sum, as a prometheus_client Histogram)."""
+
+    def __init__(self, *sources) -> None:
+        self.sources = sources
+
+    def collect(self):
+        within: dict[tuple[str, str], float] = {}
+        spent: dict[str, float] = {}
+        for source in self.sources:
+            for family in source.collect():
+                if family.name not in (LATENCY + "_in", LATENCY + "_spent"):
+                    yield family
+                    continue
+                for sample in family.samples:
+                    if not sample.name.endswith("_total"):
+                        continue  # _created, in one process
+                    route = sample.labels["route"]
+                    if family.name.endswith("_in"):
+                        key = (route, sample.labels["le"])
+                        within[key] = within.get(key, 0) + sample.value
+                    else:
+                        spent[route] = spent.get(route, 0) + sample.value
+        shown = HistogramMetricFamily(LATENCY, "Time to answer an HTTP request.",
+                                      labels=("route",))
+        for route in sorted({route for route, _ in within} | set(spent)):
+            total, buckets = 0.0, []
+            for le in LES:
+                total += within.get((route, le), 0)
+                buckets.append((le, total))
+            shown.add_metric([route], buckets, sum_value=spent.get(route, 0))
+        yield shown
 
 
 def reserve(folder: str) -> bool | None:

@@ -275,6 +275,10 @@ def test_metrics_sum_every_worker_and_follow_reloads(tmp_path):
             assert status == 200
         for _ in range(3):
             request_text(server.port, "/docs")
+        wait_for(lambda: scrape(server.port, "kelime_http_requests_total", method="GET",
+                                route="/docs", status="200") == 3 and
+                 scrape(server.port, "kelime_words_validated_total", lexicon="tr",
+                        verdict="valid") == 40, 30, server.log_text)  # written: WINDOW
         for _ in range(10):  # whichever worker answers, the sums are the same
             assert scrape(server.port, "kelime_http_requests_total", method="POST",
                           route="/v1/validate", status="200") == 40

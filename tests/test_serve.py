@@ -683,7 +683,10 @@ def test_the_metrics_of_workers_that_died_still_count(tmp_path):
             for _ in range(15):
                 assert request(server.port, "POST", "/v1/validate", BODY, JSON)[0] == 200
             total += 15
-            replace_worker(server)
+            wait_for(lambda t=total: scrape(server.port, "kelime_http_requests_total",
+                                            method="POST", route="/v1/validate",
+                                            status="200") == t, 30, server.log_text)
+            replace_worker(server)  # once written (a kill -9 loses what is not: WINDOW)
         for _ in range(5):  # whichever worker answers, nothing a dead one counted is lost
             assert scrape(server.port, "kelime_http_requests_total", method="POST",
                           route="/v1/validate", status="200") == total
