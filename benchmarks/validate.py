@@ -294,26 +294,12 @@ def kelime_server(data: Path, workers: int, logs: Path, extra: tuple[str, ...] =
 
 def hello_server(workers: int, logs: Path, factory: str = "create_app",
                  ready: str = "/hello", unix: Path | None = None) -> Server:
-    """A baseline of benchmarks/hello.py (`factory`) served with kelime's uvicorn options;
-    `unix`: on that unix socket too, as a replica behind nginx (1 worker only)."""
+    """A baseline of benchmarks/hello.py (`factory`) served as `kelime serve` serves kelime
+    (benchmarks/hello_serve.py); `unix`: on that unix socket too, as a replica behind nginx."""
     port = free_port()
-    head = ("import uvicorn\nfrom kelime.service.serve import uvicorn_options\n"
-            "from kelime.service.settings import Settings\n")
-    if unix is None:
-        code = head + (f"uvicorn.run('hello:{factory}', factory=True, host='127.0.0.1', "
-                       f"port={port}, workers={workers}, **uvicorn_options(Settings()))")
-    elif workers == 1:
-        code = head + (
-            "import socket\ntcp = socket.socket()\n"
-            "tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-            f"tcp.bind(('127.0.0.1', {port}))\nunix = socket.socket(socket.AF_UNIX)\n"
-            f"unix.bind({str(unix)!r})\n"
-            f"config = uvicorn.Config('hello:{factory}', factory=True, "
-            "**uvicorn_options(Settings()))\n"
-            "uvicorn.Server(config).run(sockets=[tcp, unix])")
-    else:
-        raise ValueError("a hello world on a unix socket runs 1 worker")
-    return start(f"{factory} x{workers}", [sys.executable, "-c", code], port, ready,
+    return start(f"{factory} x{workers}",
+                 [sys.executable, str(HERE / "hello_serve.py"), factory, str(port),
+                  str(workers), *([str(unix)] if unix else [])], port, ready,
                  logs / f"{factory}-{workers}.log")
 
 
