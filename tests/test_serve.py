@@ -25,6 +25,7 @@ import pytest
 
 from kelime.lexicon import compile_words, write_lexicon
 from kelime.lexicon.format import MANIFEST_FILE, WORDS_FILE
+from service.metrics import RESERVE
 from tests.servers import kelime_command, listening_socket, start_kelime_serve, stop, unused_port
 from tests.service_helpers import KU_WORDS, KURDISH
 from tests.test_reload import BODY, SOURCE, TOKEN, Server, build, request, serve, wait_for
@@ -563,6 +564,18 @@ def small_tmpfs(path: Path, size: str = "4m"):
         subprocess.run(["umount", "-l", str(path)], check=False)
 
 
+def reserved(server: Server, runtime: Path) -> None:
+    """Wait until every worker has allocated its metrics files (`metrics.reserve`): one that
+    allocates while `fill` writes fails, and gives back what it had, room for what `fill`
+    meant to refuse. A worker reserves after its first reply, on the next metrics flush."""
+    def done() -> bool:
+        request(server.port, "GET", "/healthz")  # a new connection: either worker
+        files = [runtime / "metrics" / f"{kind}_{pid}.db"
+                 for pid in server.workers() for kind in ("counter", "histogram")]
+        return all(file.exists() and file.stat().st_size >= RESERVE for file in files)
+    wait_for(done, 30, server.log_text)
+
+
 def fill(folder: Path) -> None:
     """Write into `folder` until its file system is full."""
     with open(folder / "filler", "wb", buffering=0) as out:
@@ -607,9 +620,10 @@ def test_a_full_runtime_disk_costs_reloads_and_metrics_never_the_server(tmp_path
     (pre_fork's write raised in gunicorn's loop). Once there is room, the reload lands."""
     data = tmp_path / "data"
     v1 = build(data)
-    with small_tmpfs(tmp_path / "small") as small, \
+    with small_tmpfs(tmp_path / "small", "8m") as small, \
             serve(data, tmp_path, 2, TMPDIR=str(small), KELIME_WORKER_TIMEOUT="3") as server:
         runtime = runtime_folder(server, small)
+        reserved(server, runtime)
         fill(small)
         v2 = build(data, "silgi")
         status, body = admin_reload(server)
