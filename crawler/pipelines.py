@@ -35,6 +35,9 @@ STOP_REASON = "cache_unwritable"
 #: stats key: replies (or word lists) that could not be stored; any makes the crawl's
 #: finish reason STOP_REASON (crawler.run.finish_reason), even when the close found it.
 UNSAVED = "kelime/unsaved"
+#: stats key: the first FAILED_SHOWN queries whose reply this crawl stored as failed (the
+#: summary names them, with their errors)
+FAILED_WORDS, FAILED_SHOWN = "kelime/failed_words", 5
 
 
 def batching(settings) -> bool:
@@ -108,10 +111,13 @@ class CachePipeline:
         self.timer = None
         replies, self.pending = self.pending, []
         if replies:
-            self._save(replies, lambda db: cache.save_replies(
+            stored = self._save(replies, lambda db: cache.save_replies(
                 db, [(r.row(), r.entries) for r in replies]))
-            for r in replies:
-                self.stats.inc_value(f"kelime/{r.outcome}")
+            for r, outcome in zip(replies, stored):  # a good reply may be refused (entry_owned)
+                self.stats.inc_value(f"kelime/{outcome}")
+                failed = self.stats.get_value(FAILED_WORDS) or []
+                if outcome == "failed" and len(failed) < FAILED_SHOWN:
+                    self.stats.set_value(FAILED_WORDS, [*failed, r.query])
 
     def _flush_later(self) -> None:
         self.timer = None
@@ -120,11 +126,11 @@ class CachePipeline:
         except CacheError:
             pass  # the crawl is stopping; _stop said why
 
-    def _save(self, what, save) -> None:
+    def _save(self, what, save):
         db = self.db
         assert db is not None  # Scrapy opens the spider before it hands over items
         try:
-            save(db)
+            return save(db)
         except CacheError as e:
             self._stop(what, e)
             raise

@@ -17,9 +17,12 @@ from kelime.tdk.replies import query_for
 
 from .clock import CRAWL, crawl_holder
 from .middlewares import REQUESTS
+from .pipelines import FAILED_WORDS
 from .progress import snapshot
 
 EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
+#: A crawl that finished but with words failed or still pending: "the work failed" (docs/cli.md)
+EXIT_FAILED = 1
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,8 @@ CYCLE = 150
 
 def refresh_plan(db, sample: int | None) -> tuple[dict[str, str | None], set[str]]:
     """A weekly refresh's (queued, fresh): the oldest good replies as a rotating slice
-    (`CYCLE`), each with its body's sha256, and every other good reply fresh, so only the
-    slice and words new to the site are asked."""
+    (`CYCLE`), each with what it says (`reply_digest`), and every other good reply fresh,
+    so only the slice and words new to the site are asked."""
     count = sample if sample is not None else math.ceil(cache.good_replies(db) / CYCLE)
     queued = cache.oldest_good(db, count)
     return queued, cache.fresh_queries(db, None) - set(queued)
@@ -171,22 +174,41 @@ SHRINK = 0.01
 
 def refresh_report(cache_path: Path, began: str, hashes: dict, stats: dict,
                    force: bool = False) -> tuple[str, bool]:
-    """What a refresh found: new words, changed sample replies, words gone from the list
-    (retired only after an enumeration that finished, and past `SHRINK` only when forced),
-    and its requests. Also whether the retirement was refused."""
+    """What a refresh found: new words, sample replies whose entries changed (or whose
+    verdict did), words gone from the list (retired only after an enumeration that
+    finished, and past `SHRINK` only when forced), its requests, and the words that went
+    from found to not found (`flipped`, named). Also whether the retirement was refused."""
     db = cache.open_cache(cache_path)
     try:
         finished = finish_reason(stats) == "finished"
         gone_text, refused = _retire(db, began, force) if finished else (
             "words gone from the list not judged (the crawl stopped)", False)
         new = db.execute("SELECT count(*) FROM words WHERE added_at >= ?", [began]).fetchone()[0]
-        now = cache.reply_hashes(db, hashes)
-        changed = sum(1 for q, sha in hashes.items() if now.get(q) != sha)
+        now = cache.reply_digests(db, hashes)
     finally:
         db.close()
+    changed = sum(1 for q, said in hashes.items() if now.get(q) != said)
     requests = stats.get(REQUESTS, 0)
-    return (f"Refresh: {new} new word(s); {changed} of the {len(hashes)} re-verified "
-            f"replies changed; {gone_text}; {requests} requests in all.", refused)
+    text = (f"Refresh: {new} new word(s); {changed} of the {len(hashes)} re-verified "
+            f"replies changed; {gone_text}; {requests} requests in all.")
+    flips = flipped(hashes, now)
+    if flips:
+        text += (f"\n{len(flips)} word(s) went from found to NOT FOUND (they leave the next "
+                 f"build): {', '.join(flips[:FLIPS_SHOWN])}"
+                 + (f" and {len(flips) - FLIPS_SHOWN} more" if len(flips) > FLIPS_SHOWN else "")
+                 + ". If TDK did not drop them, the site answered wrongly: look them up "
+                 "(`kelime define WORD --refresh`) before you build.")
+    return text, refused
+
+
+#: Words a refresh names of those that flipped from found to not found.
+FLIPS_SHOWN = 10
+
+
+def flipped(before: dict[str, str | None], after: dict[str, str | None]) -> list[str]:
+    """The queries whose good ``ok`` reply (`before`, `reply_digest`s) is now not found."""
+    return [q for q, said in before.items()
+            if said not in (None, cache.NOT_FOUND) and after.get(q) == cache.NOT_FOUND]
 
 
 def _retire(db, began: str, force: bool) -> tuple[str, bool]:
@@ -222,9 +244,33 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     if stats.get("kelime/stop_message"):
         say(f"Error: {stats['kelime/stop_message']}")
     say(status_text(cache_path))
+    code = ending(reason).code
+    unsettled = max(0, s["total"] - s["done"] - disallowed - stats.get("kelime/skipped", 0))
+    if reason == "finished" and (s["failed"] or unsettled):
+        code = EXIT_FAILED
+        say(failed_text(cache_path, s["failed"], unsettled, stats.get(FAILED_WORDS) or []))
     if s["failed"] or reason != "finished":
         say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
-    return ending(reason).code
+    return code
+
+
+def failed_text(cache_path: Path, failed: int, unsettled: int, words: list[str]) -> str:
+    """The line saying the crawl's work failed (exit 1): how many words failed, the first
+    ones with their errors as stored, how many it meant to fetch and did not."""
+    db = cache.open_readonly(cache_path)
+    try:
+        errors = {w: (cache.get_reply(db, w) or {}).get("error") for w in words}
+    finally:
+        db.close()
+    named = "; ".join(f"{w}: {(e or '?')[:160]}" for w, e in errors.items())
+    parts = [f"{failed} word(s) failed" + (f" ({named}" + (", …)" if failed > len(words)
+                                                             else ")") if named else "")]
+    if unsettled:
+        parts.append(f"{unsettled} word(s) it meant to fetch are still pending")
+    return (f"The crawl's work FAILED (exit {EXIT_FAILED}): {'; '.join(parts)}. `kelime crawl "
+            "status` shows each word's state; a failure marked final (entry_owned, a reply "
+            "over the size limit, entries in an unexpected shape) is not asked again until "
+            "--max-age: its error says what to do.")
 
 
 def status_data(cache_path: Path) -> dict:
@@ -246,6 +292,11 @@ def status_text(cache_path: Path) -> str:
              f"{w['disallowed']} disallowed by robots.txt; {w['gone']} gone from the site's "
              "list.",
              f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}."]
+    refused = st.get("refused", {})
+    if refused.get("entry_owned"):
+        lines.append(f"REFUSED {refused['entry_owned']} reply(ies) listing an entry another "
+                     "word owns (the reply stored before is kept):")
+        lines += [f"  {r['query']}: {r['error']}" for r in refused["first"]]
     for dump in st["imports"]:
         if dump["finished_at"] is None:
             lines.append(f"INCOMPLETE: the import of {dump['file']} begun "

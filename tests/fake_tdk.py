@@ -19,7 +19,9 @@ TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``40
 (ARG = seconds), ``lag`` (the good reply after ARG seconds, 0.05), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
 ``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
-``typed`` (``ozel_mi`` an integer), ``offsite`` (a redirect to another host), ``huge`` /
+``typed`` (``ozel_mi`` an integer), ``renumber`` (the word's entries under madde_id ARG),
+``escaped`` (the same reply with non-ASCII as ``\\u`` escapes), ``not_found`` (TDK's
+"Sonuç bulunamadı" for a word it has), ``offsite`` (a redirect to another host), ``huge`` /
 ``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped).
 ``--tls CERT_AND_KEY.pem`` serves HTTPS with that certificate (tests make one with trustme).
 Every request except ``/_fake/*`` is logged with start and end times: ``GET /_fake/log``.
@@ -370,6 +372,16 @@ class Handler(BaseHTTPRequestHandler):
             for e in data if isinstance(data, list) else []:
                 e["ozel_mi"] = 1
             return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
+        if kind == "renumber":  # the word's entries under madde_id ARG (TDK renumbered them)
+            data = json.loads(self.fake.gts_body(query).decode().replace("\\/", "/"))
+            for e in data if isinstance(data, list) else []:
+                e["madde_id"] = str(int(arg))
+            return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
+        if kind == "escaped":  # the same reply, written as the samples of TDK's are (\u00e2)
+            data = json.loads(self.fake.gts_body(query).decode().replace("\\/", "/"))
+            return self._send(200, json.dumps(data).encode(), html)
+        if kind == "not_found":  # TDK's "no result", for a word it has
+            return self._send(200, '{"error":"Sonuç bulunamadı"}'.encode(), html)
         if kind == "offsite":  # a redirect to another host
             return self._send(302, b"", html, {"Location": "http://evil.example" + self.path})
         if kind == "charset":  # the right body under a wrong charset

@@ -417,29 +417,61 @@ _UPSERT_REPLY = (f"INSERT INTO replies ({', '.join(_REPLY_COLUMNS)}) VALUES "
                  + ", ".join(f"{c} = excluded.{c}" for c in _REPLY_COLUMNS[1:]))
 
 
-def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = ()) -> None:
+def save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row] = ()) -> str:
     """Store one classified reply and its entries in one transaction.
 
     `reply` has query, url, status, outcome, body (str|None), error, attempts (the HTTP
     tries this fetch made) and optionally fetched_at. A good reply replaces the query's
     row and its links to entries (see the module doc); a failure never replaces an earlier
-    good reply: it records the error and adds its tries to ``attempts``.
+    good reply: it records the error and adds its tries to ``attempts``. An ok reply listing
+    an entry that is another word's (`owned_elsewhere`) is refused: stored as a final
+    failure with the reason (``entry_owned: …``). Returns the outcome as stored.
     """
-    save_replies(db, [(reply, entries)])
+    return save_replies(db, [(reply, entries)])[0]
 
 
 def save_replies(db: sqlite_utils.Database,
-                 replies: Iterable[tuple[Row, Sequence[Row]]]) -> None:
+                 replies: Iterable[tuple[Row, Sequence[Row]]]) -> list[str]:
     """Store many (reply, entries) pairs in ONE transaction, in order: the same rows as
     `save_reply` on each in turn (give each reply its fetched_at to keep its time), at one
-    commit's cost. All or nothing: a failure stores none of them."""
+    commit's cost. All or nothing: a failure stores none of them. Returns each reply's
+    outcome as stored: ``failed`` for a good one refused (`OWNED`)."""
     with write_tx(db):
-        for reply, entries in replies:
-            _save_reply(db, reply, entries)
+        return [_save_reply(db, reply, entries) for reply, entries in replies]
 
 
-def _save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row]) -> None:
+#: The error of a reply refused because an entry it lists is another word's: it begins so.
+OWNED = "entry_owned"
+
+
+def owned_elsewhere(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> str | None:
+    """Why `query`'s reply may not store `entries`, or None. An entry has one owner: a
+    madde_id stored under another headword (``normalize``d) belongs to the words whose
+    replies list it, and only a reply already linked to it may rename it (TDK renaming its
+    own entry). Keyed by madde_id alone, a reply for ``kalem`` carrying ``kitap``'s id
+    replaced ``kitap``'s entry, and ``kitap`` left the build through a reply it never sent."""
+    for entry in entries:
+        madde_id, headword = int(entry["madde_id"]), normalize(entry.get("madde") or "")
+        row = db.execute("SELECT headword FROM entries WHERE madde_id = ?", [madde_id]).fetchone()
+        if row is None or row[0] == headword:
+            continue
+        owners = [q for (q,) in db.execute("SELECT query FROM reply_entries WHERE madde_id = ? "
+                                           "ORDER BY query", [madde_id])]
+        if not owners or query in owners:
+            continue  # no one's (kept from an old reply) or its own: a rename
+        return (f"{OWNED}: the reply for {query!r} lists madde_id {madde_id} as "
+                f"{entry.get('madde')!r}, but the cache holds madde_id {madde_id} as "
+                f"{row[0]!r}, listed by the reply for {', '.join(map(repr, owners[:3]))}: "
+                f"refused (an entry has one owner), the reply stored before is kept. If TDK "
+                f"renumbered its entries, fetch {owners[0]!r} again first (`kelime crawl run "
+                f"--words FILE --max-age 0`, the file naming {owners[0]!r}), then {query!r}")
+    return None
+
+
+def _save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row]) -> str:
     row: Row = {k: reply.get(k) for k in _REPLY_COLUMNS}
+    if row["outcome"] == "ok" and (why := owned_elsewhere(db, row["query"], entries)):
+        row.update(outcome="failed", error=why, final=True)
     row["fetched_at"] = reply.get("fetched_at") or now_iso()
     if not row["sha256"]:  # the caller's hash is of the bytes as received
         row["sha256"] = hashlib.sha256(row["body"].encode()).hexdigest() if row["body"] else None
@@ -454,12 +486,13 @@ def _save_reply(db: sqlite_utils.Database, reply: Row, entries: Sequence[Row]) -
         if old and old[0] in GOOD:  # keep the good reply
             db.execute("UPDATE replies SET error = ?, attempts = ? WHERE query = ?",
                        [row["error"], tries, row["query"]])
-            return
+            return str(row["outcome"])
     row["final"] = 1 if row["outcome"] == "failed" and row.get("final") else None
     row["attempts"] = tries
     db.execute(_UPSERT_REPLY, [row[c] for c in _REPLY_COLUMNS])
     if row["outcome"] in GOOD:
         _link(db, row["query"], entries)
+    return str(row["outcome"])
 
 
 def _link(db: sqlite_utils.Database, query: str, entries: Iterable[Row]) -> None:
@@ -579,21 +612,46 @@ def _count(db: sqlite_utils.Database, sql: str, params: Sequence[object] = ()) -
 
 def oldest_good(db: sqlite_utils.Database, count: int) -> dict[str, str | None]:
     """The `count` queries whose good reply is the oldest (a refresh's rotating sample),
-    oldest first, each with its body's sha256 (to tell later whether it changed)."""
-    rows = db.execute(f"SELECT query, sha256 FROM replies WHERE {_GOOD} ORDER BY "
+    oldest first, each with what it says (`reply_digest`: to tell later whether it changed)."""
+    rows = db.execute(f"SELECT query, outcome, body FROM replies WHERE {_GOOD} ORDER BY "
                       "fetched_at, query LIMIT ?", [count])
-    return dict(rows.fetchall())
+    return {query: reply_digest(outcome, body) for query, outcome, body in rows}
 
 
-def reply_hashes(db: sqlite_utils.Database, queries: Iterable[str]) -> dict[str, str | None]:
-    """Each query's reply's sha256 now (a query with no reply is left out)."""
+def reply_digests(db: sqlite_utils.Database, queries: Iterable[str]) -> dict[str, str | None]:
+    """What each query's reply says now (`reply_digest`; a query with no reply is left out)."""
     queries = list(queries)
     found: dict[str, str | None] = {}
     for start in range(0, len(queries), 500):  # SQLite's bound on parameters
         part = queries[start:start + 500]
-        found.update(db.execute(f"SELECT query, sha256 FROM replies WHERE query IN "
-                                f"({','.join('?' * len(part))})", part).fetchall())
+        rows = db.execute(f"SELECT query, outcome, body FROM replies WHERE query IN "
+                          f"({','.join('?' * len(part))})", part)
+        found.update((query, reply_digest(outcome, body)) for query, outcome, body in rows)
     return found
+
+
+#: `reply_digest` of a not-found reply.
+NOT_FOUND = "not_found"
+
+
+def reply_digest(outcome: str, body: str | None) -> str | None:
+    """What a stored reply says, the same however its body was written: NOT_FOUND, the
+    sha256 of its entries as canonical JSON (sorted by madde_id, keys sorted) for an ok
+    one, None for anything else. A dump's entries are stored re-serialised (no ``\\/``,
+    other spacing) and TDK's as sent: their bodies' bytes always differed, so every
+    refresh after an import said 100% of its replies changed, hiding the real changes."""
+    if outcome == "not_found":
+        return NOT_FOUND
+    if outcome != "ok" or body is None:
+        return None
+    try:
+        data = orjson.loads(body.removeprefix("\ufeff"))
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(data, list):
+        return None
+    data.sort(key=lambda e: str(e.get("madde_id")) if isinstance(e, dict) else "")
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def not_seen_since(db: sqlite_utils.Database, since: str) -> int:
@@ -766,8 +824,9 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
 
 def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
-    disallowed by robots.txt, pending; and gone), the dump imports, the last accepted
-    enumeration, oldest and newest fetch."""
+    disallowed by robots.txt, pending; and gone), the replies refused because an entry
+    they list is another word's (``refused``: how many, the first five with their
+    errors), the dump imports, the last accepted enumeration, oldest and newest fetch."""
     with reading(db):
         return _cache_stats(db)
 
@@ -785,7 +844,11 @@ def _cache_stats(db: sqlite_utils.Database) -> Row:
     queued, done, disallowed = counts[0], counts[1] or 0, counts[2] or 0
     gone = db.execute(f"SELECT count(*) FROM words w WHERE NOT ({live})").fetchone()[0]
     entries = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    owned = db.execute("SELECT query, error FROM replies WHERE substr(error, 1, ?) = ? "
+                       "ORDER BY query", [len(OWNED), OWNED]).fetchall()
     return {"replies": outcomes, "entries": entries,
+            "refused": {"entry_owned": len(owned),
+                        "first": [{"query": q, "error": e} for q, e in owned[:5]]},
             "words": {"queued": queued, "done": done, "disallowed": disallowed,
                       "pending": queued - done - disallowed, "gone": gone},
             "imports": imports(db), "enumeration": last_enumeration(db),
