@@ -254,6 +254,10 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
     return code
 
 
+def _cut(text: str, size: int) -> str:
+    return text if len(text) <= size else text[:size - 1] + "…"
+
+
 def failed_text(cache_path: Path, failed: int, unsettled: int, words: list[str]) -> str:
     """The line saying the crawl's work failed (exit 1): how many words failed, the first
     ones with their errors as stored, how many it meant to fetch and did not."""
@@ -262,7 +266,7 @@ def failed_text(cache_path: Path, failed: int, unsettled: int, words: list[str])
         errors = {w: (cache.get_reply(db, w) or {}).get("error") for w in words}
     finally:
         db.close()
-    named = "; ".join(f"{w}: {(e or '?')[:160]}" for w, e in errors.items())
+    named = "; ".join(f"{w}: {_cut(e or '?', 200)}" for w, e in errors.items())
     parts = [f"{failed} word(s) failed" + (f" ({named}" + (", …)" if failed > len(words)
                                                              else ")") if named else "")]
     if unsettled:
