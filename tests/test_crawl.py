@@ -623,5 +623,6 @@ def test_memory_stays_bounded_through_a_900_mb_reply_and_a_1_gb_bomb(tmp_path):
     with FakeProcess("--fault", "kitap=huge:-1:900", "--fault", "inek=bomb:-1:1000") as fake:
         run = limited_crawl(0, "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
                             "--delay", "0", *FAST, "-s", "DOWNLOAD_TIMEOUT=60")
-    assert run["code"] == 0, run["out"]
+    assert run["code"] == 1, run["out"]  # two words failed (too big): the work failed
+    assert "2 word(s) failed (" in run["out"] and "reply is over 8 MiB" in run["out"]
     assert run["rss_kib"] < 400 * 1024, run["rss_kib"]  # it was 2.6 GB and 5.8 GB

@@ -55,8 +55,9 @@ def refresh(fake, path, *args):
 
 
 def test_a_reply_carrying_another_words_madde_id_is_refused(tmp_path):
-    """inek's reply listing madde_id 30 (kitap's) as `inek` replaced kitap's entry: kitap
-    left the build (7 → 6 words... inek in, kitap out), "ok 1", exit 0."""
+    """inek's reply listing madde_id 30 (kitap's) as `inek` replaced kitap's entry: the
+    build went from kalem, kitap to inek, kalem ("ok 1", exit 0): kitap lost through a
+    reply it never sent."""
     path = tmp_path / "tdk.sqlite"
     with FakeProcess() as fake:
         first = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words",
@@ -82,7 +83,8 @@ def test_a_reply_carrying_another_words_madde_id_is_refused(tmp_path):
 @pytest.mark.slow
 def test_an_entry_renumbered_after_an_import_loses_no_word(tmp_path):
     """The dump has kitap (30) and kalem (100); the live site answers kalem under 30. The
-    refresh said kalem `ok`, exit 0, and kitap was gone from the next build (8 → 7 words)."""
+    refresh said kalem `ok`, exit 0, and the next build lost a word (7 → 6: kalem, its
+    entry overwritten again by kitap's own reply)."""
     path = imported(tmp_path)
     before = built_words(tmp_path, path)
     with FakeProcess("--fault", f"kalem=renumber:-1:{KITAP}") as fake:
