@@ -17,7 +17,9 @@ Tables (schema via sqlite-utils `Migrations`, set ``kelime.cache``; WAL on):
                 failed(4) → ok(1) gives 1.
 - ``entries``   one row per TDK entry, keyed by ``madde_id`` (homonyms and case or
                 circumflex variants are separate entries); ``raw`` is the entry's JSON
-                exactly as parsed, ``headword`` its ``normalize``d ``madde``.
+                exactly as parsed, ``headword`` its ``normalize``d ``madde``. An entry has
+                one owner: a reply listing a madde_id held under another headword, and not
+                linked to it already, is refused (`owned_elsewhere`, ``entry_owned``).
 - ``reply_entries`` (query, madde_id), both the key: which good reply listed which
                 entry. Queries and entries are N:M (``adet`` and ``âdet`` both return
                 both entries). A good reply replaces its query's links; an entry is
