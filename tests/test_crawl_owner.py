@@ -142,3 +142,25 @@ def test_a_crawl_with_a_failed_word_exits_1_saying_so(tmp_path):
     assert "Rerun the same command to resume" in output
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert "FAILED" not in rerun.stdout + rerun.stderr
+
+
+def test_only_a_reply_linked_to_an_entry_may_rename_it(tmp_path):
+    """The store's rule: kitap's own reply may rename its entry (TDK renaming it); inek's
+    reply may not take it (it replaced it, and kitap's reply then listed inek's entry)."""
+    kitap = next(e for e in builtin_entries() if e["madde"] == "kitap")
+    db = cache.open_cache(tmp_path / "c.sqlite", create=True)
+
+    def save(query, madde):
+        body = {**kitap, "madde": madde}
+        cache.save_reply(db, {"query": query, "url": "u", "status": 200, "outcome": "ok",
+                              "body": "[]", "error": None, "attempts": 1}, [body])
+        return cache.get_reply(db, query)
+
+    assert save("kitap", "kitap")["outcome"] == "ok"
+    inek = save("inek", "inek")
+    assert [e["madde"] for e in cache.entries_for_word(db, "kitap")] == ["kitap"]
+    assert inek["outcome"] == "failed" and inek["final"] == 1
+    assert inek["error"].startswith("entry_owned: the reply for 'inek' lists madde_id 30")
+    assert save("kitap", "kitâp")["error"] is None  # the same headword, normalised
+    assert save("kitap", "kütüp")["error"] is None  # its own entry: renamed
+    assert [e["madde"] for e in cache.entries_for_word(db, "kütüp")] == ["kütüp"]
