@@ -246,6 +246,14 @@ def status_text(cache_path: Path) -> str:
              f"{w['disallowed']} disallowed by robots.txt; {w['gone']} gone from the site's "
              "list.",
              f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}."]
+    refused = st["refused"]
+    if refused["count"]:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(refused["kinds"].items()))
+        latest = refused["latest"]
+        lines.append(f"REFUSED: {refused['count']} repl{'y' if refused['count'] == 1 else 'ies'} "
+                     f"not about the word asked ({kinds}), nothing of them stored; builds use "
+                     f"the earlier good reply, if any. Latest, {latest['query']}: "
+                     f"{latest['error']}")
     for dump in st["imports"]:
         if dump["finished_at"] is None:
             lines.append(f"INCOMPLETE: the import of {dump['file']} begun "

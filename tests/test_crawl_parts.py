@@ -23,14 +23,19 @@ from kelime.tdk.replies import classify, gts_url, query_for
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
+#: The query each real /gts sample answers (tdk-samples/README.md).
+SAMPLE_QUERIES = {"gts-adet": "adet", "gts-adet-circumflex-query": "âdet", "gts-arayis": "arayış",
+                  "gts-cigdem": "çiğdem", "gts-cikmak": "çıkmak", "gts-igdir": "ığdır",
+                  "gts-istanbul": "istanbul", "gts-jeton": "jeton", "gts-kitap": "kitap",
+                  "gts-meric": "meriç", "gts-notfound-massa": "massa", "gts-sozluk": "sözlük"}
 
 
 def test_entries_not_found_and_failures_are_told_apart_by_body():
     server = make_server()
     server.server_close()
-    ok = classify(200, server.fake.gts_body("adet"))
+    ok = classify(200, server.fake.gts_body("adet"), "adet")
     assert ok.outcome == "ok" and [e["madde"] for e in ok.entries] == ["âdet", "adet"]
-    assert classify(200, server.fake.gts_body("massa")).outcome == "not_found"
+    assert classify(200, server.fake.gts_body("massa"), "massa").outcome == "not_found"
 
 
 @pytest.mark.parametrize("status, body, kind", [
@@ -44,26 +49,26 @@ def test_entries_not_found_and_failures_are_told_apart_by_body():
     (503, b"<html>503</html>", "http_503"),
 ])
 def test_transient_failures_are_retried_never_not_found(status, body, kind):
-    c = classify(status, body)
+    c = classify(status, body, "kitap")
     assert (c.outcome, c.kind, c.transient) == ("failed", kind, True)
     assert c.error
 
 
 def test_403_and_404_fail_for_good():
-    assert classify(403, b'{"error":"FORBIDDEN"}').kind == "forbidden"
-    c = classify(404, b"")
+    assert classify(403, b'{"error":"FORBIDDEN"}', "kitap").kind == "forbidden"
+    c = classify(404, b"", "kitap")
     assert (c.outcome, c.transient) == ("failed", False)
 
 
 def test_new_api_empty_list_means_not_found():
-    assert classify(200, b"[]").outcome == "not_found"
+    assert classify(200, b"[]", "massa").outcome == "not_found"
 
 
 def test_real_samples_classify():
     if not SAMPLES.is_dir():
         pytest.skip("../shared/tdk-samples is not beside the repo")
     for path in SAMPLES.glob("gts-*.json"):
-        c = classify(200, path.read_bytes())
+        c = classify(200, path.read_bytes(), SAMPLE_QUERIES[path.stem])
         expected = "not_found" if "notfound" in path.name else "ok"
         assert c.outcome == expected, path.name
         assert c.entries == (json.loads(path.read_bytes()) if expected == "ok" else [])

@@ -70,6 +70,7 @@ from sqlite_utils.migrations import Migrations
 
 from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
+from .replies import REFUSED
 from ..sqlite import (
     CANTOPEN,
     READONLY,
@@ -764,6 +765,20 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
         return [w for (w,) in rows]
 
 
+def _refused(db: sqlite_utils.Database) -> Row:
+    """The queries whose last reply was refused as not about the word asked (its error begins
+    with `replies.REFUSED`; an earlier good reply of the query is kept beside it): how many,
+    how many of each kind, and the latest one (query and reason)."""
+    rows = db.execute("SELECT query, error FROM replies WHERE substr(error, 1, ?) = ? ORDER BY "
+                      "fetched_at DESC, rowid DESC", [len(REFUSED), REFUSED]).fetchall()
+    kinds: dict[str, int] = {}
+    for _, error in rows:
+        kind = error[len(REFUSED):].split(")", 1)[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    latest = {"query": rows[0][0], "error": rows[0][1]} if rows else None
+    return {"count": len(rows), "kinds": kinds, "latest": latest}
+
+
 def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
     disallowed by robots.txt, pending; and gone), the dump imports, the last accepted
@@ -785,7 +800,7 @@ def _cache_stats(db: sqlite_utils.Database) -> Row:
     queued, done, disallowed = counts[0], counts[1] or 0, counts[2] or 0
     gone = db.execute(f"SELECT count(*) FROM words w WHERE NOT ({live})").fetchone()[0]
     entries = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    return {"replies": outcomes, "entries": entries,
+    return {"replies": outcomes, "entries": entries, "refused": _refused(db),
             "words": {"queued": queued, "done": done, "disallowed": disallowed,
                       "pending": queued - done - disallowed, "gone": gone},
             "imports": imports(db), "enumeration": last_enumeration(db),
