@@ -63,10 +63,12 @@ class Classified:
 
 
 #: Failures in what the body IS (not in how it came): the same body would come again.
-#: Replies refused because they are not about the word asked (`off_word`): final too. Their
-#: error reads ``refused (<kind>): …``; `REFUSED` is that prefix, for the store to find them.
-REFUSED_KINDS = frozenset({"wrong_word", "odd_characters", "odd_case", "too_many_entries"})
-FINAL_KINDS = frozenset({"bad_shape", "too_deep", "odd_not_found"}) | REFUSED_KINDS
+#: Replies refused as not about the word asked (`off_word`, `redirected`) or not in TDK's
+#: exact not-found shape: final too. Their error reads ``refused (<kind>): …``; `REFUSED` is
+#: that prefix, for the store to find them.
+REFUSED_KINDS = frozenset({"wrong_word", "odd_characters", "odd_case", "too_many_entries",
+                           "odd_not_found"})
+FINAL_KINDS = frozenset({"bad_shape", "too_deep"}) | REFUSED_KINDS
 REFUSED = "refused ("
 #: The most entries one reply may hold. The largest real reply holds 5: no normalised
 #: headword has more than five entries among the 99,227 of TDK's autocomplete list (2026-01:
@@ -159,10 +161,11 @@ def _classify_json(data: object, text: str, query: str) -> Classified:
     if data == {"error": NOT_FOUND_TEXT} or data == []:  # [] is the new API's "not found"
         return Classified("not_found")
     if isinstance(data, dict) and data.get("error") == NOT_FOUND_TEXT:
-        return Classified("failed", "odd_not_found", error=f"a not-found reply with other "
-                          f"fields ({text[:120]}): TDK's is exactly {{\"error\": "
-                          f"\"{NOT_FOUND_TEXT}\"}}; not stored. Final: the same body would "
-                          "come again; if TDK changed its not-found reply, kelime must learn it")
+        # Final, not transient: the same body would come at once again. It speaks of the word
+        # in a shape kelime does not know: a question for the maintainer, not for a retry.
+        return _refused("odd_not_found", f"a not-found reply with other fields "
+                        f"({text[:120]}), where TDK's is exactly {{\"error\": "
+                        f"\"{NOT_FOUND_TEXT}\"}}")
     if isinstance(data, list) and data and all(isinstance(e, dict) and "madde_id" in e
                                                for e in data):
         wrong = problem(data)  # entries, but not in the shape kelime can store

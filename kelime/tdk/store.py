@@ -70,7 +70,6 @@ from sqlite_utils.migrations import Migrations
 
 from ..errors import CacheBusy, CacheError
 from ..normalize import normalize
-from .replies import REFUSED
 from ..sqlite import (
     CANTOPEN,
     READONLY,
@@ -81,6 +80,7 @@ from ..sqlite import (
     immediate,
     set_journal,
 )
+from .replies import REFUSED
 
 MIGRATIONS = Migrations("kelime.cache")
 Row = dict[str, Any]  # a row, or an entry as TDK sent it, by field name
