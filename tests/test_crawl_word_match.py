@@ -99,7 +99,7 @@ def define_refresh(path, base_url, word):
 
 @pytest.mark.parametrize("kind, arg, says", [
     ("reword", "inek", "redirected /gts?ara=kitap to /gts?ara=inek, another word: not "
-                       "followed (its reply would be stored as 'kitap''s)"),
+                       "followed (its reply would be stored as the reply for 'kitap')"),
     ("madde", "zehirkelime", "refused (wrong_word): the reply for 'kitap' lists an entry for "
                              "'zehirkelime'"),
     ("madde", "kit\u200bap", "U+200B ZERO WIDTH SPACE"),

@@ -107,7 +107,7 @@ def redirected(url: str, target: str) -> Classified | None:
     if not asked or not told or [normalize(w) for w in told] == [normalize(w) for w in asked]:
         return None
     return _refused("wrong_word", f"TDK redirected {_path(url)} to {_path(target)}, another "
-                    f"word: not followed (its reply would be stored as {asked[0]!r}'s)")
+                    f"word: not followed (its reply would be stored as the reply for {asked[0]!r})")
 
 
 def _path(url: str) -> str:
