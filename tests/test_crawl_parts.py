@@ -18,7 +18,8 @@ from kelime.crawler.spider import (
     words_from_autocomplete,
     words_from_sitemap,
 )
-from kelime.tdk.replies import classify, gts_url, query_for
+from kelime.normalize import normalize
+from kelime.tdk.replies import MAX_ENTRIES, classify, gts_url, off_word, query_for
 
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
 
@@ -72,6 +73,24 @@ def test_real_samples_classify():
         expected = "not_found" if "notfound" in path.name else "ok"
         assert c.outcome == expected, path.name
         assert c.entries == (json.loads(path.read_bytes()) if expected == "ok" else [])
+
+
+def test_every_real_headword_is_a_reply_about_its_own_query():
+    """The word-match rule (`off_word`) refuses no headword of TDK's autocomplete list (99,227
+    rows: `İstanbul`, `Ural-Altay`, `pH`, `SAT komandosu`, `anasını sattığımın …`) asked as
+    itself, nor the real replies' entries beside their twins (`âdet` and `adet`)."""
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/tdk-samples is not beside the repo")
+    rows = json.loads((SAMPLES / "autocomplete-v12-2026-01.json").read_bytes())
+    refused = [(r["madde"], c.error) for r in rows if (q := query_for(r["madde"]))
+               and (c := off_word(q, [{"madde_id": "1", "madde": r["madde"]}]))]
+    assert len(rows) == 99_227 and refused == []
+    by_word: dict[str, list] = {}
+    for r in rows:
+        if word := normalize(r["madde"]):  # 15 rows are empty: no query asks for them
+            by_word.setdefault(word, []).append({"madde_id": "1", **r})
+    assert max(map(len, by_word.values())) * 10 <= MAX_ENTRIES  # the bound's margin
+    assert off_word("abdal", by_word["abdal"]) is None  # Abdal and abdal
 
 
 def test_fake_entries_have_the_real_shape():
