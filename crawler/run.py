@@ -249,11 +249,11 @@ def status_text(cache_path: Path) -> str:
     refused = st["refused"]
     if refused["count"]:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(refused["kinds"].items()))
-        latest = refused["latest"]
+        example = refused["example"]
         lines.append(f"REFUSED: {refused['count']} repl{'y' if refused['count'] == 1 else 'ies'} "
                      f"not about the word asked ({kinds}), nothing of them stored; builds use "
-                     f"the earlier good reply, if any. Latest, {latest['query']}: "
-                     f"{latest['error']}")
+                     f"the earlier good reply, if any. For example {example['query']}: "
+                     f"{example['error']}")
     for dump in st["imports"]:
         if dump["finished_at"] is None:
             lines.append(f"INCOMPLETE: the import of {dump['file']} begun "

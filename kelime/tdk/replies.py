@@ -31,6 +31,7 @@ it; the text is still UTF-8). JSON is parsed with orjson, which refuses nesting 
 
 from __future__ import annotations
 
+import string
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,9 @@ MAX_ENTRIES = 50
 #: `anasını sattığımın …`, `… süsü vermek` (3 of the 99,227 autocomplete rows). Any other is
 #: refused: a full-width ``ｏｋｕｌ`` or a ligature looks like a word and is not one.
 TDK_COMPATIBILITY = frozenset("\u2026")
+#: Characters `odd_character` need not look up one by one (letters, U+0020, punctuation of
+#: TDK's headwords): NFC and NFKC leave each alone, none is invisible.
+_PLAIN = frozenset(string.ascii_letters + "çğıöşüÇĞİÖŞÜâîûÂÎÛ -'.,()!?/:;\"’") | TDK_COMPATIBILITY
 BOM = "\ufeff"
 
 
@@ -213,6 +217,8 @@ def odd_character(headword: str) -> str | None:
     invisible``), or None. Refused: a headword not in NFC (none of TDK's 99,227 is), a
     format, control or private-use character, a space other than U+0020, and a compatibility
     character (one NFKC changes: full-width letters) other than `TDK_COMPATIBILITY`."""
+    if _PLAIN.issuperset(headword):
+        return None
     if not unicodedata.is_normalized("NFC", headword):
         mark = next((ch for ch in headword if unicodedata.combining(ch)), headword[0])
         return f"{_named(mark)}, not composed (the headword is not in NFC)"

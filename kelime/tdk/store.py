@@ -768,15 +768,16 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
 def _refused(db: sqlite_utils.Database) -> Row:
     """The queries whose last reply was refused as not about the word asked (its error begins
     with `replies.REFUSED`; an earlier good reply of the query is kept beside it): how many,
-    how many of each kind, and the latest one (query and reason)."""
+    how many of each kind, and one of them (query and reason; a refusal beside a good reply
+    keeps that reply's fetched_at, so "the latest" cannot be told)."""
     rows = db.execute("SELECT query, error FROM replies WHERE substr(error, 1, ?) = ? ORDER BY "
                       "fetched_at DESC, rowid DESC", [len(REFUSED), REFUSED]).fetchall()
     kinds: dict[str, int] = {}
     for _, error in rows:
         kind = error[len(REFUSED):].split(")", 1)[0]
         kinds[kind] = kinds.get(kind, 0) + 1
-    latest = {"query": rows[0][0], "error": rows[0][1]} if rows else None
-    return {"count": len(rows), "kinds": kinds, "latest": latest}
+    example = {"query": rows[0][0], "error": rows[0][1]} if rows else None
+    return {"count": len(rows), "kinds": kinds, "example": example}
 
 
 def cache_stats(db: sqlite_utils.Database) -> Row:
