@@ -45,7 +45,7 @@ from tenacity import retry, retry_if_exception, stop_after_attempt
 from kelime.errors import CacheError, FetchError, KelimeError
 from kelime.normalize import normalize
 from kelime.tdk import store as cache
-from kelime.tdk.replies import Classified, classify, gts_url, query_for
+from kelime.tdk.replies import Classified, classify, gts_url, query_for, redirected
 
 from .clock import POLL, Clock, gap_after
 from .failures import (
@@ -126,7 +126,7 @@ def fetch(client: httpx.Client, base_url: str, query: str, limits: Limits = LIMI
     """GET /gts?ara=<query> within `limits` and classify the body; transient answers raise
     TransientReply, hopeless ones BadReply."""
     response, body = get(client, gts_url(base_url, query), limits)
-    classified = classify(response.status_code, body)
+    classified = classify(response.status_code, body, query)
     if classified.transient:
         transient = TransientReply(response, classified)
         if transient.retry_after > limits.max_wait:
@@ -161,10 +161,13 @@ def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.
 
 
 def _check_hop(seen: list[str], url: str, limits: Limits) -> None:
-    """Refuse a redirect to another host, back to a URL already asked, or one hop too many."""
+    """Refuse a redirect to another host, to another word (`redirected`), back to a URL
+    already asked, or one hop too many."""
     host = urlsplit(seen[0]).netloc
     if not same_host(url, seen[0]):
         raise BadReply(f"{host} {offsite_text(url, seen[0])}")
+    if reworded := redirected(seen[0], url):
+        raise BadReply(f"{host}: {reworded.error}", final=True)
     if url in seen:
         loop = " → ".join(seen[seen.index(url):] + [url])
         raise BadReply(f"{host} redirects in a loop ({loop}): the route may have moved; "

@@ -18,7 +18,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro
 
 from kelime.tdk import store
-from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify
+from kelime.tdk.replies import TRANSIENT_STATUSES, Classified, classify, redirected
 
 from .clock import POLL, Clock, crawl_holder, gap_after
 from .failures import (
@@ -69,6 +69,8 @@ CLASSIFIED = "kelime_classified"
 RECEIVED = "kelime_received"
 #: request.meta key: where a redirect to another host would have led (not followed).
 OFFSITE = "kelime_offsite"
+#: request.meta key: the refused redirect to another word's /gts (`redirected`, not followed).
+REWORDED = "kelime_reworded"
 #: stats key: requests sent (robots.txt, sitemaps, /gts, retries), counted by `Pacing`.
 REQUESTS = "kelime/requests"
 
@@ -229,10 +231,11 @@ class Pacing:
 
 
 class SameHost:
-    """Redirects stay on the host asked: one to another host is not followed (Scrapy's
-    RedirectMiddleware would follow it) and the request keeps the 3xx reply, with the target
-    in meta[OFFSITE] for the reason. Placed before RedirectMiddleware (a higher number sees
-    replies first)."""
+    """Redirects stay on the host and the word asked: one to another host, or to another
+    word's /gts (``ara=okul`` → ``ara=kitap``), is not followed (Scrapy's RedirectMiddleware
+    would follow it) and the request keeps the 3xx reply, with the target in meta[OFFSITE]
+    or the failure in meta[REWORDED] for the reason. Placed before RedirectMiddleware (a
+    higher number sees replies first)."""
 
     def process_response(self, request, response):
         location = response.headers.get("Location")
@@ -241,6 +244,9 @@ class SameHost:
             if not same_host(target, request.url):
                 request.meta["dont_redirect"] = True
                 request.meta[OFFSITE] = target
+            elif reworded := redirected(request.url, target):
+                request.meta["dont_redirect"] = True
+                request.meta[REWORDED] = reworded
         return response
 
 
@@ -384,10 +390,12 @@ class Backoff:
 
     def process_response(self, request, response):
         if "kelime_query" in request.meta:
-            c = classify(response.status, response.body)
+            c = classify(response.status, response.body, request.meta["kelime_query"])
             if OFFSITE in request.meta:
                 c = Classified("failed", "offsite",
                                error=offsite_text(request.meta[OFFSITE], request.url))
+            elif REWORDED in request.meta:
+                c = request.meta[REWORDED]
             request.meta[CLASSIFIED] = (response.body, c)  # the spider reads it (parse_gts)
             self._note(_streak_kind(c.kind, response.status), request.url)
             transient, reason = c.transient, c.error

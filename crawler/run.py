@@ -296,8 +296,17 @@ def status_text(cache_path: Path) -> str:
              f"{w['disallowed']} disallowed by robots.txt; {w['gone']} gone from the site's "
              "list.",
              f"Fetched between {st['oldest_fetch'] or '-'} and {st['newest_fetch'] or '-'}."]
-    refused = st.get("refused", {})
-    if refused.get("entry_owned"):
+    refused = st["refused"]
+    off_word = refused["count"] - refused["entry_owned"]
+    if off_word:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(refused["kinds"].items())
+                          if kind != "entry_owned")
+        example = refused["example"]
+        lines.append(f"REFUSED: {off_word} repl{'y' if off_word == 1 else 'ies'} "
+                     f"not about the word asked ({kinds}), nothing of them stored; builds use "
+                     f"the earlier good reply, if any. For example {example['query']}: "
+                     f"{example['error']}")
+    if refused["entry_owned"]:
         lines.append(f"REFUSED {refused['entry_owned']} reply(ies) listing an entry another "
                      "word owns (the reply stored before is kept):")
         lines += [f"  {r['query']}: {r['error']}" for r in refused["first"]]

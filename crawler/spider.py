@@ -242,7 +242,7 @@ class TdkSpider(scrapy.Spider):
     def parse_gts(self, response):
         body, c = response.meta.pop(CLASSIFIED, (None, None))
         if body is not response.body:  # not the very body the middleware classified
-            c = classify(response.status, response.body)
+            c = classify(response.status, response.body, response.meta["kelime_query"])
         raw = response.body  # read as UTF-8 (TDK's JSON) whatever the charset header claims
         yield Reply(query=response.meta["kelime_query"], url=response.url, outcome=c.outcome,
                     status=response.status,

@@ -22,7 +22,10 @@ TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``40
 ``typed`` (``ozel_mi`` an integer), ``renumber`` (the word's entries under madde_id ARG),
 ``escaped`` (the same reply with non-ASCII as ``\\u`` escapes), ``not_found`` (TDK's
 "Sonuç bulunamadı" for a word it has), ``offsite`` (a redirect to another host), ``huge`` /
-``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped).
+``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped);
+replies not about the word asked: ``madde`` (one entry whose headword is ARG, a string),
+``many`` (the word's entries and ARG invented ones), ``reword`` (a redirect to
+``/gts?ara=ARG`` on this host), ``notfound_extra`` (TDK's not-found object with one more field).
 ``--tls CERT_AND_KEY.pem`` serves HTTPS with that certificate (tests make one with trustme).
 Every request except ``/_fake/*`` is logged with start and end times: ``GET /_fake/log``.
 The data set is synthetic (written here), never copied from TDK.
@@ -223,7 +226,7 @@ class FakeTDK:
         self.lock = threading.Lock()
         self.base = ""
 
-    def add_fault(self, word: str, kind: str, times: int = -1, arg: float | None = None):
+    def add_fault(self, word: str, kind: str, times: int = -1, arg: float | str | None = None):
         with self.lock:
             self.faults.setdefault(word, []).append({"kind": kind, "times": times, "arg": arg})
 
@@ -382,6 +385,19 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, json.dumps(data).encode(), html)
         if kind == "not_found":  # TDK's "no result", for a word it has
             return self._send(200, '{"error":"Sonuç bulunamadı"}'.encode(), html)
+        if kind == "madde":  # one entry, headed ARG: another word, or this one in odd letters
+            data = [entry(990001, str(arg), [sense("Zehirli bir anlam")])]
+            return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
+        if kind == "many":  # the word's own entries and ARG invented ones (1.2 MB at 1,920)
+            own = json.loads(self.fake.gts_body(query).decode().replace("\\/", "/"))
+            skip = 5000  # past the words --synthetic lists
+            data = (own if isinstance(own, list) else []) + synthetic_entries(
+                skip + int(arg or 1920), first_id=900000)[skip:]
+            return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
+        if kind == "reword":  # a redirect on this host, to another word's reply
+            return self._send(302, b"", html, {"Location": f"/gts?ara={quote(str(arg))}"})
+        if kind == "notfound_extra":
+            return self._send(200, '{"error":"Sonuç bulunamadı","kod":404}'.encode(), html)
         if kind == "offsite":  # a redirect to another host
             return self._send(302, b"", html, {"Location": "http://evil.example" + self.path})
         if kind == "charset":  # the right body under a wrong charset
@@ -461,11 +477,19 @@ class Handler(BaseHTTPRequestHandler):
         self._send(404, b'{"error":"no such control"}', "application/json")
 
 
-def parse_fault(text: str) -> tuple[str, str, int, float | None]:
-    """`kitap=429:2:1` → ('kitap', '429', 2, 1.0); `*=403` → ('*', '403', -1, None)."""
+def parse_fault(text: str) -> tuple[str, str, int, float | str | None]:
+    """`kitap=429:2:1` → ('kitap', '429', 2, 1.0); `*=403` → ('*', '403', -1, None);
+    `kitap=reword:-1:inek` → ('kitap', 'reword', -1, 'inek')."""
     word, _, spec = text.partition("=")
     kind, times, arg = (spec.split(":") + [None, None])[:3]
-    return word, kind, int(times) if times else -1, float(arg) if arg else None
+    return word, kind, int(times) if times else -1, _arg(arg)
+
+
+def _arg(text: str | None) -> float | str | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return text
 
 
 class TLSServer(ThreadingHTTPServer):
@@ -575,7 +599,7 @@ class FakeProcess:
     def clear_log(self) -> None:
         self._call("DELETE", "/_fake/log")
 
-    def fault(self, word: str, kind: str, times: int = -1, arg: float | None = None) -> None:
+    def fault(self, word: str, kind: str, times: int = -1, arg: float | str | None = None) -> None:
         self._call("POST", "/_fake/faults", {"word": word, "kind": kind, "times": times,
                                              "arg": arg})
 

@@ -18,19 +18,25 @@ from kelime.crawler.spider import (
     words_from_autocomplete,
     words_from_sitemap,
 )
-from kelime.tdk.replies import classify, gts_url, query_for
+from kelime.normalize import normalize
+from kelime.tdk.replies import MAX_ENTRIES, classify, gts_url, off_word, query_for
 
 from .fake_tdk import SPA_HTML, builtin_entries, make_server
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
+#: The query each real /gts sample answers (tdk-samples/README.md).
+SAMPLE_QUERIES = {"gts-adet": "adet", "gts-adet-circumflex-query": "âdet", "gts-arayis": "arayış",
+                  "gts-cigdem": "çiğdem", "gts-cikmak": "çıkmak", "gts-igdir": "ığdır",
+                  "gts-istanbul": "istanbul", "gts-jeton": "jeton", "gts-kitap": "kitap",
+                  "gts-meric": "meriç", "gts-notfound-massa": "massa", "gts-sozluk": "sözlük"}
 
 
 def test_entries_not_found_and_failures_are_told_apart_by_body():
     server = make_server()
     server.server_close()
-    ok = classify(200, server.fake.gts_body("adet"))
+    ok = classify(200, server.fake.gts_body("adet"), "adet")
     assert ok.outcome == "ok" and [e["madde"] for e in ok.entries] == ["âdet", "adet"]
-    assert classify(200, server.fake.gts_body("massa")).outcome == "not_found"
+    assert classify(200, server.fake.gts_body("massa"), "massa").outcome == "not_found"
 
 
 @pytest.mark.parametrize("status, body, kind", [
@@ -44,29 +50,47 @@ def test_entries_not_found_and_failures_are_told_apart_by_body():
     (503, b"<html>503</html>", "http_503"),
 ])
 def test_transient_failures_are_retried_never_not_found(status, body, kind):
-    c = classify(status, body)
+    c = classify(status, body, "kitap")
     assert (c.outcome, c.kind, c.transient) == ("failed", kind, True)
     assert c.error
 
 
 def test_403_and_404_fail_for_good():
-    assert classify(403, b'{"error":"FORBIDDEN"}').kind == "forbidden"
-    c = classify(404, b"")
+    assert classify(403, b'{"error":"FORBIDDEN"}', "kitap").kind == "forbidden"
+    c = classify(404, b"", "kitap")
     assert (c.outcome, c.transient) == ("failed", False)
 
 
 def test_new_api_empty_list_means_not_found():
-    assert classify(200, b"[]").outcome == "not_found"
+    assert classify(200, b"[]", "massa").outcome == "not_found"
 
 
 def test_real_samples_classify():
     if not SAMPLES.is_dir():
         pytest.skip("../shared/tdk-samples is not beside the repo")
     for path in SAMPLES.glob("gts-*.json"):
-        c = classify(200, path.read_bytes())
+        c = classify(200, path.read_bytes(), SAMPLE_QUERIES[path.stem])
         expected = "not_found" if "notfound" in path.name else "ok"
         assert c.outcome == expected, path.name
         assert c.entries == (json.loads(path.read_bytes()) if expected == "ok" else [])
+
+
+def test_every_real_headword_is_a_reply_about_its_own_query():
+    """The word-match rule (`off_word`) refuses no headword of TDK's autocomplete list (99,227
+    rows: `İstanbul`, `Ural-Altay`, `pH`, `SAT komandosu`, `anasını sattığımın …`) asked as
+    itself, nor the real replies' entries beside their twins (`âdet` and `adet`)."""
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/tdk-samples is not beside the repo")
+    rows = json.loads((SAMPLES / "autocomplete-v12-2026-01.json").read_bytes())
+    refused = [(r["madde"], c.error) for r in rows if (q := query_for(r["madde"]))
+               and (c := off_word(q, [{"madde_id": "1", "madde": r["madde"]}]))]
+    assert len(rows) == 99_227 and refused == []
+    by_word: dict[str, list] = {}
+    for r in rows:
+        if word := normalize(r["madde"]):  # 15 rows are empty: no query asks for them
+            by_word.setdefault(word, []).append({"madde_id": "1", **r})
+    assert max(map(len, by_word.values())) * 10 <= MAX_ENTRIES  # the bound's margin
+    assert off_word("abdal", by_word["abdal"]) is None  # Abdal and abdal
 
 
 def test_fake_entries_have_the_real_shape():

@@ -432,5 +432,5 @@ def test_entries_in_a_shape_the_store_cannot_take_are_failed_not_crashes(change)
     from kelime.tdk.replies import classify
 
     entry = {**next(e for e in builtin_entries() if e["madde"] == "kitap"), **change}
-    c = classify(200, json.dumps([entry]).encode())
+    c = classify(200, json.dumps([entry]).encode(), "kitap")
     assert (c.outcome, c.kind, c.transient, c.entries) == ("failed", "bad_shape", False, []), c

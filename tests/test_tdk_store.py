@@ -24,6 +24,7 @@ from kelime.tdk.replies import classify
 from kelime.tdk.store import open_cache, open_readonly
 
 from .fake_tdk import builtin_entries
+from .test_crawl_parts import SAMPLE_QUERIES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
 ENTRIES = {e["madde"]: e for e in builtin_entries()}
@@ -265,7 +266,7 @@ def test_every_real_sample_round_trips():
     cache.MIGRATIONS.apply(db)
     sent = {}
     for path in sorted(SAMPLES.glob("gts-*.json")):
-        c = classify(200, path.read_bytes())
+        c = classify(200, path.read_bytes(), SAMPLE_QUERIES[path.stem])
         cache.save_reply(db, reply(path.stem, c.outcome, body=path.read_text()), c.entries)
         sent.update({int(e["madde_id"]): e for e in c.entries})
     assert list(cache.iter_entries(db)) == [sent[k] for k in sorted(sent)]

@@ -82,6 +82,7 @@ from ..sqlite import (
     immediate,
     set_journal,
 )
+from .replies import REFUSED
 
 MIGRATIONS = Migrations("kelime.cache")
 Row = dict[str, Any]  # a row, or an entry as TDK sent it, by field name
@@ -824,11 +825,34 @@ def due_words(db: sqlite_utils.Database, max_age_days: float | None = None,
         return [w for (w,) in rows]
 
 
+def _refused(db: sqlite_utils.Database) -> Row:
+    """The queries whose last reply was refused (an earlier good reply of the query is kept
+    beside it): as not about the word asked (its error begins with `replies.REFUSED`) or as
+    listing an entry another word owns (`OWNED`). How many, how many of each kind, one not
+    about its word (query and reason; a refusal beside a good reply keeps that reply's
+    fetched_at, so "the latest" cannot be told), and the first five owned elsewhere."""
+    rows = db.execute("SELECT query, error FROM replies WHERE substr(error, 1, ?) = ? OR "
+                      "substr(error, 1, ?) = ? ORDER BY fetched_at DESC, rowid DESC",
+                      [len(REFUSED), REFUSED, len(OWNED), OWNED]).fetchall()
+    kinds: dict[str, int] = {}
+    owned, off_word = [], []
+    for query, error in rows:
+        if error.startswith(OWNED):
+            kind = OWNED
+            owned.append({"query": query, "error": error})
+        else:
+            kind = error[len(REFUSED):].split(")", 1)[0]
+            off_word.append({"query": query, "error": error})
+        kinds[kind] = kinds.get(kind, 0) + 1
+    owned.sort(key=lambda row: row["query"])
+    return {"count": len(rows), "kinds": kinds, "example": off_word[0] if off_word else None,
+            OWNED: len(owned), "first": owned[:5]}
+
+
 def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
-    disallowed by robots.txt, pending; and gone), the replies refused because an entry
-    they list is another word's (``refused``: how many, the first five with their
-    errors), the dump imports, the last accepted enumeration, oldest and newest fetch."""
+    disallowed by robots.txt, pending; and gone), the replies refused as not about their
+    word or listing an entry another word owns (``refused``: `_refused`), the dump imports, the last accepted enumeration, oldest and newest fetch."""
     with reading(db):
         return _cache_stats(db)
 
@@ -846,11 +870,7 @@ def _cache_stats(db: sqlite_utils.Database) -> Row:
     queued, done, disallowed = counts[0], counts[1] or 0, counts[2] or 0
     gone = db.execute(f"SELECT count(*) FROM words w WHERE NOT ({live})").fetchone()[0]
     entries = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    owned = db.execute("SELECT query, error FROM replies WHERE substr(error, 1, ?) = ? "
-                       "ORDER BY query", [len(OWNED), OWNED]).fetchall()
-    return {"replies": outcomes, "entries": entries,
-            "refused": {"entry_owned": len(owned),
-                        "first": [{"query": q, "error": e} for q, e in owned[:5]]},
+    return {"replies": outcomes, "entries": entries, "refused": _refused(db),
             "words": {"queued": queued, "done": done, "disallowed": disallowed,
                       "pending": queued - done - disallowed, "gone": gone},
             "imports": imports(db), "enumeration": last_enumeration(db),
