@@ -311,6 +311,18 @@ def test_change_guard_counts_since_the_last_accepted_build(tmp_path):
     assert build(out, numbered(196), max_change=0.01).manifest.words == 196
 
 
+def test_pruning_keeps_the_accepted_build(tmp_path):
+    """Builds under the bound come and go (KEEP_BUILDS); the reference stays and still
+    judges."""
+    out = tmp_path / "data"
+    first = build(out, numbered(1000))
+    for n in range(KEEP_BUILDS + 2):
+        build(out, numbered(999 - n), max_change=0.01)
+    assert f"tr-{first.manifest.version}" in build_folders(out)
+    with pytest.raises(BuildError, match=f"accepted build {first.manifest.version}"):
+        build(out, numbered(989), max_change=0.01)
+
+
 def test_changes_are_summarised_and_stored(tmp_path):
     out = tmp_path / "data"
     first = build(out, ["kitap", "kalem", "defter", "silgi"])

@@ -13,9 +13,10 @@ import pytest
 from kelime.lexicon import Lexicon
 from kelime.policy import default_policy_path
 
-from .fake_tdk import FakeProcess, synthetic_words
+from .fake_tdk import FakeProcess, synthetic_entries, synthetic_words
 from .test_crawl import FAST, crawl
 from .test_crawl_coverage import coverage, kelime
+from .test_dump import write_dump
 
 SYNTHETIC = "200"
 
@@ -153,3 +154,26 @@ def test_a_policy_edit_that_grows_the_lexicon_is_refused(tmp_path):
     assert accepted.returncode == 0, accepted.stderr
     assert Lexicon.load(tmp_path / "data" / "tr").manifest.accepted["added"] == {
         "total": 5, "by_cause": {"policy": 5}}
+
+
+def test_a_cut_off_dump_is_refused_over_the_accepted_build(tmp_path):
+    """A cut-off dump imported with exit 0 and built complete; over the build accepted from
+    the whole dump, 5% fewer words passed the 90% shrink guard: the change guard refuses it
+    whatever the cache says."""
+    entries = synthetic_entries(300)
+    whole = write_dump(tmp_path / "whole.jsonl", entries)
+    text = whole.read_text(encoding="utf-8")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[:len(text) * 95 // 100], encoding="utf-8")  # ends in half a line
+    data = tmp_path / "data"
+    for dump, cache in ((whole, "whole.sqlite"), (cut, "cut.sqlite")):
+        imported = kelime("crawl", "import", str(dump), "--cache", str(tmp_path / cache))
+        assert imported.returncode in (0, 1), imported.stderr  # the dump helper may refuse it
+    assert _build(tmp_path / "whole.sqlite", data).returncode == 0
+    words = _words(data)
+    if not (tmp_path / "cut.sqlite").exists():
+        pytest.skip("the import refused the cut-off dump: nothing to build")
+    refused = _build(tmp_path / "cut.sqlite", data)
+    assert refused.returncode == 1, refused.stderr
+    assert "removed" in refused.stderr and "(source)" in refused.stderr
+    assert _words(data) == words
