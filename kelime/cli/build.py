@@ -99,8 +99,9 @@ def _too_long_note(source: dict, too_long: list[str]) -> dict:
 @click.option("--alphabet", default=None, help="Letters of the lexicon [Turkish's 29].")
 @click.option("--force", is_flag=True, help="Build from a crawl cache that is not complete (an "
               "unfinished import, over 1% of its words pending, a short reading of the "
-              "site's list, over 5% disallowed by robots.txt), and replace a current or "
-              "accepted lexicon that cannot be read. It does not accept changes.")
+              "site's list, over 1% (and 10) of its words disallowed by robots.txt), and "
+              "replace a current or accepted lexicon that cannot be read. It does not "
+              "accept changes.")
 @click.option("--accept-changes", is_flag=True, help="Accept this build's changes against "
               "the last accepted build, however many; the manifest records them and later "
               "builds are compared with this one.")
