@@ -149,11 +149,28 @@ def _run_crawl(*, base_url, cache_path, words, max_age, limit, settings, say, re
     process.start()
     stats = crawler.stats.get_stats()
     code = summarise(stats, cache_path, time.monotonic() - started, say)
+    if words is None and not refresh and finish_reason(stats) == "finished":
+        _record_reading(cache_path, began, stats)
     if refresh:
         text, refused = refresh_report(cache_path, began, hashes, stats, force)
         say(text)
         code = code or (EXIT_STOPPED if refused else EXIT_OK)
     return code
+
+
+def _record_reading(cache_path: Path, began: str, stats: dict) -> None:
+    """Record a first crawl's reading of the site's list (it retires nothing: never the
+    refresh's reference), short when a sitemap listed no word while others did: a build
+    refuses such a cache (99 of 200 words built as complete)."""
+    empty, found = stats.get("kelime/empty_sitemaps", 0), stats.get("kelime/enumerated", 0)
+    short = (f"{empty} sitemap(s) listed no word ({stats['kelime/empty_sitemap']}) while "
+             f"the others listed {found:,}") if empty and found else None
+    db = cache.open_cache(cache_path)
+    try:
+        cache.record_enumeration(db, began, cache.seen_since(db, began), 0, accepted=False,
+                                 short=short)
+    finally:
+        db.close()
 
 
 def _not_about_referer(record: logging.LogRecord) -> bool:

@@ -200,6 +200,9 @@ class TdkSpider(scrapy.Spider):
                 yield self._sitemap_request(urljoin(response.url, url))
         else:
             self.enumeration.append(f"{response.url} listed {len(items)} word page(s)")
+            if not items:  # with others listing words, the reading is short (run.py says so)
+                self.crawler.stats.inc_value("kelime/empty_sitemaps")
+                self.crawler.stats.set_value("kelime/empty_sitemap", response.url)
             yield from self._found(items, f"sitemap {urlsplit(response.url).path}")
 
     def _not_a_sitemap(self, response):

@@ -6,7 +6,8 @@ Run it as a subprocess; it prints its URL on the first line of stdout:
     http://127.0.0.1:38467
 
 Routes, shaped like the real site after its 2026 redesign :
-``/robots.txt`` (a Disallow on ``/gts?ara=gizli`` and ``/yonetim/``, optional Crawl-delay,
+``/robots.txt`` (a Disallow on ``/gts?ara=gizli`` and ``/yonetim/``, more with
+``--disallow PREFIX``, optional Crawl-delay,
 a Sitemap line) → ``/sitemap.xml`` (index) → ``/sitemap-1.xml``, ``/sitemap-2.xml``
 (``/kelime/<slug>`` URLs); ``/autocomplete.json`` and every unknown path answer the SPA's
 HTML with status 200; ``/gts?ara=`` answers JSON entries as ``text/html``, all values
@@ -17,7 +18,8 @@ Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`
 query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
 TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
 (ARG = seconds), ``lag`` (the good reply after ARG seconds, 0.05), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
-``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
+``empty``, ``not_found`` (TDK's not-found reply for a word it has), ``unexpected`` (JSON
+of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
 ``typed`` (``ozel_mi`` an integer), ``renumber`` (the word's entries under madde_id ARG),
 ``escaped`` (the same reply with non-ASCII as ``\\u`` escapes), ``not_found`` (TDK's
@@ -252,6 +254,7 @@ class FakeTDK:
         lines = ["User-agent: *", f"Disallow: /gts?ara={DISALLOWED_WORD}", "Disallow: /yonetim/"]
         if getattr(self, "disallow_gts", False):
             lines.append("Disallow: /gts")
+        lines += [f"Disallow: /gts?ara={prefix}" for prefix in getattr(self, "disallow", ())]
         if self.crawl_delay:
             lines.append(f"Crawl-delay: {self.crawl_delay}")
         lines += ["", f"Sitemap: {self.base}/sitemap.xml", ""]
@@ -359,6 +362,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, self.fake.gts_body(query)[:25], html)
         if kind == "empty":
             return self._send(200, b"", html)
+        if kind == "not_found":  # TDK's own not-found reply, for a word it does have
+            return self._send(200, '{"error":"Sonuç bulunamadı"}'.encode(), html)
         if kind == "unexpected":
             return self._send(200, b'{"durum":"bakim"}', html)
         if kind == "shape":  # entries, but with an id that is no number
@@ -510,6 +515,7 @@ class TLSServer(ThreadingHTTPServer):
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
                 faults=(), without=0, disallow_gts=False, tls: str | None = None,
+                disallow=(),
                 ) -> ThreadingHTTPServer:
     entries = builtin_entries() + unlisted_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
@@ -522,6 +528,7 @@ def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: i
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
     server.fake.disallow_gts = disallow_gts
+    server.fake.disallow = disallow
     scheme = "https" if tls else "http"
     server.fake.base = f"{scheme}://127.0.0.1:{server.server_address[1]}"
     for f in faults:
@@ -546,11 +553,14 @@ def main(argv=None) -> None:
     p.add_argument("--without", type=int, default=0,
                    help="leave the first N synthetic words out of the sitemaps (gone)")
     p.add_argument("--disallow-gts", action="store_true", help="robots.txt: Disallow: /gts")
+    p.add_argument("--disallow", action="append", default=[], metavar="PREFIX",
+                   help="robots.txt: Disallow: /gts?ara=PREFIX")
     p.add_argument("--tls", default=None, help="serve HTTPS with this PEM (certificate + key)")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
                          port=args.port, faults=args.fault, without=args.without,
-                         disallow_gts=args.disallow_gts, tls=args.tls)
+                         disallow_gts=args.disallow_gts, tls=args.tls,
+                         disallow=args.disallow)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()

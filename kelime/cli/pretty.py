@@ -78,6 +78,7 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         if changes[key]:
             out.print(f"    {sign} " + ", ".join(changes[key][:10])
                       + (" …" if len(changes[key]) > 10 else ""))
+    _print_since_accepted(out, manifest.get("accepted"), changes.get("since_accepted") or {})
     reported = changes.get("by_reports") or []
     if reported:
         out.print(f"  changed by player reports: {len(reported)} word(s)")
@@ -86,6 +87,22 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         which = "reports" if len(change["reports"]) > 1 else "report"
         out.print(f"    {escape(change['word'])}  {change['before']} → {change['after']}  "
                   f"({which} {ids}, {change['date']}: {escape(change['why'])})")
+
+
+def _print_since_accepted(out, accepted: dict | None, since: dict) -> None:
+    """The change guard's line: how this build was accepted, or its changes since the last
+    accepted build (cumulative, against the bound), by cause."""
+    if accepted and accepted.get("reference") is None:
+        out.print(f"  accepted {accepted['by']}: later builds are compared with this one")
+        return
+    if not since:
+        return
+    causes = "; ".join(f"{way} " + ", ".join(f"{n:,} {cause}" for cause, n in
+                                            since[way]["by_cause"].items())
+                       for way in ("added", "removed") if since[way]["total"])
+    head = f"accepted ({accepted['by']})" if accepted else "not accepted, within the bound"
+    out.print(f"  {head}: +{since['added']['total']:,} −{since['removed']['total']:,} since "
+              f"the accepted build {since['reference']}" + (f" ({causes})" if causes else ""))
 
 
 def _tiles(tiles: list[str]) -> str:

@@ -17,7 +17,12 @@ Format ``kelime-lexicon``, ``format_version`` 2. A folder such as ``data/tr/`` h
      "sha256": "3f2a…", "created": "2026-12-01T00:00:00Z", "normalization_version": 3,
      "alphabet": "abcç…", "source": {"kind": …, "name": …, "licence": …},
      "counts": {"words": N, "rejected": N, "rejected_by_reason": {…}},
-     "files": {"words.marisa": "<sha256>", …, "changes.json": "<sha256>"}}
+     "files": {"words.marisa": "<sha256>", …, "changes.json": "<sha256>"},
+     "accepted": {"by": "first build", "reference": null, "added": {…}, "removed": {…}}}
+
+  ``accepted`` is present only on a build the maintainer accepted (the first of its name, or
+  one built with ``--accept-changes``): later builds are compared with the newest such one
+  (`kelime.lexicon.guard`).
 
 **Version rule**: ``sha256`` is the SHA-256 of the lines ``"<file> <sha256>\\n"`` of every
 data file in DATA_FILES order (changes.json is hashed in ``files`` but not versioned: the
@@ -134,6 +139,9 @@ class Manifest:
     files: dict[str, Any]
     format: str = FORMAT
     format_version: int = FORMAT_VERSION
+    #: Set on an accepted build (the change guard's reference): how, against which
+    #: reference, and the changes accepted (`kelime.lexicon.guard`); absent otherwise.
+    accepted: dict[str, Any] | None = None
 
     @classmethod
     def make(cls, name: str, data: dict[str, bytes], *, created: str, alphabet: Alphabet,
@@ -155,7 +163,10 @@ class Manifest:
         return words
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        raw = asdict(self)
+        if raw["accepted"] is None:
+            del raw["accepted"]
+        return raw
 
     def to_bytes(self) -> bytes:
         return json_bytes(self.as_dict())
@@ -181,8 +192,10 @@ class Manifest:
                 f"{where} was built with normalisation version {raw['normalization_version']}; "
                 f"this kelime normalises words by version {NORMALIZATION_VERSION}, so its "
                 f"verdicts would differ: {REBUILD}")
+        accepted = raw.get("accepted")
         return cls(**{key: raw[key] for key in _SHAPE}, format=FORMAT,
-                   format_version=FORMAT_VERSION)
+                   format_version=FORMAT_VERSION,
+                   accepted=accepted if isinstance(accepted, dict) else None)
 
     @classmethod
     def read(cls, folder: Path) -> Manifest:

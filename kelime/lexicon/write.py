@@ -3,7 +3,10 @@
 `write_lexicon` holds the data folder's build lock (a second build waits for the first),
 writes into a temporary folder, fsyncs it, renames it to ``<out>/.builds/<name>-<version>/``
 and atomically swaps the symlink ``<out>/<name>`` to it, so a reader sees the old lexicon or
-the new one, never half of one. The last KEEP_BUILDS builds of each name are kept.
+the new one, never half of one. The last KEEP_BUILDS builds of each name are kept, and
+the last accepted one (the change guard's reference, `kelime.lexicon.guard`), which the link
+``<out>/.<name>.accepted`` names: a build under the guard's bound is written but
+not accepted, so the reference stays, and the next build is compared with it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ import marisa_trie
 from ..errors import BuildError, LexiconError, OutdatedLexicon
 from ..locks import exclusive
 from ..normalize import TURKISH, Alphabet, sort_key
+from . import guard
 from .compile import Compiled, diff_words
 from .folder import held
 from .format import CHANGES_FILE, MANIFEST_FILE, WORDS_FILE, Manifest, encode, json_bytes
@@ -30,7 +34,7 @@ from .reader import Lexicon
 BUILDS_DIR = ".builds"
 LOCK_FILE = ".build.lock"
 KEEP_BUILDS = 3
-SHRINK_LIMIT = 0.9
+ACCEPTED = ".{name}.accepted"  # in the data folder: a link to the last accepted build
 
 
 @dataclass
@@ -75,26 +79,28 @@ def current(link: Path, force: bool) -> tuple[Manifest | None, list[str], Lexico
     """The manifest, words and loaded lexicon now at `link` (None, [], None when there is
     none).
 
-    An unreadable current lexicon refuses the build unless `force`: without it the shrink
+    An unreadable current lexicon refuses the build unless `force`: without it the change
     guard cannot compare, and the change list would be "against nothing". Readable means
     what it means to the service: `Lexicon.load` accepts it (every claim checked). One that
     an older kelime wrote (OutdatedLexicon) is compared by its words alone, so that
     rebuilding is how a lexicon is upgraded, without --force."""
     if not link.exists() and not link.is_symlink():
         return None, [], None
-    lexicon = None
     try:
-        try:
-            lexicon = Lexicon.load(link)
-            manifest, words = lexicon.manifest, list(lexicon.words.keys())
-        except OutdatedLexicon:
-            manifest, words = None, list(marisa_trie.Trie().mmap(str(link / WORDS_FILE)).keys())
+        return _read(link)
     except (LexiconError, OSError, RuntimeError, ValueError) as e:
         if force:
             return None, [], None
         raise BuildError(f"the current lexicon {link} cannot be read ({e}), so this build cannot "
                          "be compared with it. Pass --force to replace it anyway.") from None
-    return manifest, words, lexicon
+
+
+def _read(link: Path) -> tuple[Manifest | None, list[str], Lexicon | None]:
+    try:
+        lexicon = Lexicon.load(link)
+    except OutdatedLexicon:
+        return None, list(marisa_trie.Trie().mmap(str(link / WORDS_FILE)).keys()), None
+    return lexicon.manifest, list(lexicon.words.keys()), lexicon
 
 
 def reported_changes(reviewed: dict[str, dict[str, Any]], compiled: Compiled,
@@ -127,13 +133,40 @@ def reported_changes(reviewed: dict[str, dict[str, Any]], compiled: Compiled,
     return changed
 
 
-def _check_shrink(name: str, compiled: Compiled, prev_words: list[str], force: bool) -> None:
-    if not prev_words or force or len(compiled.words) >= SHRINK_LIMIT * len(prev_words):
-        return
-    raise BuildError(
-        f"refusing to replace {name!r}: the new build has {len(compiled.words):,} words, "
-        f"under {SHRINK_LIMIT:.0%} of the current {len(prev_words):,} (a broken crawl?). "
-        "Check the source, or pass --force to replace it anyway.")
+def _accepted_link(out: Path, name: str) -> Path:
+    return out / ACCEPTED.format(name=name)
+
+
+def reference(out: Path, name: str, force: bool,
+              now: tuple[Manifest | None, list[str], Lexicon | None],
+              ) -> tuple[Manifest | None, list[str], Lexicon | None]:
+    """The last accepted build of `name` (as `current` answers: manifest, words, lexicon).
+    No accepted link (a data folder older kelimes wrote): the current lexicon, `now`, stands
+    for it. A link whose build cannot be read refuses the build unless `force` (then there
+    is no reference: this build is accepted as a first one)."""
+    link = _accepted_link(out, name)
+    if not link.is_symlink() or link.resolve() == (out / name).resolve():
+        return now
+    try:
+        return _read(link)
+    except (LexiconError, OSError, RuntimeError, ValueError) as e:
+        if force:
+            return None, [], None
+        raise BuildError(f"the last accepted build of {name!r} ({link} → {os.readlink(link)}) "
+                         f"cannot be read ({e}), so this build cannot be compared with it. "
+                         "Pass --force to build with no reference (this build becomes the "
+                         "accepted one).") from None
+
+
+def _refused_by(lexicon: Lexicon | None) -> Callable[[str], str | None]:
+    """The reference's reason for a word it refused, None for one it did not know."""
+    if lexicon is None:
+        return lambda word: None
+
+    def refused(word: str) -> str | None:
+        found = lexicon.rejected.get(word)
+        return found[0].decode("ascii") if found else None
+    return refused
 
 
 def _swap_link(out: Path, name: str, target: Path) -> None:
@@ -166,9 +199,12 @@ def _build_folder(name: str) -> re.Pattern[str]:
 
 
 def _prune(builds: Path, name: str, keep: Path) -> None:
+    """Keep the newest KEEP_BUILDS builds of `name` (`keep` among them) and the accepted one."""
     ours = _build_folder(name)
+    accepted = _accepted_link(builds.parent, name)
+    kept = {keep, accepted.resolve()} if accepted.is_symlink() else {keep}
     old = sorted((p for p in builds.iterdir()
-                  if ours.fullmatch(p.name) and p.is_dir() and p != keep),
+                  if ours.fullmatch(p.name) and p.is_dir() and p not in kept),
                  key=lambda p: p.stat().st_mtime, reverse=True)
     for path in old[KEEP_BUILDS - 1:]:
         if not held(path):  # a running server pins it: pruned by a later build instead
@@ -179,10 +215,18 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict[s
                   created: str, alphabet: Alphabet = TURKISH, force: bool = False,
                   lock_timeout: float = 600.0,
                   waiting: Callable[[str], None] = lambda holder: None,
-                  reviewed: dict[str, dict[str, Any]] | None = None) -> BuildResult:
-    """Write `compiled` as lexicon `name` under `out`, atomically; refuse a large shrink.
+                  reviewed: dict[str, dict[str, Any]] | None = None,
+                  max_change: float | None = None, accept_changes: bool = False,
+                  explain: guard.Explain | None = None) -> BuildResult:
+    """Write `compiled` as lexicon `name` under `out`, atomically.
     `reviewed` (the policy's words from player reports) adds ``by_reports`` to the
-    changes: those whose verdict this build changes (`reported_changes`)."""
+    changes: those whose verdict this build changes (`reported_changes`).
+
+    The change guard (`kelime.lexicon.guard`): with `max_change` (a share; `kelime build`
+    always gives one), a build adding or removing more than that share of the last accepted
+    build's words refuses unless `accept_changes`; `explain` gives the source's causes.
+    The first build of a name, an accepted one, and every one written without
+    `max_change` becomes the reference."""
     out = Path(out)
     data = encode(compiled.words, compiled.rejected, alphabet)
     manifest = Manifest.make(name, data, created=created, alphabet=alphabet, source=source,
@@ -190,20 +234,50 @@ def write_lexicon(compiled: Compiled, out: str | Path, name: str, source: dict[s
     try:
         with build_lock(out, lock_timeout, waiting):
             return _write_locked(compiled, out, name, data, manifest, alphabet, force,
-                                 reviewed or {})
+                                 reviewed or {}, _Guard(max_change, accept_changes, explain))
     except OSError as e:
         raise BuildError(f"could not write lexicon {name!r} under {out}: {e.strerror or e} "
                          f"({e.filename or out}). The previous lexicon is untouched; "
                          "free some space or fix the permissions and build again.") from e
 
 
+@dataclass(frozen=True)
+class _Guard:
+    max_change: float | None
+    accept: bool
+    explain: guard.Explain | None
+
+
+def _judge(name: str, compiled: Compiled, ref: tuple[Manifest | None, list[str], Lexicon | None],
+           rules: _Guard, alphabet: Alphabet) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """(the manifest's ``accepted``, or None: not accepted; the changes since the reference
+    for changes.json); refuses past the bound (`guard.check`)."""
+    manifest, words, lexicon = ref
+    if manifest is None and not words:
+        return {"by": "first build", "reference": None}, {}
+    version = manifest.version if manifest else "(written by an older kelime)"
+    changes = guard.compare(words, _refused_by(lexicon), compiled, rules.explain, alphabet)
+    since = {"reference": version, **guard.counts(changes), "bound": rules.max_change}
+    if rules.max_change is None:
+        return {"by": "written without the change guard", "reference": version,
+                **guard.counts(changes)}, since
+    if not rules.accept:
+        guard.check(name, changes, len(words), version, rules.max_change)
+        return None, since
+    return {"by": "--accept-changes", "reference": version, **guard.counts(changes)}, since
+
+
 def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, bytes],
                   manifest: Manifest, alphabet: Alphabet, force: bool,
-                  reviewed: dict[str, dict[str, Any]]) -> BuildResult:
-    prev, prev_words, prev_lexicon = current(out / name, force)
-    _check_shrink(name, compiled, prev_words, force)
+                  reviewed: dict[str, dict[str, Any]], rules: _Guard) -> BuildResult:
+    now = current(out / name, force)
+    prev, prev_words, prev_lexicon = now
+    ref = reference(out, name, force, now)
+    accepted, since = _judge(name, compiled, ref, rules, alphabet)
+    is_reference = ref[0] is not None and prev is not None and ref[0].sha256 == prev.sha256
     if prev and (prev.sha256, prev.source, prev.alphabet) == (
-            manifest.sha256, manifest.source, manifest.alphabet):  # the alphabet judges too
+            manifest.sha256, manifest.source, manifest.alphabet) and (
+            accepted is None or is_reference or rules.max_change is None):  # alphabet too
         return BuildResult(out / name, prev, {**diff_words([], []), "by_reports": []},
                            unchanged=True)
     builds = out / BUILDS_DIR
@@ -215,9 +289,10 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
         changes = {"previous_version": prev and prev.version, "version": manifest.version,
                    **diff_words(prev_words, compiled.words, alphabet),
                    "by_reports": reported_changes(reviewed, compiled, prev_words, prev_lexicon,
-                                                  alphabet)}
+                                                  alphabet),
+                   "since_accepted": since}
         data = {**data, CHANGES_FILE: json_bytes(changes)}
-        manifest = manifest.with_file(CHANGES_FILE, data[CHANGES_FILE])
+        manifest = replace(manifest, accepted=accepted).with_file(CHANGES_FILE, data[CHANGES_FILE])
         for file, blob in {**data, MANIFEST_FILE: manifest.to_bytes()}.items():
             _write_bytes(tmp / file, blob)
         _fsync_dir(tmp)
@@ -231,5 +306,7 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _swap_link(out, name, final)
+    if accepted is not None:
+        _swap_link(out, ACCEPTED.format(name=name), final)
     _prune(builds, name, final)
     return BuildResult(out / name, manifest, changes)

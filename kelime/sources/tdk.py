@@ -51,8 +51,12 @@ def coverage(stats: dict[str, Any]) -> dict[str, Any]:
     import, refresh): the words the site still lists (``enumerated``) by state (done,
     pending, disallowed by robots.txt), those it stopped listing (``gone``: out of the
     build), failed replies, every dump import and whether it finished, the last accepted
-    reading of the site's list, and ``complete``: nothing pending, every import finished."""
+    reading of the site's list, ``short``: why the crawl's last reading of the list is
+    known to be short (a sitemap listing no word while others did), and ``complete``:
+    nothing pending, every import finished, the list not read short, and no more than
+    `DISALLOWED` of the words (or `HANDFUL`) disallowed by robots.txt."""
     words = stats["words"]
+    short = (stats.get("short_reading") or {}).get("short")
     imports = [{"file": i["file"], "sha256": i["sha256"], "entries": i["entries"],
                 "finished": i["finished_at"] is not None} for i in stats.get("imports", [])]
     last = stats.get("enumeration")
@@ -61,11 +65,23 @@ def coverage(stats: dict[str, Any]) -> dict[str, Any]:
             "failed": stats["replies"]["failed"], "imports": imports,
             "last_enumeration": ({"date": last["ended"], "words": last["words"]}
                                  if last else None),
-            "complete": not words["pending"] and all(i["finished"] for i in imports)}
+            "short": short,
+            "complete": (not words["pending"] and all(i["finished"] for i in imports)
+                         and not short
+                         and not _too_many_disallowed(words.get("disallowed", 0),
+                                                      words["queued"]))}
 
 
 #: The share of the crawl's enumerated words that may lack a good reply in a build.
 INCOMPLETE = 0.01
+#: The share of them robots.txt may disallow in a complete cache, or HANDFUL words when
+#: more: a site's robots.txt forbids a handful of pages (1 of 14 words on the tests' fake,
+#: its `gizli`), not 126 of 200.
+DISALLOWED, HANDFUL = 0.01, 10
+
+
+def _too_many_disallowed(disallowed: int, enumerated: int) -> bool:
+    return disallowed > max(DISALLOWED * enumerated, HANDFUL)
 
 
 def check_coverage(source: dict[str, Any], force: bool) -> None:
@@ -84,10 +100,55 @@ def check_coverage(source: dict[str, Any], force: bool) -> None:
                          "killed): part of the dictionary is missing. Import the dump again "
                          "(`kelime crawl import FILE`, it resumes) or pass --force to "
                          "build from what it has (the manifest's coverage says so)")
-    if force or not enumerated or pending <= INCOMPLETE * enumerated:
+    if force:
+        return
+    disallowed = cover.get("disallowed", 0)
+    if cover.get("short"):
+        raise BuildError(f"the crawl's reading of the site's list was short: {cover['short']}. "
+                         f"The cache has {enumerated:,} words, maybe a part of the "
+                         "dictionary. Rerun `kelime crawl run` (or `kelime crawl refresh`) "
+                         "with this cache once the site answers whole, or pass --force to "
+                         "build from what it has")
+    if enumerated and _too_many_disallowed(disallowed, enumerated):
+        raise BuildError(f"robots.txt disallows {disallowed:,} of the cache's {enumerated:,} "
+                         f"words ({disallowed / enumerated:.0%}, over {DISALLOWED:.0%}): a "
+                         "build would leave them out. Check the site's robots.txt and rerun "
+                         "the crawl once they are allowed, or pass --force to build from "
+                         "what it has")
+    if not enumerated or pending <= INCOMPLETE * enumerated:
         return
     raise BuildError(f"the crawl cache is incomplete: {pending:,} of its {enumerated:,} "
                      f"enumerated words ({pending / enumerated:.0%}) have no good reply yet "
                      f"({cover.get('failed', 0):,} failed): finish the crawl (rerun `kelime "
                      "crawl` with this cache: it resumes) or pass --force to build from what "
                      "it has")
+
+
+def cache_causes(path: str | Path, added: list[str], removed: list[str]) -> dict[str, str]:
+    """Why each word a build `removed` against the last accepted one left it, as the cache
+    tells: ``retired`` (the site's list no longer names it), ``not_found`` (its reply says
+    so now), ``disallowed`` (robots.txt), ``failed_or_pending`` (no good reply); a word
+    without a query of its own (an entry another query listed) is left to the caller.
+    Words `added` are the cache's entries: left to the caller too."""
+    db = store.open_readonly(path)
+    try:
+        with store.reading(db):
+            return dict(_removed_causes(db, removed))
+    finally:
+        db.close()
+
+
+def _removed_causes(db: Any, words: list[str]) -> Iterator[tuple[str, str]]:
+    gone = "w.gone_at IS NOT NULL" if "gone_at" in db["words"].columns_dict else "0"
+    for start in range(0, len(words), 500):  # SQLite's bound on parameters
+        part = words[start:start + 500]
+        rows = db.execute(f"SELECT w.word, {gone}, r.outcome FROM words w LEFT JOIN replies r "
+                          f"ON r.query = w.word WHERE w.word IN ({','.join('?' * len(part))})",
+                          part)
+        for word, retired, outcome in rows:
+            if retired:
+                yield word, "retired"
+            elif outcome in ("not_found", "disallowed"):
+                yield word, outcome
+            elif outcome != "ok":
+                yield word, "failed_or_pending"

@@ -34,7 +34,9 @@ Tables (schema via sqlite-utils `Migrations`, set ``kelime.cache``; WAL on):
                 shares (`take_turn`, `end_turn`); ``robots``: robots.txt as the look-ups
                 outside the crawl last read it.
 - ``enumerations`` each complete reading of the site's list by a refresh: its size, what it
-                retired, whether it was accepted (the shrink guard's reference).
+                retired, whether it was accepted (the shrink guard's reference); and each
+                by a first crawl (never accepted: it retires nothing), with ``short``: why
+                the reading is known to be short (a build refuses the cache then).
 
 Migrations: ``m001_initial`` (entries had a ``query`` column: only the LAST query that
 saved the entry), ``m002_reply_entries`` (the link table, filled from every stored good
@@ -188,6 +190,13 @@ def m006_pacing_robots(db: sqlite_utils.Database) -> None:
                          "waiting_at": float}, pk="id")
     db.table("robots").create({"site": str, "fetched_at": str, "status": int, "body": str},
                         pk="site")
+
+
+@MIGRATIONS()
+def m007_enumerations_short(db: sqlite_utils.Database) -> None:
+    """``enumerations.short``: why a reading of the site's list is known to be short (a
+    sitemap listing no word while others did), NULL when it is not known to be."""
+    db.table("enumerations").add_column("short", str)
 
 
 def declared_migrations() -> list[str]:
@@ -681,11 +690,23 @@ def mark_gone(db: sqlite_utils.Database, since: str) -> int:
 
 
 def record_enumeration(db: sqlite_utils.Database, began: str, words: int, gone: int,
-                       accepted: bool) -> None:
-    """Remember a complete enumeration: its size, what it retired, whether it was accepted."""
+                       accepted: bool, short: str | None = None) -> None:
+    """Remember a complete enumeration: its size, what it retired, whether it was accepted,
+    and why it is known to be short (None: it is not)."""
     with write_tx(db):
-        db.execute("INSERT OR REPLACE INTO enumerations (began, ended, words, gone, accepted) "
-                   "VALUES (?, ?, ?, ?, ?)", [began, now_iso(), words, gone, int(accepted)])
+        db.execute("INSERT OR REPLACE INTO enumerations (began, ended, words, gone, accepted, "
+                   "short) VALUES (?, ?, ?, ?, ?, ?)",
+                   [began, now_iso(), words, gone, int(accepted), short])
+
+
+def short_reading(db: sqlite_utils.Database) -> Row | None:
+    """The newest reading of the site's list, {began, words, short}, when it is known to be
+    short (a later whole reading clears it); None otherwise."""
+    if "short" not in db["enumerations"].columns_dict:
+        return None
+    row = db.execute("SELECT began, words, short FROM enumerations ORDER BY began DESC "
+                     "LIMIT 1").fetchone()
+    return dict(zip(("began", "words", "short"), row)) if row and row[2] else None
 
 
 def last_enumeration(db: sqlite_utils.Database) -> Row | None:
@@ -874,4 +895,5 @@ def _cache_stats(db: sqlite_utils.Database) -> Row:
             "words": {"queued": queued, "done": done, "disallowed": disallowed,
                       "pending": queued - done - disallowed, "gone": gone},
             "imports": imports(db), "enumeration": last_enumeration(db),
+            "short_reading": short_reading(db),
             "oldest_fetch": oldest, "newest_fetch": newest}
