@@ -22,8 +22,7 @@ TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``40
 of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
 ``typed`` (``ozel_mi`` an integer), ``renumber`` (the word's entries under madde_id ARG),
-``escaped`` (the same reply with non-ASCII as ``\\u`` escapes), ``not_found`` (TDK's
-"Sonuç bulunamadı" for a word it has), ``offsite`` (a redirect to another host), ``huge`` /
+``escaped`` (the same reply with non-ASCII as ``\\u`` escapes), ``offsite`` (a redirect to another host), ``huge`` /
 ``chunked`` (ARG MiB of body, with or without Content-Length), ``bomb`` (ARG MiB gzipped);
 replies not about the word asked: ``madde`` (one entry whose headword is ARG, a string),
 ``many`` (the word's entries and ARG invented ones), ``reword`` (a redirect to
@@ -388,8 +387,6 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "escaped":  # the same reply, written as the samples of TDK's are (\u00e2)
             data = json.loads(self.fake.gts_body(query).decode().replace("\\/", "/"))
             return self._send(200, json.dumps(data).encode(), html)
-        if kind == "not_found":  # TDK's "no result", for a word it has
-            return self._send(200, '{"error":"Sonuç bulunamadı"}'.encode(), html)
         if kind == "madde":  # one entry, headed ARG: another word, or this one in odd letters
             data = [entry(990001, str(arg), [sense("Zehirli bir anlam")])]
             return self._send(200, json.dumps(data, ensure_ascii=False).encode(), html)
