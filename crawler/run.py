@@ -267,7 +267,8 @@ def summarise(stats: dict, cache_path: Path, elapsed: float, say=print) -> int:
         code = EXIT_FAILED
         say(failed_text(cache_path, s["failed"], unsettled, stats.get(FAILED_WORDS) or []))
     if s["failed"] or reason != "finished":
-        say("Rerun the same command to resume: done words are not fetched again, failed ones are.")
+        say("Rerun the same command to resume: done words are not fetched again, failed ones "
+            "are (unless their failure is final).")
     return code
 
 
@@ -290,7 +291,8 @@ def failed_text(cache_path: Path, failed: int, unsettled: int, words: list[str])
         parts.append(f"{unsettled} word(s) it meant to fetch are still pending")
     return (f"The crawl's work FAILED (exit {EXIT_FAILED}): {'; '.join(parts)}. `kelime crawl "
             "status` shows each word's state; a failure marked final (entry_owned, a reply "
-            "over the size limit, entries in an unexpected shape) is not asked again until "
+            "not about the word asked, a reply over the size limit, entries in an unexpected "
+            "shape) is not asked again until "
             "--max-age: its error says what to do.")
 
 
