@@ -15,7 +15,7 @@ naive ``str.lower()`` (so ``IĞDIR`` is not found, as on the real site).
 
 Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`` = every
 query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
-TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
+TIMES -1 = forever): ``429`` (ARG = Retry-After seconds, or its text), ``503``, ``403``, ``404``, ``slow``
 (ARG = seconds), ``lag`` (the good reply after ARG seconds, 0.05), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
 ``empty``, ``unexpected`` (JSON of another shape), ``no_words`` (an empty sitemap),
 ``latin`` (the body in ISO-8859-9), ``bom`` (a UTF-8 BOM first), ``deep`` (200,000 ``[``),
@@ -335,7 +335,8 @@ class Handler(BaseHTTPRequestHandler):
         html = "text/html; charset=utf-8"
         if kind == "429":
             return self._send(429, b'{"error":"Too Many Requests"}', "application/json",
-                              {"Retry-After": str(int(arg if arg is not None else 1))})
+                              {"Retry-After": arg if isinstance(arg, str)  # sent as given
+                               else str(int(arg if arg is not None else 1))})
         if kind in ("503", "403", "404"):
             return self._send(int(kind), f"<html><body>{kind}</body></html>".encode(), html)
         if kind == "slow":

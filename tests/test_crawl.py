@@ -624,3 +624,19 @@ def test_memory_stays_bounded_through_a_900_mb_reply_and_a_1_gb_bomb(tmp_path):
                             "--delay", "0", *FAST, "-s", "DOWNLOAD_TIMEOUT=60")
     assert run["code"] == 0, run["out"]
     assert run["rss_kib"] < 400 * 1024, run["rss_kib"]  # it was 2.6 GB and 5.8 GB
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("asked", ["1e400", "inf", "9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT"])
+def test_a_retry_after_of_any_size_is_read_as_a_week_at_most(tmp_path, asked):
+    """`Retry-After: 1e400` was stored as a failed reply ("OverflowError"), exit 0."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", "429", -1, asked)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        asked_for = gts_queries(fake.log())
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "TDK asks to wait 604,800 s" in output, output
+    assert "rerun after" in output and "Overflow" not in output
+    assert asked_for.count("kitap") == 1
+    row = cache.get_reply(cache.open_readonly(tmp_path / "c.sqlite"), "kitap")
+    assert row["error"] == "HTTP 429" and not row["final"], row  # asked again on the rerun
