@@ -247,6 +247,7 @@ class FakeTDK:
         lines = ["User-agent: *", f"Disallow: /gts?ara={DISALLOWED_WORD}", "Disallow: /yonetim/"]
         if getattr(self, "disallow_gts", False):
             lines.append("Disallow: /gts")
+        lines += [f"Disallow: {path}" for path in getattr(self, "disallow", ())]
         if self.crawl_delay:
             lines.append(f"Crawl-delay: {self.crawl_delay}")
         lines += ["", f"Sitemap: {self.base}/sitemap.xml", ""]
@@ -475,7 +476,7 @@ class TLSServer(ThreadingHTTPServer):
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
                 faults=(), without=0, disallow_gts=False, tls: str | None = None,
-                ) -> ThreadingHTTPServer:
+                disallow=()) -> ThreadingHTTPServer:
     entries = builtin_entries() + unlisted_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
     server = (TLSServer if tls else ThreadingHTTPServer)(("127.0.0.1", port), Handler)
@@ -486,7 +487,7 @@ def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: i
         server.context.load_cert_chain(tls)
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
-    server.fake.disallow_gts = disallow_gts
+    server.fake.disallow_gts, server.fake.disallow = disallow_gts, disallow
     scheme = "https" if tls else "http"
     server.fake.base = f"{scheme}://127.0.0.1:{server.server_address[1]}"
     for f in faults:
@@ -511,11 +512,12 @@ def main(argv=None) -> None:
     p.add_argument("--without", type=int, default=0,
                    help="leave the first N synthetic words out of the sitemaps (gone)")
     p.add_argument("--disallow-gts", action="store_true", help="robots.txt: Disallow: /gts")
+    p.add_argument("--disallow", action="append", default=[], help="robots.txt: Disallow: PATH")
     p.add_argument("--tls", default=None, help="serve HTTPS with this PEM (certificate + key)")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
                          port=args.port, faults=args.fault, without=args.without,
-                         disallow_gts=args.disallow_gts, tls=args.tls)
+                         disallow_gts=args.disallow_gts, tls=args.tls, disallow=args.disallow)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()

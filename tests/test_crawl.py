@@ -535,6 +535,22 @@ def test_robots_disallowing_every_gts_request_says_so(tmp_path):
     assert result.returncode == 1  # it printed "Error:" and exited 0
 
 
+@pytest.mark.parametrize("rule", ["/gts?ara=k", "/gts?ara=kelime-robots-probe$"])
+def test_robots_disallowing_some_words_disallows_those_words_only(tmp_path, rule):
+    """`Disallow: /gts?ara=k` stopped the whole crawl ("robots.txt disallows every word"),
+    the probe standing for every word beginning with a `k`."""
+    with FakeProcess("--disallow", rule) as fake:
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0", *FAST)
+        asked = set(gts_queries(fake.log()))
+    output = result.stdout + result.stderr
+    assert "disallows every word" not in output and result.returncode == 0, output
+    got = replies(tmp_path / "c.sqlite")
+    barred = {w for w in SITEMAP_WORDS if ("/gts?ara=" + w).startswith(rule)}
+    assert {w for w, r in got.items() if r["outcome"] == "disallowed"} == barred | {DISALLOWED_WORD}
+    assert asked == set(SITEMAP_WORDS) - barred - {DISALLOWED_WORD}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["shape", "huge"])
 def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind):
