@@ -656,3 +656,21 @@ def test_a_retry_after_of_any_size_is_read_as_a_week_at_most(tmp_path, asked):
     assert asked_for.count("kitap") == 1
     row = cache.get_reply(cache.open_readonly(tmp_path / "c.sqlite"), "kitap")
     assert row["error"] == "HTTP 429" and not row["final"], row  # asked again on the rerun
+
+
+@pytest.mark.slow
+def test_no_gap_under_the_delay_at_any_concurrency(tmp_path):
+    """`--concurrency 4` left a gap of 0.248 s at a 0.3 s delay: Scrapy spaces a slot's
+    requests start to start, and a second request went while the first was in flight or
+    less than the delay after it ended. The fake stamps a reply's end before the client
+    has it, so the gap it sees is never larger than the client's: 1 ms is for clock
+    granularity only."""
+    delay = 0.2
+    with FakeProcess("--synthetic", "12", "--fault", "*=lag:-1:0.05") as fake:
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", str(delay), "--concurrency", "4", *FAST)
+        log = fake.log()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(gts_queries(log)) >= 20
+    for before, after in pairwise(log):
+        assert after["start"] - before["end"] >= delay - 0.001, (before, after)
