@@ -56,6 +56,10 @@ class Clock:
         """Our request ended now: no one else starts one for `gap` seconds."""
         self._step(store.end_turn, gap)
 
+    def longer(self, gap: float) -> None:
+        """Our last request, if no one else's came since, leaves `gap` seconds from now."""
+        self._step(store.longer_turn, gap)
+
     def close(self) -> None:
         if self.db is not None:
             self.db.close()

@@ -10,6 +10,7 @@ by walking its causes (Twisted wraps the real reason in `reasons` lists, httpx i
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Iterator
@@ -21,6 +22,10 @@ RETRYABLE = frozenset({"timeout", "closed", "other"})   # worth another try afte
 BREAKER = frozenset({"certificate", "tls", "refused", "dns"})  # deterministic: stop soon
 #: Stop at the first: a server whose certificate cannot be verified may be anyone.
 AT_ONCE = frozenset({"certificate"})
+#: The longest Retry-After believed (seconds): a longer ask (`1e400`, 400 nines, a date in
+#: the year 9999) is read as a week. The crawl stops past KELIME_RETRY_AFTER_MAX, a look-up
+#: past Limits.max_wait, each saying when to try again: a week at most.
+RETRY_AFTER_CAP = 7 * 86_400.0
 
 _DNS = ("resolve", "name or service not known", "nodename nor servname",
         "name resolution", "getaddrinfo")
@@ -48,18 +53,20 @@ RETRY = RetryPolicy()
 
 
 def retry_after(value: bytes | str | None, now: float | None = None) -> float:
-    """Seconds asked by a Retry-After header (delta-seconds or HTTP-date); 0 when absent/bad."""
+    """Seconds asked by a Retry-After header (delta-seconds or HTTP-date), at most
+    RETRY_AFTER_CAP; 0 when absent, bad, negative or past (never an exception, never
+    infinite: `1e400` is a float overflow)."""
     if not value:
         return 0.0
     text = value.decode("latin-1") if isinstance(value, bytes) else value
     try:
-        return max(0.0, float(text.strip()))
+        seconds = float(text.strip())
     except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(text).timestamp() - (now or time.time()))
-    except (TypeError, ValueError):
-        return 0.0
+        try:
+            seconds = parsedate_to_datetime(text).timestamp() - (now or time.time())
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return 0.0
+    return min(seconds, RETRY_AFTER_CAP) if seconds > 0 and not math.isnan(seconds) else 0.0
 
 
 def robots_unreadable(status: int) -> bool:

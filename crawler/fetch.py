@@ -30,8 +30,8 @@ import sqlite3
 import ssl
 import time
 import zlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -300,26 +300,61 @@ def cached(db, word: str) -> dict | None:
             "entries": entries}
 
 
-def politeness(cache_path: Path, gap: float) -> Callable[[], AbstractContextManager[None]]:
-    """A TURN for `cache_path` (see `crawler.clock`): each request waits for the cache's
-    politeness clock, holds it while in flight and leaves `gap` seconds (or as long as the
-    reply took, up to the crawl's MAX_GAP) after its end."""
+class Politeness:
+    """A TURN for `cache_path` (see `crawler.clock`), one a look-up: each request waits for
+    the cache's politeness clock (other processes' requests) and for the gap after this
+    look-up's own previous request (kept here too: a look-up without a cache yet has no
+    clock, and sent /gts 0.000 s after robots.txt), holds the clock while in flight and
+    leaves `gap` seconds (or as long as the reply took, up to the crawl's MAX_GAP) after
+    its end. `at_least` raises the gap: robots.txt's Crawl-delay, from robots.txt's end."""
+
+    def __init__(self, cache_path: Path, gap: float) -> None:
+        self.cache_path, self.gap = cache_path, gap
+        self.me = f"look-up pid {os.getpid()} at {time.time():.6f}"
+        self.last: tuple[float, float] | None = None  # (monotonic end, seconds it took)
+
+    def due(self) -> float:
+        """Seconds until this look-up's next request may start (its own gap)."""
+        if self.last is None:
+            return 0.0
+        ended, took = self.last
+        return ended + gap_after(self.gap, took, MAX_GAP) - time.monotonic()
+
     @contextmanager
-    def turn() -> Iterator[None]:
-        me = f"look-up pid {os.getpid()} at {time.time():.6f}"  # waits for its own gap too
-        clock = Clock(cache_path, me, lease=LEASE)
+    def __call__(self) -> Iterator[None]:
+        clock = Clock(self.cache_path, self.me, lease=LEASE)
         try:
+            while (own := self.due()) > 0:  # first: the clock is not held while waiting
+                time.sleep(min(own, POLL))
             while (wait := clock.wait()) > 0:
                 time.sleep(min(wait, POLL))
             started = time.monotonic()
             try:
                 yield
             finally:
-                clock.ended(gap_after(gap, time.monotonic() - started, MAX_GAP))
+                ended = time.monotonic()
+                self.last = (ended, ended - started)
+                clock.ended(gap_after(self.gap, ended - started, MAX_GAP))
         finally:
             clock.close()
 
-    return turn
+    def at_least(self, gap: float) -> None:
+        """The gap is `gap` or more from now on, the one after the last request too, on the
+        cache's clock as well (as the crawl's Pacing does with Crawl-delay)."""
+        if gap <= self.gap:
+            return
+        self.gap = gap
+        if (left := self.due()) > 0:
+            clock = Clock(self.cache_path, self.me, lease=LEASE)
+            try:
+                clock.longer(left)
+            finally:
+                clock.close()
+
+
+def politeness(cache_path: Path, gap: float) -> Politeness:
+    """The TURN of one look-up on `cache_path`, leaving `gap` seconds between requests."""
+    return Politeness(cache_path, gap)
 
 
 def _save_robots(cache_path: Path, site: str, status: int, text: str) -> None:
@@ -357,11 +392,12 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
             return hit
     url = gts_url(base_url, query)
     row: dict[str, Any] = {"query": query, "url": url, "outcome": "failed"}
-    token = TURN.set(politeness(cache_path, delay))
+    turns = politeness(cache_path, delay)
+    token = TURN.set(turns)
     own = client is None
     client = client or make_client()
     try:
-        _obey_robots(client, cache_path, base_url, url, row, limits)
+        turns.at_least(_obey_robots(client, cache_path, base_url, url, row, limits))
         reply = fetcher(client, base_url, query, limits)
     except (httpx.HTTPError, TransientReply, BadReply) as e:
         response = getattr(e, "response", None)
@@ -389,10 +425,10 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
 
 
 def _obey_robots(client, cache_path: Path, base_url: str, url: str, row: dict,
-                 limits: Limits) -> None:
-    """FetchError, recorded, when robots.txt disallows `url` or cannot be read (RFC 9309:
-    then everything is disallowed); robots.txt is read from the cache when under a day
-    old, else fetched (and kept)."""
+                 limits: Limits) -> float:
+    """robots.txt's Crawl-delay for us (0.0: none); FetchError, recorded, when robots.txt
+    disallows `url` or cannot be read (RFC 9309: then everything is disallowed).
+    robots.txt is read from the cache when under a day old, else fetched (and kept)."""
     from protego import Protego
 
     status, body = _robots(client, cache_path, base_url, limits)
@@ -401,13 +437,15 @@ def _obey_robots(client, cache_path: Path, base_url: str, url: str, row: dict,
         raise FetchError(f"could not read {site}/robots.txt (HTTP {status}): without it "
                          "nothing may be fetched (RFC 9309); try again later")
     if 400 <= status < 500:
-        return  # no robots.txt: no rules
-    if not Protego.parse(body).can_fetch(url, ROBOTS_AGENT):
+        return 0.0  # no robots.txt: no rules
+    rules = Protego.parse(body)
+    if not rules.can_fetch(url, ROBOTS_AGENT):
         path = url.split(site, 1)[-1]
         row.update(outcome="disallowed", attempts=0,
                    error=f"robots.txt disallows {path}: not asked (asked once allowed)")
         raise FetchError(f"{site}'s robots.txt disallows {path}: kelime does not ask it"
                          + _record_failure(cache_path, row))
+    return float(rules.crawl_delay(ROBOTS_AGENT) or 0.0)
 
 
 def _robots(client, cache_path: Path, base_url: str, limits: Limits) -> tuple[int, str]:

@@ -138,6 +138,7 @@ class Pacing:
         self.next_at = 0.0  # no request before: the last reply's end + the gap it earned
         self.ended_at = 0.0  # when the last reply ended
         self.in_flight = 0  # our requests sent and not yet ended
+        self.going = 0  # and those past our own gap, waiting for the clock (paced: one)
         self.claimed_at = -HOLD  # when we last claimed the clock (see `holding`)
         # the clock is read in the reactor's thread: never wait long for another writer
         self.clock = Clock(s.get("KELIME_CACHE"), crawl_holder(), create=True,
@@ -161,14 +162,23 @@ class Pacing:
             self.clock.ended(max(0.0, self.next_at - time.monotonic()))  # look-ups wait too
 
     async def process_request(self, request: Request) -> None:
-        await self._wait(lambda: self.next_at - time.monotonic())  # our own gap first
         downloader = self.crawler.engine.downloader
         slot = downloader.slots.get(downloader.get_slot_key(request))
         paced = self.paced(slot.delay if slot is not None else 0.0)
-        if paced or not self.holding():
-            self.claimed_at = -HOLD  # not ours until claimed again
-            await self._wait(self.clock.wait)  # 0: claimed
-            self.claimed_at = time.monotonic()
+        # our own gap first; paced, also after every request of ours in flight has ended:
+        # Scrapy spaces a slot's requests start to start, so at --concurrency 4 one left
+        # while another was in flight, or 0.248 s after it ended at a 0.3 s delay
+        await self._wait(lambda: POLL if paced and self.going else
+                         self.next_at - time.monotonic())
+        self.going += 1  # at once (no await since the check): the next one waits for it
+        try:
+            if paced or not self.holding():
+                self.claimed_at = -HOLD  # not ours until claimed again
+                await self._wait(self.clock.wait)  # 0: claimed
+                self.claimed_at = time.monotonic()
+        except BaseException:
+            self.going -= 1
+            raise
         if paced:
             request.headers.setdefault("Connection", "close")
         request.meta["kelime_sent"] = time.monotonic()
@@ -209,7 +219,7 @@ class Pacing:
         if not isinstance(exception, IgnoreRequest):
             self._ended(request)  # a failed request counts: it reached the server (or tried)
         elif request.meta.pop("kelime_sent", None) is not None:
-            self.in_flight -= 1  # refused on its way out: no pause earned
+            self.in_flight, self.going = self.in_flight - 1, self.going - 1  # refused: no gap
             if not self.in_flight:
                 self.clock.ended(max(0.0, self.next_at - time.monotonic()))
 
@@ -220,7 +230,7 @@ class Pacing:
         now = time.monotonic()
         sent = request.meta.pop("kelime_sent", None)
         if sent is not None:
-            self.in_flight -= 1
+            self.in_flight, self.going = self.in_flight - 1, self.going - 1
         took = now - (sent if sent is not None else now)
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot"))
         delay = slot.delay if slot is not None else self.delay

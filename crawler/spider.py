@@ -36,7 +36,13 @@ NO_WORD_LIST = ("Without a word list there is nothing to fetch: give the words y
 
 
 CUT_OFF = "cut off"
-PROBE = "kelime-robots-probe"
+#: What stands for "every word" when robots.txt is read: rules are prefixes of the path and
+#: query, so any word is matched by `Disallow: /gts?ara=<its first letters>` (the probe
+#: `kelime-robots-probe` stopped the crawl at `Disallow: /gts?ara=k`). `/gts?ara=` with no
+#: word is a prefix of every word's URL: a rule matching it matches them all. A rule
+#: matching only it (`$`) matches no word, so a word-like probe must be disallowed too.
+#: Rules that name some words' letters leave those words `disallowed`, one by one.
+PROBES = ("", "kelime-robots-probe")
 _CLOSED = re.compile(rb"</(?:[\w.-]+:)?(?:urlset|sitemapindex)\s*>\s*$")
 
 
@@ -128,10 +134,10 @@ class TdkSpider(scrapy.Spider):
     def on_robots_read(self, rules: Protego, request: scrapy.Request) -> None:
         self.sitemaps = list(rules.sitemaps)
         agent = self.crawler.settings["ROBOTSTXT_USER_AGENT"]
-        probe = gts_url(self.base_url, PROBE)  # no robots.txt names it: it stands for any word
-        if not rules.can_fetch(probe, agent):
+        probes = [gts_url(self.base_url, word) for word in PROBES]
+        if not any(rules.can_fetch(probe, agent) for probe in probes):
             stop_crawl(self.crawler, "robots_disallow", "robots.txt disallows every word's "
-                       f"/gts request ({urlsplit(probe).path} for user agent {agent!r}): "
+                       f"/gts request ({urlsplit(probes[0]).path} for user agent {agent!r}): "
                        "nothing can be fetched. Check the site's robots.txt (kelime obeys "
                        "it); the words you have are kept.")
 

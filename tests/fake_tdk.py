@@ -16,7 +16,7 @@ naive ``str.lower()`` (so ``IĞDIR`` is not found, as on the real site).
 
 Faults (``--fault WORD=KIND[:TIMES[:ARG]]`` or ``POST /_fake/faults``; WORD ``*`` = every
 query, or a path: ``/robots.txt``, ``/sitemap.xml``, ``/sitemap-1.xml``, ``/sitemap-2.xml``;
-TIMES -1 = forever): ``429`` (ARG = Retry-After seconds), ``503``, ``403``, ``404``, ``slow``
+TIMES -1 = forever): ``429`` (ARG = Retry-After seconds, or its text), ``503``, ``403``, ``404``, ``slow``
 (ARG = seconds), ``lag`` (the good reply after ARG seconds, 0.05), ``close`` (connection closed, no reply), ``html``, ``broken`` (cut JSON),
 ``empty``, ``not_found`` (TDK's not-found reply for a word it has), ``unexpected`` (JSON
 of another shape), ``no_words`` (an empty sitemap),
@@ -253,7 +253,7 @@ class FakeTDK:
         lines = ["User-agent: *", f"Disallow: /gts?ara={DISALLOWED_WORD}", "Disallow: /yonetim/"]
         if getattr(self, "disallow_gts", False):
             lines.append("Disallow: /gts")
-        lines += [f"Disallow: /gts?ara={prefix}" for prefix in getattr(self, "disallow", ())]
+        lines += [f"Disallow: {path}" for path in getattr(self, "disallow", ())]
         if self.crawl_delay:
             lines.append(f"Crawl-delay: {self.crawl_delay}")
         lines += ["", f"Sitemap: {self.base}/sitemap.xml", ""]
@@ -342,7 +342,8 @@ class Handler(BaseHTTPRequestHandler):
         html = "text/html; charset=utf-8"
         if kind == "429":
             return self._send(429, b'{"error":"Too Many Requests"}', "application/json",
-                              {"Retry-After": str(int(arg if arg is not None else 1))})
+                              {"Retry-After": arg if isinstance(arg, str)  # sent as given
+                               else str(int(arg if arg is not None else 1))})
         if kind in ("503", "403", "404"):
             return self._send(int(kind), f"<html><body>{kind}</body></html>".encode(), html)
         if kind == "slow":
@@ -512,8 +513,7 @@ class TLSServer(ThreadingHTTPServer):
 
 def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: int = 0,
                 faults=(), without=0, disallow_gts=False, tls: str | None = None,
-                disallow=(),
-                ) -> ThreadingHTTPServer:
+                disallow=()) -> ThreadingHTTPServer:
     entries = builtin_entries() + unlisted_entries() + synthetic_entries(synthetic)
     words = SITEMAP_WORDS + synthetic_words(synthetic)[without:]  # the first ones: gone
     server = (TLSServer if tls else ThreadingHTTPServer)(("127.0.0.1", port), Handler)
@@ -524,8 +524,7 @@ def make_server(*, crawl_delay: float | None = None, synthetic: int = 0, port: i
         server.context.load_cert_chain(tls)
     server.daemon_threads = True
     server.fake = FakeTDK(entries, words, crawl_delay)
-    server.fake.disallow_gts = disallow_gts
-    server.fake.disallow = disallow
+    server.fake.disallow_gts, server.fake.disallow = disallow_gts, disallow
     scheme = "https" if tls else "http"
     server.fake.base = f"{scheme}://127.0.0.1:{server.server_address[1]}"
     for f in faults:
@@ -550,14 +549,12 @@ def main(argv=None) -> None:
     p.add_argument("--without", type=int, default=0,
                    help="leave the first N synthetic words out of the sitemaps (gone)")
     p.add_argument("--disallow-gts", action="store_true", help="robots.txt: Disallow: /gts")
-    p.add_argument("--disallow", action="append", default=[], metavar="PREFIX",
-                   help="robots.txt: Disallow: /gts?ara=PREFIX")
+    p.add_argument("--disallow", action="append", default=[], help="robots.txt: Disallow: PATH")
     p.add_argument("--tls", default=None, help="serve HTTPS with this PEM (certificate + key)")
     args = p.parse_args(argv)
     server = make_server(crawl_delay=args.crawl_delay, synthetic=args.synthetic,
                          port=args.port, faults=args.fault, without=args.without,
-                         disallow_gts=args.disallow_gts, tls=args.tls,
-                         disallow=args.disallow)
+                         disallow_gts=args.disallow_gts, tls=args.tls, disallow=args.disallow)
     print(server.fake.base, flush=True)
     try:
         server.serve_forever()

@@ -120,7 +120,7 @@ def test_a_crawl_mostly_disallowed_by_robots_is_not_complete(tmp_path):
     """126 of 200 words disallowed: a 73-word build, manifest complete."""
     path, data = tmp_path / "tdk.sqlite", tmp_path / "data"
     _crawl(path, *[a for p in ("baca", "bada", "bafe", "bage", "baha")
-                   for a in ("--disallow", p)])
+                   for a in ("--disallow", f"/gts?ara={p}")])
     refused = _build(path, data)
     assert refused.returncode == 1, refused.stderr
     assert "robots.txt disallows 130 of the cache's" in refused.stderr  # 129 + gizli

@@ -536,6 +536,22 @@ def test_robots_disallowing_every_gts_request_says_so(tmp_path):
     assert result.returncode == 1  # it printed "Error:" and exited 0
 
 
+@pytest.mark.parametrize("rule", ["/gts?ara=k", "/gts?ara=kelime-robots-probe$"])
+def test_robots_disallowing_some_words_disallows_those_words_only(tmp_path, rule):
+    """`Disallow: /gts?ara=k` stopped the whole crawl ("robots.txt disallows every word"),
+    the probe standing for every word beginning with a `k`."""
+    with FakeProcess("--disallow", rule) as fake:
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", "0", *FAST)
+        asked = set(gts_queries(fake.log()))
+    output = result.stdout + result.stderr
+    assert "disallows every word" not in output and result.returncode == 0, output
+    got = replies(tmp_path / "c.sqlite")
+    barred = {w for w in SITEMAP_WORDS if ("/gts?ara=" + w).startswith(rule)}
+    assert {w for w, r in got.items() if r["outcome"] == "disallowed"} == barred | {DISALLOWED_WORD}
+    assert asked == set(SITEMAP_WORDS) - barred - {DISALLOWED_WORD}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["shape", "huge"])
 def test_a_reply_that_would_fail_again_is_not_refetched_every_run(tmp_path, kind):
@@ -626,3 +642,37 @@ def test_memory_stays_bounded_through_a_900_mb_reply_and_a_1_gb_bomb(tmp_path):
     assert run["code"] == 1, run["out"]  # two words failed (too big): the work failed
     assert "2 word(s) failed (" in run["out"] and "reply is over 8 MiB" in run["out"]
     assert run["rss_kib"] < 400 * 1024, run["rss_kib"]  # it was 2.6 GB and 5.8 GB
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("asked", ["1e400", "inf", "9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT"])
+def test_a_retry_after_of_any_size_is_read_as_a_week_at_most(tmp_path, asked):
+    """`Retry-After: 1e400` was stored as a failed reply ("OverflowError"), exit 0."""
+    with FakeProcess() as fake:
+        fake.fault("kitap", "429", -1, asked)
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"), *FAST)
+        asked_for = gts_queries(fake.log())
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "TDK asks to wait 604,800 s" in output, output
+    assert "rerun after" in output and "Overflow" not in output
+    assert asked_for.count("kitap") == 1
+    row = cache.get_reply(cache.open_readonly(tmp_path / "c.sqlite"), "kitap")
+    assert row["error"] == "HTTP 429" and not row["final"], row  # asked again on the rerun
+
+
+@pytest.mark.slow
+def test_no_gap_under_the_delay_at_any_concurrency(tmp_path):
+    """`--concurrency 4` left a gap of 0.248 s at a 0.3 s delay: Scrapy spaces a slot's
+    requests start to start, and a second request went while the first was in flight or
+    less than the delay after it ended. The fake stamps a reply's end before the client
+    has it, so the gap it sees is never larger than the client's: 1 ms is for clock
+    granularity only."""
+    delay = 0.2
+    with FakeProcess("--synthetic", "12", "--fault", "*=lag:-1:0.05") as fake:
+        result = crawl("run", "--base-url", fake.url, "--cache", str(tmp_path / "c.sqlite"),
+                       "--delay", str(delay), "--concurrency", "4", *FAST)
+        log = fake.log()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(gts_queries(log)) >= 20
+    for before, after in pairwise(log):
+        assert after["start"] - before["end"] >= delay - 0.001, (before, after)

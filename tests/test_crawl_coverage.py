@@ -239,3 +239,59 @@ def test_a_reply_too_big_to_store_is_final_after_one_try_and_paces_the_next(tmp_
         at = next(i for i, r in enumerate(log) if r.get("query") == "kitap")
         gap = log[at + 1]["start"] - log[at]["end"]  # it was ~0: no pause after a refusal
         assert gap >= min(delay, SLOW_START) - LOG_SLACK, (log[at], log[at + 1])
+
+
+def _cut(dump: Path, keep: int, half_a_line: bool) -> Path:
+    """The first `keep` lines of `dump`, and half of the next one or not: a download that
+    stopped mid-line, or at a line's end."""
+    lines = dump.read_bytes().splitlines(keepends=True)
+    cut = dump.with_name(f"cut-{keep}-{half_a_line}.jsonl")
+    cut.write_bytes(b"".join(lines[:keep]) + (lines[keep][:len(lines[keep]) // 2]
+                                              if half_a_line else b""))
+    return cut
+
+
+def test_a_cut_off_dump_imports_nothing_and_says_where_it_ends(tmp_path):
+    """A third of the dump plus half a line imported with exit 0 ("1 line skipped"), and
+    the build made a third of the words with coverage.complete: true."""
+    dump = write_dump(tmp_path / "tdk.jsonl", builtin_entries() + synthetic_entries(300))
+    keep = len(dump.read_bytes().splitlines()) // 3
+    cut = _cut(dump, keep, half_a_line=True)
+    path = tmp_path / "tdk.sqlite"
+    result = kelime("crawl", "import", str(cut), "--cache", str(path))
+    output = result.stdout + result.stderr
+    offset = len(b"".join(dump.read_bytes().splitlines(keepends=True)[:keep]))
+    assert result.returncode == 1, output
+    assert (f"is cut off: its last line (line {keep + 1}, from byte {offset:,})" in result.stderr
+            and f"nothing imported ({keep} entries before it)" in result.stderr), output
+    db = cache.open_readonly(path)
+    assert cache.cache_stats(db)["entries"] == 0 and cache.imports(db) == []
+    built = kelime("build", "--cache", str(path), "--out", str(tmp_path / "data"))
+    assert built.returncode != 0 and not (tmp_path / "data" / "tr").exists()
+    whole = kelime("crawl", "import", str(dump), "--cache", str(path))  # the file, fetched again
+    assert whole.returncode == 0 and "no count" in whole.stderr, whole.stderr
+
+
+def test_a_dump_well_short_of_the_last_import_is_refused_unless_accepted(tmp_path):
+    """A dump cut at a line's end (a third of it) imported over a whole one with exit 0."""
+    entries = builtin_entries() + synthetic_entries(300)
+    dump = write_dump(tmp_path / "tdk.jsonl", entries)
+    path = tmp_path / "tdk.sqlite"
+    assert kelime("crawl", "import", str(dump), "--cache", str(path)).returncode == 0
+    keep = len(entries) // 3
+    cut = _cut(dump, keep, half_a_line=False)
+    result = kelime("crawl", "import", str(cut), "--cache", str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (f"holds {keep} entries, {keep / len(entries):.1%} of the {len(entries)} the last "
+            "import into this cache held (tdk.jsonl") in result.stderr, result.stderr
+    assert "--accept-fewer" in result.stderr
+    db = cache.open_readonly(path)
+    assert [i["file"] for i in cache.imports(db)] == ["tdk.jsonl"]
+    db.close()
+    again = kelime("crawl", "import", str(dump), "--cache", str(path))
+    assert again.returncode == 0, again.stderr
+    assert (f"Expected: at least {-(-len(entries) * 99 // 100)} entries (99% of the "
+            f"{len(entries)} the last import, tdk.jsonl, held); imported {len(entries)}"
+            in again.stderr), again.stderr
+    fewer = kelime("crawl", "import", str(cut), "--cache", str(path), "--accept-fewer")
+    assert fewer.returncode == 0 and f"imported {keep}" in fewer.stderr, fewer.stderr

@@ -249,3 +249,20 @@ def test_a_look_up_and_a_crawl_on_one_cache_share_one_politeness_clock(tmp_path)
     for before, after in pairwise(log):
         assert after["start"] >= before["end"], ("two requests at once", before, after)
         assert after["start"] - before["end"] >= gap - LOG_SLACK, (before, after)
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_define_waits_robots_crawl_delay_after_reading_robots_txt(tmp_path, existing):
+    """`kelime define` sent /gts 0.000 s after robots.txt (no cache yet: no clock), and
+    1.0 s after it (the delay) with a cache, robots.txt's Crawl-delay of 1.5 s ignored.
+    The fake stamps a reply's end before the client has it: the gap it sees is never
+    larger than the client's, so 1 ms is for clock granularity only."""
+    path = tmp_path / "c.sqlite"
+    if existing:
+        cache.open_cache(path, create=True).close()
+    with FakeProcess("--crawl-delay", "1.5") as fake:
+        result = define(path, fake.url, "kitap")
+        log = fake.log()
+    assert result.returncode == 0, result.stderr
+    assert [r["path"].split("?")[0] for r in log] == ["/robots.txt", "/gts"]
+    assert log[1]["start"] - log[0]["end"] >= 1.5 - 0.001, log

@@ -373,6 +373,16 @@ def test_a_retry_after_too_long_fails_at_once_saying_when(fake, db):
     assert len(gts(fake)) == 1
 
 
+@pytest.mark.parametrize("asked", ["1e400", "9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT"])
+def test_a_retry_after_of_any_size_fails_at_once_saying_a_week(fake, db, asked):
+    """`Retry-After: 1e400` raised OverflowError out of the look-up."""
+    fake.add_fault("kitap", "429", -1, asked)
+    with make_client() as client, pytest.raises(
+            FetchError, match=r"TDK asks to wait 604800 s: try again after \d{4}-\d\d-\d\d "):
+        lookup(db, "kitap", base_url=fake.base, client=client)
+    assert len(gts(fake)) == 1
+
+
 @pytest.mark.parametrize("word", ["", "   ", "\t\n"])
 def test_an_empty_word_is_refused_and_never_cached(fake, db, word):
     cache.open_cache(db, create=True).close()

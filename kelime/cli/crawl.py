@@ -273,7 +273,10 @@ def status(cache: Path, as_json: bool) -> None:
 @cache_option
 @click.option("--dump-date", default=None, metavar="ISO-DATE",
               help="When the dump was made [default: the file's modification time].")
-def import_(dump: Path, cache: Path, dump_date: str | None) -> None:
+@click.option("--accept-fewer", is_flag=True,
+              help="Import a dump holding under 99% of the entries the last import held "
+                   "(TDK's dictionary really shrank; a cut-off file is refused without it).")
+def import_(dump: Path, cache: Path, dump_date: str | None, accept_fewer: bool) -> None:
     """Load DUMP, a JSON-lines dump of TDK entries (the 12th-edition mongoexport), into
     the cache instead of crawling; a crawl then only refreshes. Stopped midway, it resumes
     when run again.
@@ -283,11 +286,12 @@ def import_(dump: Path, cache: Path, dump_date: str | None) -> None:
       kelime crawl import tdk-v12.jsonl --cache tdk.sqlite --dump-date 2024-03-01
     """
     import datetime as dt
+    import math
 
     with needs_extra("crawl", "kelime crawl import"):
         from ..crawler.run import status_text
     from ..tdk import store
-    from ..tdk.dump import import_dump
+    from ..tdk.dump import KEEP, import_dump
 
     if not dump.is_file():
         raise KelimeError(f"no dump at {dump}")
@@ -307,11 +311,17 @@ def import_(dump: Path, cache: Path, dump_date: str | None) -> None:
             say(f"Importing {dump} into {cache} …")
             done = import_dump(db, dump, fetched_at, progress=lambda n, total: say(
                 f"  {n:,} of {total:,} headwords stored") if n % 10_000 < 500 or n == total
-                else None)
+                else None, accept_fewer=accept_fewer)
         finally:
             db.close()
     say(f"Imported {done.entries:,} entries under {done.queries:,} headwords from sha256 "
         f"{done.sha256[:16]}…, dated {fetched_at}; {done.skipped:,} line(s) skipped")
+    before = done.previous
+    say(f"Expected: at least {math.ceil(KEEP * before['entries']):,} entries ({KEEP:.0%} of the "
+        f"{before['entries']:,} the last import, {before['file']}, held); imported "
+        f"{done.entries:,}" if before else
+        f"Expected: no count (a dump declares none, and this cache held no finished import "
+        f"to compare with); imported {done.entries:,}")
     for problem in done.problems:
         say(f"  skipped {problem}")
     click.echo(status_text(cache))

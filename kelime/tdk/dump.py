@@ -10,7 +10,16 @@ at once and a later crawl only refreshes what is older than its ``--max-age``.
 The file is read twice, line by line: once for each query's line offsets, once for the
 entries of each query in turn, so memory holds offsets, never the whole dump. A line that
 is not an entry (bad JSON, no ``madde``, an id that is no number) is skipped and counted,
-with the first few reasons kept for the summary.
+with the first few reasons kept for the summary: the lines after it show that the file
+went on, and it costs that one entry. The LAST line is different: one that is not
+complete JSON means the file was cut off (an interrupted download or copy: a third of
+the dump imported as if whole), and everything after it is missing, so the import is
+refused, naming the line and its byte offset.
+
+A dump declares no count of its own (a mongoexport has no header, no trailer, no
+sidecar), so a file cut off at a line's end is told by what the cache held before: an
+import of fewer entries than `KEEP` of the last finished import's is refused unless
+``accept_fewer`` (TDK's dictionary really shrank). Both counts are in `Imported`.
 
 What is not JSON lines is refused before anything is stored, saying how to convert it: a
 gzipped file, one JSON array, a pretty-printed dump (one entry over many lines: its nested
@@ -40,6 +49,7 @@ from .shape import problem
 BATCH = 500         # queries a transaction
 GZIP = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"  # allowed before the first line, as in a /gts reply
+KEEP = 0.99         # an import holding fewer entries than this share of the last one's is refused
 
 
 @dataclass
@@ -49,6 +59,7 @@ class Imported:
     skipped: int = 0
     problems: list[str] = field(default_factory=list)  # the first few, "line N: why"
     sha256: str = ""  # of the dump, read on the first pass: what was imported, exactly
+    previous: dict[str, Any] | None = None  # the last finished import (file, entries, …)
 
     def skip(self, line: int, why: str) -> None:
         self.skipped += 1
@@ -111,11 +122,39 @@ def _indented(raw: bytes) -> bool:
     return raw[:1] in (b" ", b"\t") and raw.strip()[:1] in (b'"', b"{", b"[", b"}", b"]")
 
 
+def _cut_off(path: Path, number: int, offset: int, why: str, count: int) -> CacheError:
+    return CacheError(f"{path} is cut off: its last line (line {number:,}, from byte "
+                      f"{offset:,}) ends without a newline and is not complete JSON "
+                      f"({why.removeprefix('not JSON (').removesuffix(')')}); "
+                      f"nothing imported ({count:,} entries before it). The download or copy "
+                      "stopped early: fetch the dump again (compare its size or sha256 with "
+                      "the source's) and import it again")
+
+
+def _fewer(path: Path, entries: int, previous: dict[str, Any]) -> CacheError:
+    held = previous["entries"]
+    return CacheError(
+        f"{path} holds {entries:,} entries, {entries / held:.1%} of the {held:,} the last "
+        f"import into this cache held ({previous['file']}, finished "
+        f"{previous['finished_at']}; at least {KEEP:.0%} expected): nothing imported. A dump "
+        "cut off at a line's end looks like this: fetch it again and compare its size or "
+        "sha256 with the source's. If TDK's dictionary really has fewer entries now, import "
+        "it with --accept-fewer")
+
+
+def last_import(db: sqlite_utils.Database) -> dict[str, Any] | None:
+    """The last finished import into the cache (file, sha256, finished_at, entries), or None."""
+    done = [i for i in store.imports(db) if i["finished_at"] and i["entries"]]
+    return max(done, key=lambda i: i["finished_at"]) if done else None
+
+
 def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
-                progress: Callable[[int, int], None] | None = None) -> Imported:
+                progress: Callable[[int, int], None] | None = None, *,
+                accept_fewer: bool = False) -> Imported:
     """Store every entry of the dump at `path` into the open cache `db` (see the module doc);
     `progress(queries done, queries)` after each batch. CacheError when the file is no
-    JSON-lines dump or holds no entry (nothing stored then)."""
+    JSON-lines dump, holds no entry, is cut off, or holds under `KEEP` of the last
+    import's entries without `accept_fewer` (nothing stored then)."""
     path = Path(path)
     found, result, digest = defaultdict(list), Imported(), hashlib.sha256()
     try:
@@ -124,7 +163,7 @@ def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
             if wrong:
                 raise CacheError(wrong)
             f.seek(0)
-            offset, number = 0, 0
+            offset, number, count = 0, 0, 0
             for raw in f:
                 number += 1
                 digest.update(raw)
@@ -133,10 +172,13 @@ def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
                                      "indented)")
                 if raw.strip():
                     entry, why = _entry(raw)
+                    if entry is None and not raw.endswith(b"\n") and why.startswith("not JSON"):
+                        raise _cut_off(path, number, offset, why, count)
                     if entry is None:
                         result.skip(number, why)
                     else:
                         found[query_for(entry["madde"])].append((offset, len(raw)))
+                        count += 1
                 offset += len(raw)
             result.sha256 = digest.hexdigest()
             queries = list(found)
@@ -145,6 +187,10 @@ def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
                 raise CacheError(f"{path} holds no TDK entry ({number:,} line(s): {shown}): "
                                  "nothing imported. A dump has one JSON entry a line, with "
                                  "at least madde_id and madde")
+            result.previous = last_import(db)
+            if (result.previous is not None and not accept_fewer
+                    and count < KEEP * result.previous["entries"]):
+                raise _fewer(path, count, result.previous)
             source = f"dump:{path.name}"
             store.begin_import(db, result.sha256, path.name)
             for start in range(0, len(queries), BATCH):

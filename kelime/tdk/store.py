@@ -765,6 +765,15 @@ def end_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None
                    [now + gap, me])
 
 
+def longer_turn(db: sqlite_utils.Database, me: str, now: float, gap: float) -> None:
+    """`me`'s last request, still the last on the clock, is followed by `gap` seconds from
+    `now` at least (robots.txt's Crawl-delay, read once its reply ended); nothing when
+    someone else has the clock since."""
+    with write_tx(db):
+        db.execute("UPDATE pacing SET next_at = max(next_at, ?) WHERE id = 1 AND holder = ?",
+                   [now + gap, me])
+
+
 def get_robots(db: sqlite_utils.Database, site: str) -> Row | None:
     """robots.txt of `site` as last read ({fetched_at, status, body}), or None."""
     if "robots" not in db.table_names():
