@@ -415,8 +415,11 @@ def lookup(cache_path: Path, word: str, *, base_url: str, client: httpx.Client |
     if c.outcome == "failed":  # final (403, 404…): recorded like any failure
         raise FetchError(f"{urlsplit(url).netloc}: {c.error}" + _record_failure(cache_path, row))
     with _cache_errors(cache_path):
-        db = _store(cache_path, row, c.entries)
+        db, stored = _store(cache_path, row, c.entries)
         try:
+            if stored != c.outcome:  # refused by the store: an entry another word owns
+                why = (cache.get_reply(db, query) or {}).get("error")
+                raise FetchError(f"{urlsplit(url).netloc}: {why}")
             entries = cache.entries_for_word(db, normalize(word)) or c.entries
         finally:
             db.close()
@@ -510,7 +513,7 @@ def _record_failure(cache_path: Path, row: dict) -> str:
     try:
         with _cache_errors(cache_path):
             if cache_path.exists():
-                _store(cache_path, row, []).close()
+                _store(cache_path, row, [])[0].close()
     except CacheError as e:
         return f" (and the failure was not recorded: {e})"
     return ""
@@ -530,15 +533,16 @@ def _cache_errors(cache_path: Path):
                          "its folder's permissions, free disk space)") from None
 
 
-def _store(cache_path: Path, row: dict, entries: list[dict]):
-    """Save the reply, creating the cache if need be; the open cache. A cache this call
-    created and could not fill is removed: an empty file would read as "not a kelime
-    cache" on every later look-up, even once the disk has room again."""
+def _store(cache_path: Path, row: dict, entries: list[dict]) -> tuple[Any, str]:
+    """Save the reply, creating the cache if need be; the open cache and the outcome as
+    stored (``failed`` for a good reply the store refused: `store.owned_elsewhere`). A
+    cache this call created and could not fill is removed: an empty file would read as
+    "not a kelime cache" on every later look-up, even once the disk has room again."""
     created = not cache_path.exists()
     db = None
     try:
         db = cache.open_cache(cache_path, create=True)
-        cache.save_reply(db, row, entries)
+        stored = cache.save_reply(db, row, entries)
     except BaseException:
         if db is not None:
             db.close()
@@ -546,7 +550,7 @@ def _store(cache_path: Path, row: dict, entries: list[dict]):
             for leftover in ("", "-wal", "-shm", "-journal"):
                 Path(f"{cache_path}{leftover}").unlink(missing_ok=True)
         raise
-    return db
+    return db, stored
 
 
 def _attempts(fetcher) -> int:

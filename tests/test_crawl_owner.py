@@ -164,3 +164,19 @@ def test_only_a_reply_linked_to_an_entry_may_rename_it(tmp_path):
     assert save("kitap", "kitâp")["error"] is None  # the same headword, normalised
     assert save("kitap", "kütüp")["error"] is None  # its own entry: renamed
     assert [e["madde"] for e in cache.entries_for_word(db, "kütüp")] == ["kütüp"]
+
+
+def test_define_refuses_a_reply_carrying_another_words_madde_id(tmp_path):
+    """`kelime define inek --refresh` whose reply lists kitap's madde_id: the store refused
+    it (kitap kept), but define printed the entries and exited 0."""
+    path = tmp_path / "tdk.sqlite"
+    with FakeProcess() as fake:
+        first = crawl("run", "--base-url", fake.url, "--cache", str(path), "--words",
+                      str(words_file(tmp_path, "kitap", "kalem")), "--delay", "0", *FAST)
+        assert first.returncode == 0, first.stdout + first.stderr
+        fake.fault("inek", "renumber", -1, KITAP)
+        looked = kelime("define", "inek", "--refresh", "--cache", str(path),
+                        "--base-url", fake.url)
+    assert looked.returncode == 1, looked.stdout + looked.stderr
+    assert "entry_owned" in looked.stderr and "'kitap'" in looked.stderr, looked.stderr
+    assert built_words(tmp_path, path) == ["kalem", "kitap"]

@@ -882,7 +882,9 @@ def _refused(db: sqlite_utils.Database) -> Row:
 def cache_stats(db: sqlite_utils.Database) -> Row:
     """Counts by outcome, entries, words (those the site still lists: queued, done,
     disallowed by robots.txt, pending; and gone), the replies refused as not about their
-    word or listing an entry another word owns (``refused``: `_refused`), the dump imports, the last accepted enumeration, oldest and newest fetch."""
+    word or listing an entry another word owns (``refused``: `_refused`), the dump
+    imports, the short reading of the site's list if any, the last accepted enumeration,
+    oldest and newest fetch."""
     with reading(db):
         return _cache_stats(db)
 
