@@ -311,6 +311,21 @@ def test_change_guard_counts_since_the_last_accepted_build(tmp_path):
     assert build(out, numbered(196), max_change=0.01).manifest.words == 196
 
 
+def test_a_folder_without_an_accepted_link_keeps_its_current_lexicon_as_the_reference(
+        tmp_path):
+    """A data folder an older kelime wrote (or one whose first build was killed between its
+    two links) has no `.tr.accepted`: the current lexicon stood for the reference, so each
+    build under the bound became the next one's reference (300 → 288 words, 2 at a time,
+    every build exit 0) and the link was never written."""
+    out = tmp_path / "data"
+    first = build(out, numbered(300))
+    (out / ".tr.accepted").unlink()
+    assert build(out, numbered(298), max_change=0.01).manifest.accepted is None
+    assert (out / ".tr.accepted").resolve().name == f"tr-{first.manifest.version}"
+    with pytest.raises(BuildError, match=f"accepted build {first.manifest.version}"):
+        build(out, numbered(296), max_change=0.01)  # 4 since the reference: over 1%
+
+
 def test_pruning_keeps_the_accepted_build(tmp_path):
     """Builds under the bound come and go (KEEP_BUILDS); the reference stays and still
     judges."""

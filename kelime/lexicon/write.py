@@ -141,9 +141,11 @@ def reference(out: Path, name: str, force: bool,
               now: tuple[Manifest | None, list[str], Lexicon | None],
               ) -> tuple[Manifest | None, list[str], Lexicon | None]:
     """The last accepted build of `name` (as `current` answers: manifest, words, lexicon).
-    No accepted link (a data folder older kelimes wrote): the current lexicon, `now`, stands
-    for it. A link whose build cannot be read refuses the build unless `force` (then there
-    is no reference: this build is accepted as a first one)."""
+    No accepted link (a data folder older kelimes wrote, or a first build killed between its
+    two links): the current lexicon, `now`, stands for it, and `_write_locked` has linked it
+    as the accepted one, so that the reference stays there (it moved with every build). A
+    link whose build cannot be read refuses the build unless `force` (then there is no
+    reference: this build is accepted as a first one)."""
     link = _accepted_link(out, name)
     if not link.is_symlink() or link.resolve() == (out / name).resolve():
         return now
@@ -272,6 +274,9 @@ def _write_locked(compiled: Compiled, out: Path, name: str, data: dict[str, byte
                   reviewed: dict[str, dict[str, Any]], rules: _Guard) -> BuildResult:
     now = current(out / name, force)
     prev, prev_words, prev_lexicon = now
+    if (prev is not None or prev_words) and (out / name).is_symlink() and not _accepted_link(
+            out, name).is_symlink():  # an older kelime's folder, or a first build cut short
+        _swap_link(out, ACCEPTED.format(name=name), (out / name).resolve())  # the reference
     ref = reference(out, name, force, now)
     accepted, since = _judge(name, compiled, ref, rules, alphabet)
     is_reference = ref[0] is not None and prev is not None and ref[0].sha256 == prev.sha256
