@@ -272,6 +272,26 @@ def test_a_cut_off_dump_imports_nothing_and_says_where_it_ends(tmp_path):
     assert whole.returncode == 0 and "no count" in whole.stderr, whole.stderr
 
 
+def test_a_dump_with_many_damaged_lines_is_refused_unless_accepted(tmp_path):
+    """2 of every 5 lines overwritten with NULs: the first import took 120 of 200 entries,
+    exit 0 ("80 line(s) skipped"), and the build was accepted as complete."""
+    dump = write_dump(tmp_path / "tdk.jsonl", synthetic_entries(200))
+    lines = dump.read_bytes().splitlines(keepends=True)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"".join(b"\0" * (len(line) - 1) + b"\n" if i % 5 < 2 else line
+                                 for i, line in enumerate(lines)))
+    path = tmp_path / "tdk.sqlite"
+    refused = kelime("crawl", "import", str(damaged), "--cache", str(path))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert f"{len(lines) * 2 // 5} of its {len(lines)} lines are not entries" in refused.stderr
+    assert "--accept-fewer" in refused.stderr
+    db = cache.open_readonly(path)
+    assert cache.cache_stats(db)["entries"] == 0 and cache.imports(db) == []
+    db.close()
+    accepted = kelime("crawl", "import", str(damaged), "--cache", str(path), "--accept-fewer")
+    assert accepted.returncode == 0, accepted.stderr
+
+
 def test_a_dump_well_short_of_the_last_import_is_refused_unless_accepted(tmp_path):
     """A dump cut at a line's end (a third of it) imported over a whole one with exit 0."""
     entries = builtin_entries() + synthetic_entries(300)

@@ -19,7 +19,9 @@ refused, naming the line and its byte offset.
 A dump declares no count of its own (a mongoexport has no header, no trailer, no
 sidecar), so a file cut off at a line's end is told by what the cache held before: an
 import of fewer entries than `KEEP` of the last finished import's is refused unless
-``accept_fewer`` (TDK's dictionary really shrank). Both counts are in `Imported`.
+``accept_fewer`` (TDK's dictionary really shrank), and so is a file with more lines that
+are not entries than `SKIP_SHARE` of its lines and `SKIP_MOST` (a damaged file: 2 of every
+5 lines overwritten imported 120 of 200 entries, exit 0). Both counts are in `Imported`.
 
 What is not JSON lines is refused before anything is stored, saying how to convert it: a
 gzipped file, one JSON array, a pretty-printed dump (one entry over many lines: its nested
@@ -50,6 +52,7 @@ BATCH = 500         # queries a transaction
 GZIP = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"  # allowed before the first line, as in a /gts reply
 KEEP = 0.99         # an import holding fewer entries than this share of the last one's is refused
+SKIP_SHARE, SKIP_MOST = 0.01, 10  # more lines skipped than both refuses the import (damaged)
 
 
 @dataclass
@@ -187,6 +190,13 @@ def import_dump(db: sqlite_utils.Database, path: str | Path, fetched_at: str,
                 raise CacheError(f"{path} holds no TDK entry ({number:,} line(s): {shown}): "
                                  "nothing imported. A dump has one JSON entry a line, with "
                                  "at least madde_id and madde")
+            if not accept_fewer and result.skipped > max(SKIP_MOST, SKIP_SHARE * number):
+                raise CacheError(
+                    f"{path}: {result.skipped:,} of its {number:,} lines are not entries "
+                    f"(over {SKIP_SHARE:.0%}; first: {'; '.join(result.problems[:2])}): nothing "
+                    f"imported ({count:,} entries). A damaged download or copy: fetch the dump "
+                    "again and import it again; if those lines really hold no entry, import "
+                    "with --accept-fewer")
             result.previous = last_import(db)
             if (result.previous is not None and not accept_fewer
                     and count < KEEP * result.previous["entries"]):
