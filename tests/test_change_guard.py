@@ -148,12 +148,12 @@ def test_a_policy_edit_that_grows_the_lexicon_is_refused(tmp_path):
     refused = kelime(*args)
     assert refused.returncode == 1, refused.stderr
     assert "adds 5 and removes 0 words" in refused.stderr
-    assert "added 5 (policy)" in refused.stderr
+    assert "added 5 (allowed now, was obscene)" in refused.stderr
     assert _words(tmp_path / "data") == 95
     accepted = kelime(*args, "--accept-changes")
     assert accepted.returncode == 0, accepted.stderr
     assert Lexicon.load(tmp_path / "data" / "tr").manifest.accepted["added"] == {
-        "total": 5, "by_cause": {"policy": 5}}
+        "total": 5, "by_cause": {"allowed now, was obscene": 5}}
 
 
 def test_a_cut_off_dump_is_refused_over_the_accepted_build(tmp_path):

@@ -7,12 +7,14 @@ passed ``--accept-changes``; a build under the bound is written but measured, li
 later one, against the same reference, so changes add up (1% less a word per refresh is
 caught once the total passes 1%).
 
-Causes: ``policy`` (the word is in both builds' input, one refuses it: a policy or rule
-edit; the reason is given), else what the source says (`Explain`: for a TDK cache,
-``retired``, ``not_found``, ``disallowed``, ``failed_or_pending``, ``new_reply``), else
-``source`` (the source lists it, or no longer does). Worked example: reference ``{ev,
-okul, kitap}``, build ``{ev, okul, masa}`` with ``kitap`` now not found on TDK →
-``added {source: [masa]}``, ``removed {not_found: [kitap]}``.
+Causes: ``refused now as <reason>`` / ``allowed now, was <reason>`` (the word is in both
+builds' input and one of them refuses it: a policy or rule edit, or the source's entries for
+it changed, e.g. TDK flagging a word as a proper name), else what the source says
+(`Explain`: for a TDK cache, ``retired``, ``not_found``, ``disallowed``,
+``failed_or_pending``, ``new_reply``), else ``source`` (the source lists it, or no longer
+does). Worked example: reference ``{ev, okul, kitap}``, build ``{ev, okul, masa}`` with
+``kitap`` now not found on TDK → ``added {source: [masa]}``, ``removed {not_found:
+[kitap]}``.
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ def compare(reference: Iterable[str], refused_before: Callable[[str], str | None
     told = explain(added, removed) if explain and (added or removed) else {}
     out: dict[str, dict[str, list[str]]] = {"added": {}, "removed": {}}
     for word in added:
-        cause = "policy" if refused_before(word) else told.get(word, "source")
+        was = refused_before(word)
+        cause = f"allowed now, was {was}" if was else told.get(word, "source")
         out["added"].setdefault(cause, []).append(word)
     for word in removed:
-        cause = "policy" if word in compiled.rejected else told.get(word, "source")
+        why = compiled.rejected.get(word)
+        cause = f"refused now as {why}" if why else told.get(word, "source")
         out["removed"].setdefault(cause, []).append(word)
     return out
 
@@ -71,7 +75,7 @@ def check(name: str, changes: dict[str, dict[str, list[str]]], reference: int, v
              f"({reference:,} words) this build adds {over['added']:,} and removes "
              f"{over['removed']:,} words, over the {bound:.0%} either way a build may change "
              "unaccepted (a broken crawl, a site answering not found, robots.txt, a policy "
-             "edit?)."]
+             "edit, or entries the source now flags otherwise?)."]
     for way, by in changes.items():
         for cause, words in sorted(by.items(), key=lambda item: -len(item[1])):
             shown = ", ".join(words[:SHOWN]) + (", …" if len(words) > SHOWN else "")
