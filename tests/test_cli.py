@@ -156,3 +156,13 @@ def test_build_json_with_click_runner(tmp_path):
     report = json.loads(result.stdout)
     assert report["manifest"]["counts"]["words"] == 5 and report["changes"]["added"] == 5
     assert report["manifest"]["name"] == "w" and report["unchanged"] is False
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "101", "abc"])
+def test_build_max_change_must_be_a_percent(tmp_path, value):
+    """`--max-change nan` passed click's FloatRange, and the build was refused "over the
+    nan%" instead of the usage error."""
+    result = CliRunner().invoke(cli, ["build", "--wordlist", os.devnull, "--out",
+                                      str(tmp_path), "--max-change", value])
+    assert result.exit_code == 2, result.output
+    assert "--max-change" in result.output

