@@ -144,11 +144,12 @@ def _too_long_a_wait(seconds: float) -> str:
 def get(client: httpx.Client, url: str, limits: Limits = LIMITS) -> tuple[httpx.Response, bytes]:
     """GET `url`, following redirects ourselves (at most `limits.max_redirects`, each after
     `limits.redirect_delay` s, never in a loop); the last response (closed) and its body.
-    Everything, pauses included, happens within `limits.deadline` seconds."""
+    Everything, pauses included, happens within `limits.deadline` seconds, but for the
+    waits for a turn on the politeness clock: those are ours, not the site's slowness."""
     deadline = time.monotonic() + limits.deadline
     seen = [url]
     while True:
-        response, body = _read(client, url, limits, deadline)
+        response, body, deadline = _read(client, url, limits, deadline)
         following = response.next_request if response.has_redirect_location else None
         if following is None:
             return response, body
@@ -191,11 +192,15 @@ ROBOTS_FRESH = 24 * 3600.0  # seconds robots.txt is kept (RFC 9309: at most a da
 
 
 def _read(client: httpx.Client, url: str, limits: Limits,
-          deadline: float) -> tuple[httpx.Response, bytes]:
+          deadline: float) -> tuple[httpx.Response, bytes, float]:
     """One GET, streamed, in its turn on the politeness clock: the decoded body, stopped
-    past `limits.max_body` bytes or `deadline`. A redirect's body is not read."""
+    past `limits.max_body` bytes or `deadline`, and the deadline moved on by the wait for
+    the turn (the delay after robots.txt took the whole deadline of a 1 s look-up, and its
+    reply's head came at the deadline or not at all). A redirect's body is not read."""
+    asked = time.monotonic()
     with TURN.get()():
-        return _read_now(client, url, limits, deadline)
+        deadline += time.monotonic() - asked
+        return (*_read_now(client, url, limits, deadline), deadline)
 
 
 def _read_now(client: httpx.Client, url: str, limits: Limits,

@@ -467,3 +467,13 @@ def test_a_read_only_cache_is_one_error_line(fake, frozen, path, word, says):
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.startswith("Error: ") and re.search(says, result.output)
     assert result.output.count("\n") == 1
+
+
+def test_the_wait_for_a_turn_is_not_counted_against_the_deadline(fake, db):
+    """The deadline bounds the site's reply, not our politeness: the delay after robots.txt
+    (1.5 s here) took the whole 1 s deadline of the /gts request, and a quick reply failed
+    "did not send its whole reply within 1 s" (under load, its head came or not)."""
+    found = lookup(db, "kitap", base_url=fake.base, fetcher=NO_WAIT, delay=1.5,
+                   limits=Limits(deadline=1.0))
+    assert found["outcome"] == "ok" and found["entries"], found
+    assert [r["path"] for r in fake.log][:2] == ["/robots.txt", "/gts?ara=kitap"]
