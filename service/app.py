@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from starlette.middleware.cors import CORSMiddleware
 
 from kelime.games import Game, load_games
 from kelime.lexicon import current_builds
-from kelime.lexicon.pins import Pins, load_builds
+from kelime.lexicon.pins import Pins, first_pins
 
 from .conditional import Conditional
 from .errors import ERROR_RESPONSES, HANDLED, handle_error
@@ -53,7 +54,7 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
                                                                               settings)
         reloader = app.state.reloader = Reloader(app, settings, metrics, served, master)
         metrics.lexicons_loaded(served.lexicons)
-        app.state.kelime = Kelime(settings, served.lexicons, metrics, known)
+        app.state.kelime = Kelime(settings, served.lexicons, metrics, known, served.older)
         loop = asyncio.get_running_loop()
         metrics.batch_on(loop)
         following = loop.create_task(reloader.follow(master)) if master else None
@@ -96,9 +97,12 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
 
 
 def load_here(settings: Settings) -> Pins:
-    """Every lexicon of the data folder, for an app without the `kelime serve` master."""
-    builds, _ = current_builds(settings.data)
-    return Pins(0, "started", load_builds(builds, {}))
+    """Every lexicon of the data folder (and the builds before each, as `keep_versions`
+    says), for an app without the `kelime serve` master; none when there is none."""
+    if not current_builds(settings.data)[0]:
+        return Pins(0, "started", {})
+    pins, _ = first_pins(settings.data, settings.default_lexicon, settings.keep_versions)
+    return replace(pins, generation=0)
 
 
 def prepare(settings: Settings) -> Callable[[Pins, Master], FastAPI]:

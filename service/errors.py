@@ -47,6 +47,9 @@ CODES: dict[str, Code] = {
     # 404, 405
     "not_found": Code(404, "No such route or file."),
     "unknown_lexicon": Code(404, "No such lexicon is loaded; `details.known` lists them."),
+    "unknown_version": Code(404, "The lexicon is loaded, but not the version `name@version` "
+                                 "names (no longer, or not yet, held); `details.held` lists "
+                                 "the versions held, the current one first."),
     "method_not_allowed": Code(405, "The path does not answer this method (`Allow` lists "
                                     "those it does)."),
     # 409: the admin reload

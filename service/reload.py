@@ -26,14 +26,14 @@ import anyio
 import orjson
 
 from kelime.lexicon import LexiconError
-from kelime.lexicon.pins import Pins, load_builds, next_pins
+from kelime.lexicon.pins import Pins, load_pins, next_pins
 
 from .errors import ServiceError
 
 log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
 PINS, WORKERS = "pins.json", "workers"  # in the master's runtime folder
 KEYS = {"generation", "since", "outcome", "workers", "lexicons", "versions", "refused",
-        "reloads"}
+        "reloads", "older", "held"}
 FOLLOW = 0.2  # seconds between a worker's looks at the pins
 POLL = 0.02   # seconds between an admin reload's looks at the workers
 
@@ -54,7 +54,9 @@ def write_pins(runtime: Path, pins: Pins, since: float, workers: int) -> None:
     (runtime / f"{PINS}.new").write_bytes(orjson.dumps({
         "generation": pins.generation, "since": since, "outcome": pins.outcome,
         "workers": workers, "lexicons": {n: str(p) for n, p in pins.paths().items()},
-        "versions": pins.versions, "refused": pins.refused, "reloads": pins.reloads}))
+        "versions": pins.versions, "refused": pins.refused, "reloads": pins.reloads,
+        "older": {n: [str(p) for p in paths] for n, paths in pins.older_paths().items()},
+        "held": pins.held}))
     os.replace(runtime / f"{PINS}.new", runtime / PINS)
 
 
@@ -121,8 +123,10 @@ class Reloader:
 
     async def switch(self, found: dict) -> None:
         builds = {name: Path(path) for name, path in found["lexicons"].items()}
+        older = {name: [Path(p) for p in paths] for name, paths in found["older"].items()}
         try:
-            lexicons = await anyio.to_thread.run_sync(load_builds, builds, self.pins.lexicons)
+            lexicons, held = await anyio.to_thread.run_sync(load_pins, builds, older,
+                                                            self.pins.loaded())
         except LexiconError as e:  # verified by the master, then changed on disk
             log.error("worker %d cannot switch to generation %d (%s); stopping: its "
                       "replacement gets the builds from the master", os.getpid(),
@@ -130,14 +134,14 @@ class Reloader:
             os.kill(os.getpid(), signal.SIGTERM)
             await anyio.sleep_forever()
         self.swap(Pins(found["generation"], found["outcome"], lexicons, found["refused"],
-                       found["reloads"]))
+                       found["reloads"], held))
 
     def swap(self, pins: Pins) -> None:
-        if pins.lexicons != self.pins.lexicons:
-            self.app.state.kelime = replace(self.app.state.kelime, lexicons=pins.lexicons)
+        if pins.lexicons != self.pins.lexicons or pins.older != self.pins.older:
+            self.app.state.kelime = replace(self.app.state.kelime, lexicons=pins.lexicons,
+                                            older=pins.older)
             self.metrics.lexicons_loaded(pins.lexicons)
-            log.info("worker %d serves %s", os.getpid(),
-                     ", ".join(f"{n} {v}" for n, v in pins.versions.items()))
+            log.info("worker %d serves %s", os.getpid(), described(pins))
         self.pins = pins
         self.metrics.reloads_seen(pins.reloads)
 
@@ -186,12 +190,20 @@ class Reloader:
         """Reload in this process only (an app without the master)."""
         async with self.lock:
             pins = await anyio.to_thread.run_sync(next_pins, self.settings.data,
-                                                  self.settings.default_lexicon, self.pins)
+                                                  self.settings.default_lexicon, self.pins,
+                                                  self.settings.keep_versions)
             self.swap(pins)
             if pins.outcome == "refused":
                 raise refusal(pins.refused, pins.versions)
             return {"outcome": pins.outcome, "generation": pins.generation,
                     "lexicons": pins.versions}
+
+
+def described(pins: Pins) -> str:
+    """`tr 42b2c418bf19 (also 1a2b3c4d5e6f), ku 4f83dd48f305`: what a server serves."""
+    return ", ".join(f"{name} {versions[0]}" + (f" (also {', '.join(versions[1:])})"
+                                                if versions[1:] else "")
+                     for name, versions in pins.held.items())
 
 
 def refusal(refused: dict[str, str], serving: dict[str, str]) -> ReloadRefused:

@@ -13,6 +13,8 @@ import hashlib
 import orjson
 from starlette.responses import Response
 
+from kelime.lexicon.folder import split_pin
+
 JSON = "application/json"
 
 
@@ -41,6 +43,22 @@ def matches(if_none_match: str | None, tag: str) -> bool:
         return True
     tag = tag.removeprefix("W/")
     return any(part.strip().removeprefix("W/") == tag for part in if_none_match.split(","))
+
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def pinned(lexicon: str | None) -> bool:
+    """Whether a question names a build (`tr@42b2c418bf19`), not only a lexicon."""
+    return split_pin(lexicon or "")[1] is not None
+
+
+def cache_control(pinned: bool, max_age: int) -> dict[str, str]:
+    """A cacheable GET's Cache-Control: a reply from a pinned build (`name@version`) never
+    changes; one from the current build is revalidated (`max_age` 0) or kept `max_age` s."""
+    if pinned:
+        return {"Cache-Control": IMMUTABLE}
+    return {"Cache-Control": f"public, max-age={max_age}" if max_age else "no-cache"}
 
 
 def not_modified(tag: str, headers: dict) -> Response:

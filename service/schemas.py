@@ -98,6 +98,13 @@ class Counts(BaseModel):
     rejected_by_reason: dict[str, int] | None = None
 
 
+class HeldBuild(LexiconRef):
+    """A build of a lexicon this server holds: `name@version` asks it."""
+
+    created: str = Field(description="When the build's source was made (ISO 8601).")
+    current: bool = Field(description="Whether it answers questions that name no version.")
+
+
 class LexiconSummary(LexiconRef):
     alphabet: str = Field(description="The letters, in the lexicon's order.")
     created: str = Field(description="When the source was made (ISO 8601).")
@@ -105,6 +112,9 @@ class LexiconSummary(LexiconRef):
     counts: Counts
     source: dict[str, Any] = Field(description="Where the words come from: kind, name, "
                                    "licence, date …")
+    held: list[HeldBuild] = Field(description="Every build held, the current one first: a "
+                                  "question naming `name@version` is answered by that build "
+                                  "while it is held (`KELIME_KEEP_VERSIONS`).")
 
 
 class LexiconsReply(Exact):
@@ -201,7 +211,9 @@ class Health(Exact):
 class Ready(Exact):
     status: Literal["ready"]
     lexicons: list[str]
-    versions: dict[str, str]
+    versions: dict[str, str] = Field(description="Name → the current version.")
+    held: dict[str, list[str]] = Field(description="Name → every version held (`name@version` "
+                                       "asks one), the current one first.")
     default: str
 
 

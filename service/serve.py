@@ -34,7 +34,7 @@ from uvicorn_worker import UvicornWorker
 from kelime.lexicon import hold
 from kelime.lexicon.pins import Pins, first_pins, next_pins
 
-from .reload import WORKERS, Master, alive, write_pins
+from .reload import WORKERS, Master, alive, described, write_pins
 from .settings import Settings
 
 log = logging.getLogger("kelime.service")
@@ -120,8 +120,9 @@ class Serve(BaseApplication):
 
     def reload(self) -> None:
         since = time.monotonic()
-        pins = next_pins(self.settings.data, self.settings.default_lexicon, self.pins)
-        served = ", ".join(f"{n} {v}" for n, v in pins.versions.items())
+        pins = next_pins(self.settings.data, self.settings.default_lexicon, self.pins,
+                         self.settings.keep_versions)
+        served = described(pins)
         for name, why in pins.refused.items():
             log.error("reload refused (%s): %s; still serving %s", name, why, served)
         self.hold(self.pins, pins)  # the new builds too, before a worker loads them
@@ -129,10 +130,12 @@ class Serve(BaseApplication):
             self.pins, self.since = pins, since
             if pins.outcome != "refused":
                 log.info("reload %s: serving %s", pins.outcome, served)
+                for why in pins.skipped:
+                    log.warning("%s", why)
         self.hold(self.pins)
 
     def hold(self, *served: Pins) -> None:
-        wanted = {str(path) for pins in served for path in pins.paths().values()}
+        wanted = {str(path) for pins in served for path in pins.loaded()}
         for path in wanted - set(self.holds):
             self.holds[path] = hold(Path(path))
         for path in set(self.holds) - wanted:
@@ -162,9 +165,10 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     try:
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
-        pins, problems = first_pins(settings.data, settings.default_lexicon)
-        for why in problems.values():  # not served: a link to nothing, no manifest
-            log.warning("%s", why)
+        pins, problems = first_pins(settings.data, settings.default_lexicon,
+                                    settings.keep_versions)
+        for why in [*problems.values(), *pins.skipped]:  # not served: a link to nothing,
+            log.warning("%s", why)                        # no manifest, an older one damaged
         if settings.default_lexicon not in pins.lexicons:
             log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
                         "one of %s", settings.default_lexicon, settings.data,

@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
+from kelime.lexicon.pins import KEEP_VERSIONS
 from kelime.reports import MIN_STORE_BYTES, ReportLimits
 
 #: The prefix of every variable: a field `max_words` is read from KELIME_MAX_WORDS.
@@ -107,8 +108,15 @@ class Settings(BaseModel):
         32 * 1024, f"`GET /v1/validate`'s query string; the HTTP server refuses URLs over "
         f"{SERVER_URL_LIMIT:,} bytes", most=60 * 1024,
         why=f"the HTTP server refuses URLs over {SERVER_URL_LIMIT} bytes")
-    cache_max_age: int = number(300, "seconds in `Cache-Control: max-age` of cacheable GETs",
-                                least=0)
+    cache_max_age: int = number(0, (
+        "seconds a shared cache may keep the reply of a cacheable GET that names no version "
+        "(`Cache-Control: max-age`); 0: `no-cache`, revalidated every time (an ETag: a 304 "
+        "while the version is the same), so no cache answers from an old build after a "
+        "rollout. A GET naming `lexicon=name@version` is immutable"), least=0)
+    keep_versions: int = number(KEEP_VERSIONS, (
+        "builds of each lexicon held: the current one and those before it, so that a game "
+        "that pinned `name@version` keeps its verdicts through a rollout"), most=10,
+        why="each one is loaded in every worker")
     max_rack_tiles: int = number(Limits.rack_tiles, "tiles in an anagram or split rack",
                                  most=31, why="a split counts at most 31 tiles of a kind")
     max_blanks: int = number(Limits.blanks, (

@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from kelime.errors import excerpt
 from kelime.games import GAMES, Game, UnknownGame, get_game
 from kelime.lexicon import Lexicon
+from kelime.lexicon.folder import split_pin
 from kelime.lexicon.reader import LexiconInfo
 
 from .errors import Invalid, NotFound, Unavailable
@@ -29,6 +30,8 @@ class Kelime:
     lexicons: dict[str, Lexicon]
     metrics: Metrics
     games: dict[str, Game] = field(default_factory=lambda: dict(GAMES))
+    older: dict[str, tuple[Lexicon, ...]] = field(default_factory=dict)  # name → the builds
+    #                                         held before the current one, newest first
 
     def game(self, name: str | None, default: str | None = None) -> Game:
         """The game profile called `name` (or `default`); 422 listing the known games."""
@@ -45,16 +48,32 @@ class Kelime:
         return self.lexicon(lexicon or profile.lexicon), profile
 
     def lexicon(self, name: str | None) -> Lexicon:
-        """The lexicon called `name` (default: the settings' default); 404 names the loaded ones."""
-        key = name or self.settings.default_lexicon
+        """The lexicon called `name` (default: the settings' default), its current build, or
+        the build `name@version` names when it is held; 404 names what is held."""
+        key, version = split_pin(name or self.settings.default_lexicon)
         lex = self.lexicons.get(key) or self.lexicons.get(key.strip().lower())  # like games
-        if lex is not None:
+        if lex is not None and version is None:
             return lex
+        if lex is not None:
+            held = self.held(lex.name)
+            for build in held:
+                if build.info["version"] == version:
+                    return build
+            versions = [build.info["version"] for build in held]
+            raise NotFound("unknown_version", f"version {excerpt(version)} of {lex.name} is "
+                           f"not held here; held: {', '.join(versions)} (the first is the "
+                           f"current one): pin one of these, or name {lex.name} without "
+                           f"@version for the current one",
+                           {"lexicon": lex.name, "held": versions})
         if not self.lexicons:
             raise not_ready(self.settings)
         loaded = sorted(self.lexicons)
         raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
                        f"{', '.join(loaded)}", {"loaded": loaded})
+
+    def held(self, name: str) -> list[Lexicon]:
+        """The builds of lexicon `name` held here, the current one first."""
+        return [self.lexicons[name], *self.older.get(name, ())]
 
     def default_info(self) -> LexiconInfo | None:
         lex = self.lexicons.get(self.settings.default_lexicon)

@@ -23,7 +23,8 @@ def test_ready_names_the_lexicons(data_dir):
         versions = {lex["name"]: lex["version"]
                     for lex in client.get("/v1/lexicons").json()["lexicons"]}
         assert client.get("/readyz").json() == {"status": "ready", "lexicons": ["ku", "tr"],
-                                                "versions": versions, "default": "tr"}
+                                                "versions": versions, "default": "tr",
+                                                "held": {k: [v] for k, v in versions.items()}}
 
 
 def test_ready_is_503_while_the_default_lexicon_is_missing(data_dir):

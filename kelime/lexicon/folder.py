@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
+from contextlib import suppress
 from pathlib import Path
 
 from ..errors import LexiconError
@@ -12,6 +14,7 @@ from .format import MANIFEST_FILE
 from .reader import Lexicon
 
 DEFAULT_LEXICON = "tr"
+BUILDS_DIR = ".builds"  # in a data folder: every build, `<name>-<version>[-<n>]`
 
 
 def lexicon_names(folder: Path) -> list[str]:
@@ -68,6 +71,36 @@ def current_builds(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
                                     f"written, or not a lexicon): finish it with `kelime "
                                     f"build`, or move it out of {folder}")
     return builds, problems
+
+
+def build_folder(name: str) -> re.Pattern[str]:
+    """The names `kelime build` gives `name`'s folders under BUILDS_DIR:
+    ``<name>-<version>[-<n>]`` and ``<name>-replaced-<pid>`` (so that ``tr`` never takes
+    ``tr-kids-<version>``, as a ``tr-*`` glob would)."""
+    return re.compile(rf"{re.escape(name)}-(?:[0-9a-f]{{12}}(?:-\d+)?|replaced-\d+)")
+
+
+def builds_of(folder: Path, name: str) -> list[Path]:
+    """Every build of `name` under `folder`/.builds that has a manifest, newest first (by
+    the folder's time, as `kelime build` keeps the newest): its current build, the ones
+    before it, and any copied in beside it."""
+    ours, found = build_folder(name), []
+    with suppress(OSError):  # no .builds yet
+        for path in (folder / BUILDS_DIR).iterdir():
+            with suppress(OSError):  # removed meanwhile
+                if ours.fullmatch(path.name) and (path / MANIFEST_FILE).is_file():
+                    found.append((path.stat().st_mtime_ns, path.name, path))
+    return [path for *_, path in sorted(found, reverse=True)]
+
+
+def split_pin(name: str) -> tuple[str, str | None]:
+    """`tr@42b2c418bf19` → ("tr", "42b2c418bf19"); `tr` → ("tr", None)::
+
+        >>> split_pin("tr@42B2c418bf19"), split_pin("ku")
+        (('tr', '42b2c418bf19'), ('ku', None))
+    """
+    base, at, version = name.partition("@")
+    return base, (version.strip().lower() if at else None)
 
 
 def hold(build: Path) -> int:

@@ -1,5 +1,9 @@
 """Which builds a server serves (its *pins*), and the one rule a reload follows.
 
+Of each lexicon a server holds its current build (the data folder's link) and up to
+`keep` − 1 builds before it (the newest others of `.builds/` that verify), so that a game
+that pinned a version (``tr@42b2c418bf19``) keeps its verdicts through a rollout.
+
 `next_pins` gives the data folder's current builds, each loaded (and so verified) when every
 one of them verifies; else the builds already served, with the refusal. A server pins the
 builds it starts with (`first_pins`), so that all its processes serve the same ones, never
@@ -16,42 +20,96 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import LexiconError
-from .folder import current_builds
+from .folder import builds_of, current_builds
 from .reader import Lexicon
 
 OUTCOMES = ("reloaded", "unchanged", "refused")
+KEEP_VERSIONS = 2  # builds of each lexicon a server holds: the current one and the one before
 
 
 @dataclass(frozen=True)
 class Pins:
     generation: int
     outcome: str                        # "started", or one of OUTCOMES for a reload
-    lexicons: dict[str, Lexicon]        # name → the loaded build
+    lexicons: dict[str, Lexicon]        # name → the current build
     refused: dict[str, str] = field(default_factory=dict)   # name → why (last reload)
     reloads: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+    older: dict[str, tuple[Lexicon, ...]] = field(default_factory=dict)  # name → held
+    #                                     builds before the current one, newest first
+    skipped: tuple[str, ...] = ()       # why older builds are not held (they do not verify)
 
     @property
     def versions(self) -> dict[str, str]:
         return {name: lex.info["version"] for name, lex in sorted(self.lexicons.items())}
 
+    @property
+    def held(self) -> dict[str, list[str]]:
+        """name → the versions held, the current one first."""
+        return {name: [lex.info["version"] for lex in (cur, *self.older.get(name, ()))]
+                for name, cur in sorted(self.lexicons.items())}
+
     def paths(self) -> dict[str, Path]:
         return {name: lex.path for name, lex in self.lexicons.items() if lex.path}
 
+    def older_paths(self) -> dict[str, list[Path]]:
+        return {name: [lex.path for lex in older if lex.path]
+                for name, older in self.older.items()}
 
-def load_builds(builds: dict[str, Path], keep: dict[str, Lexicon]) -> dict[str, Lexicon]:
-    """The lexicons of `builds` (name → build folder), reusing those of `keep` already loaded
-    from the same folder; LexiconError when one cannot be loaded or is misnamed."""
-    out = {}
-    for name, path in builds.items():
-        old = keep.get(name)
-        if old is not None and old.path == path:
-            out[name] = old
-            continue
-        lex = Lexicon.load(path)
-        if lex.name != name:
-            raise LexiconError(f"{path} holds a lexicon named {lex.name!r}, not {name!r}")
-        out[name] = lex
-    return out
+    def loaded(self) -> dict[Path, Lexicon]:
+        """Every held build by its folder: what a reload need not load again."""
+        every = [*self.lexicons.values(), *(lex for old in self.older.values() for lex in old)]
+        return {lex.path: lex for lex in every if lex.path}
+
+
+def load_build(path: Path, name: str, keep: dict[Path, Lexicon]) -> Lexicon:
+    """The lexicon in build folder `path` (the one of `keep` loaded from it, if any);
+    LexiconError when it cannot be loaded or is not `name`."""
+    if (old := keep.get(path)) is not None:
+        return old
+    lex = Lexicon.load(path)
+    if lex.name != name:
+        raise LexiconError(f"{path} holds a lexicon named {lex.name!r}, not {name!r}")
+    return lex
+
+
+def load_builds(builds: dict[str, Path], keep: dict[Path, Lexicon]) -> dict[str, Lexicon]:
+    """The lexicons of `builds` (name → build folder), reusing those of `keep` (by folder);
+    LexiconError when one cannot be loaded or is misnamed."""
+    return {name: load_build(path, name, keep) for name, path in builds.items()}
+
+
+def load_pins(builds: dict[str, Path], older: dict[str, list[Path]], keep: dict[Path, Lexicon]
+              ) -> tuple[dict[str, Lexicon], dict[str, tuple[Lexicon, ...]]]:
+    """What a worker loads for the master's pins: the current builds and the older ones."""
+    return load_builds(builds, keep), {
+        name: tuple(load_build(path, name, keep) for path in paths)
+        for name, paths in older.items()}
+
+
+def hold_older(data: Path, lexicons: dict[str, Lexicon], keep_versions: int,
+               keep: dict[Path, Lexicon]) -> tuple[dict[str, tuple[Lexicon, ...]], list[str]]:
+    """(name → up to `keep_versions` − 1 builds before each current one, newest first, one
+    per version; the warnings of those that do not verify, which are left out)."""
+    older: dict[str, tuple[Lexicon, ...]] = {}
+    skipped = []
+    for name, current in lexicons.items():
+        found: list[Lexicon] = []
+        versions = {current.info["version"]}
+        for path in builds_of(data, name):
+            if len(found) >= keep_versions - 1:
+                break
+            if path == current.path:
+                continue
+            try:
+                lex = load_build(path, name, keep)
+            except LexiconError as e:
+                skipped.append(f"an older build of {name!r} is not held: {e}")
+                continue
+            if lex.info["version"] not in versions:  # `<name>-<version>-2`: same words
+                versions.add(lex.info["version"])
+                found.append(lex)
+        older[name] = tuple(found)
+    return older, skipped
 
 
 def verify(data: Path, default: str, pinned: Pins | None = None
@@ -61,9 +119,10 @@ def verify(data: Path, default: str, pinned: Pins | None = None
     or the pinned default gone)."""
     builds, problems = current_builds(data)
     lexicons: dict[str, Lexicon] = {}
+    keep = pinned.loaded() if pinned else {}
     for name, path in builds.items():
         try:
-            lexicons.update(load_builds({name: path}, pinned.lexicons if pinned else {}))
+            lexicons[name] = load_build(path, name, keep)
         except LexiconError as e:
             problems[name] = str(e)
     if pinned and default in pinned.lexicons and default not in builds:
@@ -71,10 +130,11 @@ def verify(data: Path, default: str, pinned: Pins | None = None
     return lexicons, problems
 
 
-def first_pins(data: Path, default: str) -> tuple[Pins, dict[str, str]]:
+def first_pins(data: Path, default: str, keep_versions: int = KEEP_VERSIONS
+               ) -> tuple[Pins, dict[str, str]]:
     """The builds a server starts with, and the warnings of those it leaves out (a link to
-    nothing, a folder without a manifest); LexiconError when a build is damaged, or when
-    there is none."""
+    nothing, a folder without a manifest, an older build that does not verify); LexiconError
+    when a build is damaged, or when there is none."""
     lexicons, problems = verify(data, default)
     builds, _ = current_builds(data)
     damaged = [why for name, why in problems.items() if name in builds]
@@ -83,18 +143,20 @@ def first_pins(data: Path, default: str) -> tuple[Pins, dict[str, str]]:
     if not lexicons:
         raise LexiconError(f"no lexicon in {data}: build one with `kelime build --bootstrap "
                            f"--out {data}` (or `kelime build --wordlist FILE --out {data}`)")
-    return Pins(1, "started", lexicons), problems
+    older, skipped = hold_older(data, lexicons, keep_versions, {})
+    return Pins(1, "started", lexicons, older=older, skipped=tuple(skipped)), problems
 
 
-def next_pins(data: Path, default: str, old: Pins) -> Pins:
-    """The generation after `old`: the data folder's current builds when every one of them
-    verifies, else `old`'s builds with the refusal."""
+def next_pins(data: Path, default: str, old: Pins, keep_versions: int = KEEP_VERSIONS) -> Pins:
+    """The generation after `old`: the data folder's current builds (and the ones before
+    them) when every current one verifies, else `old`'s builds with the refusal."""
     lexicons, problems = verify(data, default, old)
     if problems:
         pins = replace(old, outcome="refused", refused=problems)
     else:
-        same = lexicons.keys() == old.lexicons.keys() and all(
-            lexicons[name] is old.lexicons[name] for name in lexicons)
-        pins = Pins(old.generation, "unchanged" if same else "reloaded", lexicons)
+        older, skipped = hold_older(data, lexicons, keep_versions, old.loaded())
+        pins = Pins(old.generation, "reloaded", lexicons, older=older, skipped=tuple(skipped))
+        if pins.paths() == old.paths() and pins.older_paths() == old.older_paths():
+            pins = replace(pins, outcome="unchanged")
     reloads = {**old.reloads, pins.outcome: old.reloads.get(pins.outcome, 0) + 1}
     return replace(pins, generation=old.generation + 1, reloads=reloads)

@@ -14,7 +14,7 @@ from kelime.lexicon import Lexicon
 from kelime.normalize import turkish_sorted
 
 from ..conditional import wants_gzip
-from ..responses import etag, json_response
+from ..responses import cache_control, etag, json_response, pinned
 from ..schemas import GamesReply, LexiconsReply
 from ..state import Kelime, KelimeDep, NoQuery
 
@@ -22,23 +22,32 @@ router = APIRouter(prefix="/v1", tags=["catalog"], dependencies=[NoQuery])
 SUMMARY = ("alphabet", "created", "normalization_version", "counts", "source")
 
 
-def summary(lex: Lexicon) -> dict:
-    """A lexicon's identity plus what its manifest says about it (no file list)."""
+def summary(kelime: Kelime, lex: Lexicon) -> dict:
+    """A lexicon's identity plus what its manifest says about it (no file list), and the
+    builds of it held."""
     manifest = lex.manifest.as_dict()
-    return {**lex.info, **{key: manifest[key] for key in SUMMARY}}
+    return {**lex.info, **{key: manifest[key] for key in SUMMARY},
+            "held": [{**build.info, "created": build.manifest.created, "current": build is lex}
+                     for build in kelime.held(lex.name)]}
+
+
+def served(kelime: Kelime) -> list[Lexicon]:
+    """Every build held, each lexicon's current one first."""
+    return [build for name in sorted(kelime.lexicons) for build in kelime.held(name)]
 
 
 def catalog_etag(kelime: Kelime, reply: dict) -> str:
-    """Derived from every loaded lexicon's sha256 and the reply (manifests and games can change)."""
-    shas = "".join(lex.info["sha256"] for _, lex in sorted(kelime.lexicons.items()))
+    """Derived from every held build's sha256 and the reply (manifests and games can change)."""
+    shas = "".join(lex.info["sha256"] for lex in served(kelime))
     return etag(hashlib.sha256(shas.encode()).hexdigest(), reply)
 
 
 @router.get("/lexicons", response_model=LexiconsReply)
 async def lexicons(kelime: KelimeDep) -> Response:
-    """Every loaded lexicon (name, version, sha256, words, alphabet, counts, source)."""
+    """Every loaded lexicon (name, version, sha256, words, alphabet, counts, source) and the
+    builds of it held (`held`: `name@version` asks one)."""
     reply = {"lexicon": kelime.default_info(), "default": kelime.settings.default_lexicon,
-             "lexicons": [summary(lex) for _, lex in sorted(kelime.lexicons.items())]}
+             "lexicons": [summary(kelime, lex) for _, lex in sorted(kelime.lexicons.items())]}
     return json_response(reply, catalog_etag(kelime, reply))
 
 
@@ -69,12 +78,12 @@ async def lexicon_words(name: str, kelime: KelimeDep, request: Request) -> Respo
     """Every valid word of a lexicon, to check words offline: one a line, Turkish order;
     gzip when asked; a strong ETag from the lexicon's sha256 (304 on If-None-Match)."""
     lex = kelime.lexicon(name)
-    served = {other.info["sha256"] for other in kelime.lexicons.values()}
-    text, packed = await anyio.to_thread.run_sync(download, lex, served)
+    shas = {other.info["sha256"] for other in served(kelime)}
+    text, packed = await anyio.to_thread.run_sync(download, lex, shas)
     zipped = wants_gzip(request.scope["headers"])  # the weights read as the compressor does
     sha = lex.info["sha256"]
     headers = {"ETag": f'"{sha}{"-gzip" if zipped else ""}"', "Vary": "Accept-Encoding",
-               "Cache-Control": f"public, max-age={kelime.settings.cache_max_age}",
+               **cache_control(pinned(name), kelime.settings.cache_max_age),
                "Content-Disposition": f'inline; filename="{lex.name}-{lex.info["version"]}.txt"',
                "X-Kelime-Licence": str(lex.manifest.source.get("licence", ""))[:200]}
     if zipped:

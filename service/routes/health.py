@@ -22,8 +22,9 @@ async def healthz() -> Response:
 
 @router.get("/readyz", response_model=Ready)
 async def readyz(kelime: KelimeDep) -> Response:
-    """200 naming every loaded lexicon and its version; 503 (error shape) unless the default
-    lexicon is loaded (requests that name no lexicon would fail)."""
+    """200 naming every loaded lexicon, its current version and every version held; 503
+    (error shape) unless the default lexicon is loaded (requests that name no lexicon would
+    fail)."""
     default = kelime.settings.default_lexicon
     if not kelime.lexicons:
         raise not_ready(kelime.settings)
@@ -33,8 +34,9 @@ async def readyz(kelime: KelimeDep) -> Response:
                           f"loaded (loaded: {', '.join(versions)}): build it with `kelime "
                           f"build --name {default}`, or set KELIME_DEFAULT_LEXICON",
                           {"lexicons": versions, "default": default})
+    held = {name: [lex.info["version"] for lex in kelime.held(name)] for name in versions}
     return json_response({"status": "ready", "lexicons": sorted(kelime.lexicons),
-                          "versions": versions, "default": default})
+                          "versions": versions, "held": held, "default": default})
 
 
 @router.get("/metrics", response_class=Response, responses={200: {

@@ -23,7 +23,7 @@ from kelime.suggest import suggest
 
 from ..body import read_body
 from ..parse import parse_body, parse_query, refuse_query
-from ..responses import JSON, etag, json_response, matches, not_modified
+from ..responses import JSON, cache_control, etag, json_response, matches, not_modified, pinned
 
 PATH = "/v1/validate"
 
@@ -59,7 +59,7 @@ async def validate_get(request: Request) -> Response:
     lex, game = kelime.played(ask.lexicon, ask.game)
     min_length = game.min_length
     tag = answer_tag(lex, ask.words, min_length)
-    cache = {"Cache-Control": f"public, max-age={kelime.settings.cache_max_age}"}
+    cache = cache_control(pinned(ask.lexicon), kelime.settings.cache_max_age)
     if matches(", ".join(request.headers.getlist("if-none-match")), tag):  # early: no verdicts
         return not_modified(tag, cache)
     return answer(kelime, lex, ask.words, min_length, {**cache, "ETag": tag})
