@@ -177,9 +177,10 @@ def wait_ready(started: list[Replica], timeout: float = 90) -> None:
 
 @contextmanager
 def replicas(data: Path, folder: Path, count: int = 2,
-             envs: list[dict[str, str]] | None = None):
+             envs: list[dict[str, str]] | None = None, datas: list[Path] | None = None):
     """`count` `kelime serve` processes (1 worker each), yielded once all answer /readyz;
-    `envs[i]`: the environment variables of the i-th (KELIME_REPORTS=... and the like).
+    `envs[i]`: the environment variables of the i-th (KELIME_REPORTS=... and the like);
+    `datas[i]`: its own data folder (one machine each), else all serve `data`.
     Their sockets are in a folder of their own, mode 0750 as shipped, with a short path (a
     unix socket's must be under 108 bytes)."""
     started: list[Replica] = []
@@ -187,7 +188,8 @@ def replicas(data: Path, folder: Path, count: int = 2,
     run.chmod(0o750)
     try:
         for i in range(count):
-            started.append(start_replica(data, folder / f"replica-{i}.log",
+            started.append(start_replica(datas[i] if datas else data,
+                                         folder / f"replica-{i}.log",
                                          run / f"replica-{i}.sock",
                                          env=envs[i] if envs else None))
         wait_ready(started)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import shutil
+import signal
 
 import pytest
 
