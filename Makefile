@@ -94,6 +94,7 @@ bench: install
 	$(BIN)/python benchmarks/reports.py
 	$(BIN)/python benchmarks/load.py
 	$(BIN)/python benchmarks/serving.py
+	$(BIN)/python benchmarks/pinned.py
 
 clean:
 	rm -rf $(VENV) $(LOWEST) *.egg-info .pytest_cache .mypy_cache

@@ -176,16 +176,18 @@ class AnagramIndex:
         self.all: int = (1 << self.size) - 1
         offsets, text, start, _ = _layout(header)
         view = memoryview(buf)[body:]
-        self._offsets = _offsets(view[:offsets])
-        self._text = view[offsets:offsets + text]
         planes = [int.from_bytes(view[start + i * self.nbytes:start + (i + 1) * self.nbytes],
                                  "little") for i in range(sum(header["max_counts"]) +
                                                           header["max_length"])]
+        if keep is None:  # bytes read whole: keep a copy of the words only, not the planes
+            view = memoryview(bytes(view[:offsets + text]))  # twice (as bytes and as ints)
+        self._offsets = _offsets(view[:offsets])
+        self._text = view[offsets:offsets + text]
         self._counts: dict[str, list[int]] = {}
         for ch, n in zip(self.alphabet.letters, header["max_counts"]):
             self._counts[ch], planes = [self.all, *planes[:n]], planes[n:]
         self._lengths = [self.all, *planes]
-        self._sorted: list[str | None] = [None] * self.size  # `letters`, kept once asked for
+        self._sorted: dict[int, str] = {}  # `letters`, kept once asked for
 
     @classmethod
     def from_buffer(cls, buf: Buffer, keep: mmap.mmap | None = None) -> AnagramIndex:
@@ -228,7 +230,7 @@ class AnagramIndex:
         """The letters of word `i`, sorted (what it shares with its anagrams), kept once
         asked for: a split looks at thousands of words a hand, mostly the same ones (~70
         bytes a word kept, ~3 MB once every word of 40,831 has been asked for)."""
-        found = self._sorted[i]
+        found = self._sorted.get(i)
         if found is None:
             found = self._sorted[i] = "".join(sorted(self.word(i)))
         return found

@@ -10,13 +10,13 @@ holds (the 2nd ``l``) and on the rack.
 
 So `Replies` keeps, for each word once asked for, what depends on the word alone: its
 *codes*, one byte per letter, the number of "the k-th copy of this letter" (1 … 255; 0
-pads the word's column of the codes' table), and its length; and its JSON object, UTF-8,
+pads the word's row of the codes' table), and its length; and its JSON object, UTF-8,
 with ``%d`` for the score and a *marker* byte before each letter of its tiles, one marker
 per copy, a byte that JSON text made of the alphabet never holds (a control character, or
 a byte UTF-8 never uses for these letters):
 ``{"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},``. A question takes the listed
-words' columns of codes (the ids a NumPy array, `bits.members`), looks up what each code
-is worth under the rack and sums each column (the tiles' value; × the game's factor + its
+words' rows of codes (the ids a NumPy array, `bits.members`), looks up what each code
+is worth under the rack and sums each row (the tiles' value; × the game's factor + its
 bonus by length: the score), sorts them stably when by score (`rank.pick` gives the rest
 of the order), joins the listed words' objects, formats the scores in with one ``%``, and
 makes the markers into text with one ``bytes.translate``: a copy the rack holds as a real
@@ -62,7 +62,7 @@ from .query import Query
 from .rack import BLANK, Rack
 from .search import answer, choose
 
-#: Codes are bytes below CODES; code PAD fills a word's column of codes past its letters.
+#: Codes are bytes below CODES; code PAD fills a word's row of codes past its letters.
 CODES, PAD = 256, 0
 #: Printable ASCII, which the JSON around the letters is made of: never a marker.
 PRINTABLE = frozenset(range(0x20, 0x7F))
@@ -130,11 +130,12 @@ class Replies:
         self._marker = bytes([0, *marks])  # code → its marker byte
         # every marker a blank's `?` (a rack's real tiles' markers are deleted)
         self._blanks = bytes.maketrans(marks, BLANK.encode() * len(marks))
-        # the codes of word i down column i (PAD below its last letter: a listed word's
-        # codes are summed down columns, in one pass of the words a row), its length (0
-        # until it is filled in) and its JSON object, by word id
-        self._codes = np.zeros((index.max_length, len(index)), np.uint8)
-        self._lengths = np.zeros(len(index), np.intp)
+        # the codes of word i along row i (PAD after its last letter: a listed word's codes
+        # are summed along rows; a row a word, so the memory touched grows with the words
+        # listed, not the lexicon), its length (0 until it is filled in) and its JSON
+        # object, by word id
+        self._codes = np.zeros((len(index), index.max_length), np.uint8)
+        self._lengths = np.zeros(len(index), np.uint8)  # (a word of 255 letters at most)
         # {"word":"kat","score":%d,"tiles":["␁k","␂a","␃t"]},
         self._objects: npt.NDArray[np.object_] = np.full(len(index), None, object)
         self._scoring_of: Scoring | None = None  # the last game's
@@ -193,7 +194,7 @@ class Replies:
             lengths = self._lengths[chosen]
         scoring = self._scoring(game)
         worth, real = self._worth(query.rack, scoring)
-        scores = (worth.take(self._codes.take(chosen, axis=1)).sum(axis=0)
+        scores = (worth.take(self._codes.take(chosen, axis=0)).sum(axis=1)
                   * scoring.factor[lengths] + scoring.bonus[lengths])
         if query.sort == "score":  # best first; equal scores keep `chosen`'s Turkish order
             order = np.argsort(-scores, kind="stable")
@@ -213,5 +214,5 @@ class Replies:
             tiles.append(b'"%c%s"' % (self._marker[codes[-1]], letter.encode()))
         self._objects[i] = b'{"word":"%s","score":%%d,"tiles":[%s]},' % (word.encode(),
                                                                           b",".join(tiles))
-        self._codes[:len(codes), i] = np.frombuffer(codes, np.uint8)
+        self._codes[i, :len(codes)] = np.frombuffer(codes, np.uint8)
         self._lengths[i] = len(word)  # last: the word is filled in
