@@ -169,3 +169,24 @@ def test_held_builds_follow_the_setting_and_a_damaged_older_one_is_left_out(tmp_
         assert request(server.port, "GET", "/readyz")[1]["held"] == {"tr": [v3, v1]}
         assert f"an older build of 'tr' is not held: {data / BUILDS_DIR / f'tr-{v2}'}" \
             in server.log_text()
+
+
+def test_the_cli_answers_from_a_named_build(tmp_path):
+    from click.testing import CliRunner
+
+    from kelime.cli import cli
+
+    data = tmp_path / "data"
+    v1 = build(data)
+    v2 = build(data, "silgi")
+    runner = CliRunner()
+    for lexicon, valid in [("tr", True), (f"tr@{v2}", True), (f"tr@{v1}", False)]:
+        run = runner.invoke(cli, ["check", "silgi", "--json", "--lexicon", lexicon,
+                                  "--data", str(data)])
+        reply = json.loads(run.output)
+        assert reply["all_valid"] is valid and reply["lexicon"]["version"] in (v1, v2), lexicon
+    run = runner.invoke(cli, ["check", "silgi", "--lexicon", "tr@0123456789ab", "--data",
+                              str(data)])
+    assert run.exit_code == 2
+    assert f"no build '0123456789ab' of 'tr' in {data / BUILDS_DIR} (have: {v2}, {v1})" \
+        in run.output

@@ -178,8 +178,8 @@ def data_dir(flag: Path | None) -> Path:
 
 
 lexicon_option = click.option("--lexicon", "-l", default=None,
-                              help="Lexicon name [default: the game's own (kelimatik-ku: ku), "
-                                   "else tr].")
+                              help="Lexicon name, or one build of it (tr@42b2c418bf19) "
+                                   "[default: the game's own (kelimatik-ku: ku), else tr].")
 
 
 def open_lexicon(data: Path | None, name: str | None, game=None):

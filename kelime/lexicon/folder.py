@@ -10,7 +10,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ..errors import LexiconError
-from .format import MANIFEST_FILE
+from .format import MANIFEST_FILE, Manifest
 from .reader import Lexicon
 
 DEFAULT_LEXICON = "tr"
@@ -35,7 +35,17 @@ def load_named(folder: Path, name: str) -> Lexicon:
 
 
 def load_lexicon(folder: Path, name: str = DEFAULT_LEXICON) -> Lexicon:
-    """One lexicon by name, with an error that says how to build it."""
+    """One lexicon by name (`tr`), or one build of it (`tr@42b2c418bf19`, from `.builds`),
+    with an error that says how to build it, or which builds there are."""
+    name, version = split_pin(name)
+    if version is not None:
+        builds = [Lexicon.load(path) for path in builds_of(folder, name)
+                  if Manifest.read(path).version == version]
+        if not builds:
+            have = ", ".join(Manifest.read(path).version for path in builds_of(folder, name))
+            raise LexiconError(f"no build {version!r} of {name!r} in {folder / BUILDS_DIR} "
+                               f"(have: {have or 'none'}); `kelime lexicons list` shows them")
+        return builds[0]
     if not (folder / name / MANIFEST_FILE).exists():
         have = ", ".join(lexicon_names(folder)) or "none"
         raise LexiconError(f"no lexicon {name!r} in {folder} (have: {have}); build one with "
