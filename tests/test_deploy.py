@@ -54,10 +54,22 @@ def seconds(value: str) -> float:
     return int(number) * (60 if unit == "min" else 1)
 
 
-def test_systemd_analyze_verifies_the_units(tmp_path):
-    """Both units of an instance load with no error and no warning (an unknown key, an
-    address that does not parse). verify wants ExecStart's program to exist: the copy
-    verified names one made here in place of /opt/kelime/bin/kelime, nothing else changes."""
+DOCS = ROOT / "docs" / "deployment.md"
+
+
+def drop_in() -> str:
+    """The socket drop-in of docs/deployment.md's many-machines layout, as written there."""
+    found = re.search(r"kelime@\.socket\.d/private\.conf <<'UNIT'\n(.*?)^UNIT$",
+                      DOCS.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+    assert found, "docs/deployment.md lost the socket drop-in of the many-machines layout"
+    return found.group(1)
+
+
+def verify(tmp_path: Path, drop_ins: dict[str, str] | None = None) -> None:
+    """systemd-analyze verify on both units of an instance (and `drop_ins`: unit -> text):
+    no error and no warning (an unknown key, an address that does not parse). verify wants
+    ExecStart's program to exist: the copy verified names one made here in place of
+    /opt/kelime/bin/kelime, nothing else changes."""
     analyze = "/usr/bin/systemd-analyze"
     if not os.access(analyze, os.X_OK):
         pytest.skip("systemd-analyze is not installed: apt-get install systemd to verify "
@@ -75,6 +87,9 @@ def test_systemd_analyze_verifies_the_units(tmp_path):
     assert text.count(f"ExecStart={shipped} ") == 1
     (units / SERVICE.name).write_text(text.replace(f"ExecStart={shipped} ",
                                                    f"ExecStart={program} "), encoding="utf-8")
+    for unit, conf in (drop_ins or {}).items():
+        (units / f"{unit}.d").mkdir()
+        (units / f"{unit}.d" / "private.conf").write_text(conf, encoding="utf-8")
     done = subprocess.run([analyze, "verify", "--man=no", f"{units}/kelime@{INSTANCE}.service",
                            f"{units}/kelime@{INSTANCE}.socket"], capture_output=True,
                           text=True, timeout=120, check=False,
@@ -82,6 +97,36 @@ def test_systemd_analyze_verifies_the_units(tmp_path):
     assert done.returncode == 0, done.stderr
     about_ours = [line for line in done.stderr.splitlines() if "kelime" in line]
     assert not about_ours, done.stderr
+
+
+def test_systemd_analyze_verifies_the_units(tmp_path):
+    verify(tmp_path)
+
+
+def test_the_documented_drop_in_keeps_two_sockets_and_verifies(tmp_path):
+    """The many-machines drop-in replaces the loopback port with the private address and
+    keeps the two sockets ExecStart's `--fd 3 --fd 4` names."""
+    conf = drop_in()
+    lines = [line for line in conf.splitlines() if line.startswith("ListenStream=")]
+    assert lines[0] == "ListenStream=" and len(lines[1:]) == 2, conf
+    verify(tmp_path, {SOCKET.name: conf})
+
+
+def test_the_documented_replicas_py_commands_run_as_written(tmp_path):
+    """Every `python3 deploy/nginx/replicas.py ...` of docs/deployment.md and kelime.conf,
+    run from the checkout as written, but writing in a folder of the test's."""
+    site = ROOT / "deploy" / "nginx" / "kelime.conf"
+    commands = []
+    for text in (DOCS.read_text(encoding="utf-8"),
+                 re.sub(r"^#(     )?", "", site.read_text(encoding="utf-8"), flags=re.MULTILINE)):
+        for found in re.finditer(r"^python3 deploy/nginx/replicas\.py((?:.*\\\n)*.*)$", text,
+                                 re.MULTILINE):
+            commands.append(shlex.split(found.group(1).replace("\\\n", " ")))
+    assert len(commands) >= 3, commands
+    for n, args in enumerate(commands):
+        assert args[:2] == ["--out", "/etc/nginx/kelime"], args
+        done = replicas_py("--out", str(tmp_path / str(n)), *args[2:])
+        assert done.returncode == 0, (args, done.stderr)
 
 
 def test_the_units_match_what_kelime_serve_does():
@@ -180,3 +225,61 @@ def test_fds_that_are_not_the_ones_systemd_handed_over_stop_the_start(data_dir, 
     assert ("systemd handed over 2 socket(s) (LISTEN_FDS=2: file descriptors 3, 4), and "
             "--fd names 3: pass one --fd for each ListenStream= of the socket unit, from 3 on"
             in " ".join(said.split())), said
+
+
+# --- deploy/nginx/replicas.py: the replica lists of the nginx site ---------------------
+
+REPLICAS_PY = ROOT / "deploy" / "nginx" / "replicas.py"
+
+
+def replicas_py(*args: str) -> subprocess.CompletedProcess:
+    """The command as an operator runs it on the balancer: plain python3, no kelime."""
+    return subprocess.run(["python3", str(REPLICAS_PY), *args], capture_output=True,
+                          text=True, timeout=30, check=False, env={"PATH": os.environ["PATH"]})
+
+
+def test_replicas_py_writes_the_lists_the_site_includes(tmp_path):
+    done = replicas_py("--out", str(tmp_path / "kelime"),
+                       "--replica", "unix:/run/kelime/kelime-8001.sock",
+                       "--replica", "10.0.0.2:8001", "--replica", "[2001:db8::3]:8001")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (f"wrote {tmp_path}/kelime/replicas.conf, {tmp_path}/kelime/"
+                           f"reports.conf: 3 replica(s); reports to one writer, "
+                           f"unix:/run/kelime/kelime-8001.sock. Next: nginx -t && nginx -s "
+                           f"reload\n")
+    head = "# Written by deploy/nginx/replicas.py; run it again to change the replicas.\n"
+    assert (tmp_path / "kelime" / "replicas.conf").read_text(encoding="utf-8") == head + (
+        "server unix:/run/kelime/kelime-8001.sock max_fails=2 fail_timeout=10s;\n"
+        "server 10.0.0.2:8001 max_fails=2 fail_timeout=10s;\n"
+        "server [2001:db8::3]:8001 max_fails=2 fail_timeout=10s;\n")
+    reports = (tmp_path / "kelime" / "reports.conf").read_text(encoding="utf-8")
+    assert reports.endswith("\nserver unix:/run/kelime/kelime-8001.sock max_fails=2 "
+                            "fail_timeout=10s;\n")
+    again = replicas_py("--out", str(tmp_path / "kelime"), "--replica", "10.0.0.2:8001",
+                        "--replica", "10.0.0.3:8001", "--shared-reports")
+    assert again.returncode == 0 and "reports to every replica" in again.stdout
+    reports = (tmp_path / "kelime" / "reports.conf").read_text(encoding="utf-8")
+    assert re.findall(r"^server (\S+)", reports, re.MULTILINE) == ["10.0.0.2:8001",
+                                                                   "10.0.0.3:8001"]
+    assert sorted(p.name for p in (tmp_path / "kelime").iterdir()) == ["replicas.conf",
+                                                                       "reports.conf"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--replica", "/run/kelime/kelime-8001.sock"],
+     "/run/kelime/kelime-8001.sock: a unix socket is written unix:/run/kelime/kelime-8001.sock"),
+    (["--replica", "10.0.0.2"],
+     "10.0.0.2 has no port (nginx would use 80): write 10.0.0.2:8001, the replica's port"),
+    (["--replica", "10.0.0.2:80001"], "10.0.0.2:80001: the port must be 1 to 65535"),
+    (["--replica", "unix:run/k.sock"], "unix:run/k.sock: a unix socket's path must be absolute"),
+    (["--replica", "10.0.0.2:8001", "--replica", "10.0.0.2:8001"],
+     "10.0.0.2:8001 given twice: nginx would send it twice the share of requests"),
+    ([], "no replica: give one --replica ADDRESS for each"),
+    (["--replica", "10.0.0.2:8001", "--writer", "10.0.0.2:8001", "--shared-reports"],
+     "--writer and --shared-reports: the reports go to one writer"),
+])
+def test_replicas_py_refuses_what_nginx_would_misread(tmp_path, args, said):
+    """A usage error (exit 2) saying what to write, and nothing written."""
+    done = replicas_py("--out", str(tmp_path / "kelime"), *args)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "kelime").exists()
