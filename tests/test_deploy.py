@@ -22,7 +22,7 @@ import pytest
 
 from kelime.service.settings import Settings
 from tests.servers import kelime_command, listening_socket, port_of, wait_ready
-from tests.waiting import wait_until
+from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS = ROOT / "deploy" / "systemd"
@@ -147,12 +147,13 @@ def test_the_units_match_what_kelime_serve_does():
 
 
 @contextmanager
-def activated(data: Path, unix: Path, log: Path, args: list[str] | None = None
-              ) -> Iterator[tuple[subprocess.Popen, int]]:
+def activated(data: Path, unix: Path, log: Path, args: list[str] | None = None,
+              notify: Path | None = None) -> Iterator[tuple[subprocess.Popen, int]]:
     """The unit's ExecStart (or `kelime ARGS`) run as systemd runs it: its sockets (a TCP port of 127.0.0.1
     and the unix socket `unix`) bound here, in the socket unit's order, as file descriptors
     3 and 4 of the process, with LISTEN_FDS=2 and LISTEN_PID its own pid (a shell that
-    `exec`s it keeps the pid); its Environment= with KELIME_DATA pointed at `data`."""
+    `exec`s it keeps the pid); its Environment= with KELIME_DATA pointed at `data`;
+    NOTIFY_SOCKET=`notify` when given (Type=notify: where it says READY=1)."""
     service = directives(SERVICE)
     argv = shlex.split(service["Service.ExecStart"][0])
     command = kelime_command(*(argv[1:] if args is None else args))  # not /opt/kelime's
@@ -161,6 +162,8 @@ def activated(data: Path, unix: Path, log: Path, args: list[str] | None = None
         name, _, value = pair.partition("=")
         env[name] = value
     env["KELIME_DATA"] = str(data)
+    if notify:
+        env["NOTIFY_SOCKET"] = str(notify)
     tcp = listening_socket()
     stream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stream.bind(str(unix))
@@ -194,24 +197,34 @@ def test_the_units_command_serves_on_the_sockets_systemd_hands_over(data_dir, tm
     under Restart=on-failure) within TimeoutStopSec."""
     service = directives(SERVICE)
     unix, log = tmp_path / "kelime.sock", tmp_path / "serve.log"
-    with activated(data_dir, unix, log) as (proc, port):
-        url = f"http://127.0.0.1:{port}"
-        wait_ready(url, proc, output=lambda: log.read_text(errors="replace"))
-        with httpx.Client(transport=httpx.HTTPTransport(uds=str(unix)),
-                          base_url="http://kelime") as through_unix:
-            reply = through_unix.get("/v1/validate", params={"word": "kitap"})
-        assert reply.status_code == 200 and reply.json()["all_valid"] is True
-        (reload,) = service["Service.ExecReload"]
-        subprocess.run(shlex.split(reload.replace("$MAINPID", str(proc.pid))), check=True,
-                       timeout=10)
-        wait_until(lambda: "reload unchanged" in log.read_text(errors="replace"),
-                   "the unit's ExecReload reloads in place (`reload unchanged` logged)")
-        assert proc.poll() is None, log.read_text(errors="replace")
-        proc.send_signal(getattr(signal, service["Service.KillSignal"][0]))
-        code = proc.wait(timeout=seconds(service["Service.TimeoutStopSec"][0]))
-        assert code == 0, log.read_text(errors="replace")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notified:
+        notified.bind(str(tmp_path / "notify"))
+        notified.settimeout(PATIENCE)
+        with activated(data_dir, unix, log, notify=tmp_path / "notify") as (proc, port):
+            said = notified.recv(4096).decode()  # Type=notify: started once this comes
+            assert said.startswith("READY=1"), said
+            serve_as_systemd(service, proc, port, unix, log)
     assert unix.is_socket()  # systemd's socket: gunicorn leaves it for the next start
 
+
+def serve_as_systemd(service: dict[str, list[str]], proc: subprocess.Popen, port: int,
+                     unix: Path, log: Path) -> None:
+    """Ready, answering on both sockets, reloaded by ExecReload, stopped by KillSignal."""
+    url = f"http://127.0.0.1:{port}"
+    wait_ready(url, proc, output=lambda: log.read_text(errors="replace"))
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(unix)),
+                      base_url="http://kelime") as through_unix:
+        reply = through_unix.get("/v1/validate", params={"word": "kitap"})
+    assert reply.status_code == 200 and reply.json()["all_valid"] is True
+    (reload,) = service["Service.ExecReload"]
+    subprocess.run(shlex.split(reload.replace("$MAINPID", str(proc.pid))), check=True,
+                   timeout=10)
+    wait_until(lambda: "reload unchanged" in log.read_text(errors="replace"),
+               "the unit's ExecReload reloads in place (`reload unchanged` logged)")
+    assert proc.poll() is None, log.read_text(errors="replace")
+    proc.send_signal(getattr(signal, service["Service.KillSignal"][0]))
+    code = proc.wait(timeout=seconds(service["Service.TimeoutStopSec"][0]))
+    assert code == 0, log.read_text(errors="replace")
 
 
 def test_fds_that_are_not_the_ones_systemd_handed_over_stop_the_start(data_dir, tmp_path):
