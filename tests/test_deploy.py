@@ -227,17 +227,21 @@ def serve_as_systemd(service: dict[str, list[str]], proc: subprocess.Popen, port
     assert code == 0, log.read_text(errors="replace")
 
 
-def test_fds_that_are_not_the_ones_systemd_handed_over_stop_the_start(data_dir, tmp_path):
+@pytest.mark.parametrize("args, named", [(["--fd", "3"], "3"),
+                                         (["--port", "8001"], "none")])
+def test_fds_that_are_not_the_ones_systemd_handed_over_stop_the_start(data_dir, tmp_path,
+                                                                      args, named):
     """A unit whose ExecStart names fewer sockets than its socket unit listens on (a drop-in
-    added a ListenStream=) is told so, rather than serving on sockets it was not given."""
+    added a ListenStream=), or binds a port of its own, is told so, rather than serving on
+    sockets it was not given (or failing on a port systemd holds)."""
     log = tmp_path / "serve.log"
-    with activated(data_dir, tmp_path / "kelime.sock", log, ["serve", "--fd", "3"]) as (proc, _):
+    with activated(data_dir, tmp_path / "kelime.sock", log, ["serve", *args]) as (proc, _):
         assert proc.wait(timeout=60) == 1
     said = log.read_text(errors="replace")
     assert "Traceback" not in said
     assert ("systemd handed over 2 socket(s) (LISTEN_FDS=2: file descriptors 3, 4), and "
-            "--fd names 3: pass one --fd for each ListenStream= of the socket unit, from 3 on"
-            in " ".join(said.split())), said
+            f"--fd names {named}: pass one --fd for each ListenStream= of the socket unit, "
+            "from 3 on" in " ".join(said.split())), said
 
 
 # --- deploy/nginx/replicas.py: the replica lists of the nginx site ---------------------

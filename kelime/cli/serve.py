@@ -73,12 +73,13 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
         settings = settings.changed(reports=reports)
     if proxies is not None:
         settings = settings.trusting(proxies)
+    systemd = handed_over(fd)
     if fd:
         binds = [f"fd://{inherited(n)}" for n in fd]
-        if handed_over(fd):  # gunicorn takes systemd's sockets itself: not twice
-            binds = []
     else:
         binds = [f"{free(host, port)}"] + ([vacant(unix)] if unix else [])
+    if systemd:  # gunicorn takes systemd's sockets itself: not twice
+        binds = []
     from ..service.serve import run
     from . import HANGUPS
 
@@ -158,14 +159,14 @@ def handed_over(fd: tuple[int, ...]) -> bool:
     binds too, it took each one twice and stopped at the second (`Bad file descriptor`)."""
     from ..service.settings import SettingsError
 
-    if os.environ.get("LISTEN_PID") != str(os.getpid()):
-        return False
     listed = os.environ.get("LISTEN_FDS", "")
     count = int(listed) if listed.isdigit() else 0
+    if os.environ.get("LISTEN_PID") != str(os.getpid()) or not count:
+        return False
     given, systemd = sorted(set(fd)), list(range(3, 3 + count))
     if given != systemd:
         raise SettingsError(f"systemd handed over {count} socket(s) (LISTEN_FDS={count}: file "
                             f"descriptors {', '.join(map(str, systemd)) or 'none'}), and "
-                            f"--fd names {', '.join(map(str, given))}: pass one --fd for each "
-                            f"ListenStream= of the socket unit, from 3 on")
+                            f"--fd names {', '.join(map(str, given)) or 'none'}: pass one "
+                            f"--fd for each ListenStream= of the socket unit, from 3 on")
     return True
