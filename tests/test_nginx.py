@@ -224,7 +224,7 @@ class Nginx:
             if m:
                 urt = re.findall(r"[\d.]+", m.group(6))
                 out[m.group(3)] = {"status": int(m.group(1)), "bytes": int(m.group(2)),
-                                   "tried": re.findall(r"unix:[^,\s]+", m.group(4)),
+                                   "tried": re.findall(r"unix:[^,\s]+|[\d.]+:\d+", m.group(4)),
                                    "rt": float(m.group(5)), "urt": sum(map(float, urt))}
         return out
 
@@ -234,15 +234,17 @@ class Nginx:
 
 
 @contextmanager
-def nginx_in_front(upstreams: list[Path], prefix: Path, tries: int = 5,
-                   site: Path = standalone.SITE):
-    """nginx on a free port in front of the replicas' unix sockets `upstreams`: it binds the
-    port itself (it cannot be handed a socket), so a port another process took in the
-    meantime is tried again with another one. `site`: an edited kelime.conf."""
+def nginx_in_front(upstreams: list[Path | str], prefix: Path, tries: int = 5,
+                   site: Path = standalone.SITE, shared_reports: bool = False):
+    """nginx on a free port in front of the replicas `upstreams` (unix sockets, or host:port
+    strings): it binds the port itself (it cannot be handed a socket), so a port another
+    process took in the meantime is tried again with another one. `site`: an edited
+    kelime.conf; `shared_reports`: every replica takes reports (one shared store)."""
     for _ in range(tries):
         port = unused_port()
         try:
-            proc = standalone.start(NGINX, prefix, port, upstreams, site=site)
+            proc = standalone.start(NGINX, prefix, port, upstreams, site=site,
+                                    shared_reports=shared_reports)
             break
         except RuntimeError as e:
             if "Address already in use" not in str(e):
@@ -326,8 +328,8 @@ SOCKETS = [Path(f"/run/kelime-test/r{i}.sock") for i in (1, 2, 3)]
 
 
 def test_the_shipped_site_is_what_runs(tmp_path):
-    """Only the listen port, the replicas' sockets and the log folder change; nginx -t
-    accepts it."""
+    """Only the listen port, the folder of the replica lists and the log folder change;
+    nginx -t accepts it."""
     shipped = standalone.SITE.read_text(encoding="utf-8")
     conf = standalone.render(tmp_path, 18080, SOCKETS)
     standalone.check(NGINX, tmp_path, conf)
@@ -335,15 +337,17 @@ def test_the_shipped_site_is_what_runs(tmp_path):
 
     def normal(text: str) -> str:
         text = re.sub(r"listen [^;]+;", "listen X;", text)
-        text = re.sub(r"^\s*server unix:\S+[^;]*;\n", "", text, flags=re.MULTILINE)
+        text = text.replace(f"include {tmp_path.resolve()}/", "include /etc/nginx/kelime/")
         return text.replace(f"{tmp_path.resolve()}/logs/", "/var/log/nginx/")
 
     assert normal(site) == normal(shipped)
     for group in ("kelime", "kelime_search"):  # every replica in both groups
-        block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", site, re.MULTILINE)
+        block = re.search(rf"^upstream {group} \{{([^}}]*)\}}", shipped, re.MULTILINE)
         assert block, f"kelime.conf lost `upstream {group}`"
-        assert re.findall(r"server\s+(\S+)", block.group(1)) == [f"unix:{p}" for p in SOCKETS]
-        assert f"server unix:{SOCKETS[2]} max_fails=2 fail_timeout=10s;" in block.group(1)
+        assert "include /etc/nginx/kelime/replicas.conf;" in block.group(1)
+    listed = (tmp_path / "replicas.conf").read_text(encoding="utf-8")
+    assert re.findall(r"^server\s+(\S+)", listed, re.MULTILINE) == [f"unix:{p}" for p in SOCKETS]
+    assert f"server unix:{SOCKETS[2]} max_fails=2 fail_timeout=10s;" in listed
     for directive in ("proxy_http_version 1.1;", 'proxy_set_header Connection "";',
                       "keepalive 32;", "client_max_body_size 4m;",
                       "gzip_types application/json text/plain;",
@@ -355,14 +359,14 @@ def test_the_shipped_site_is_what_runs(tmp_path):
         pattern = r"\s+".join(map(re.escape, directive.split()))
         assert re.search(pattern, shipped), f"kelime.conf lost `{directive}`"
 
-    # Reports: one writer, the first replica, never a retry; the client's address only.
-    writer = re.search(r"^upstream kelime_reports \{([^}]*)\}", site, re.MULTILINE)
-    assert writer and re.findall(r"server\s+(\S+)", writer.group(1)) == [f"unix:{SOCKETS[0]};"]
+    # Reports: one writer, the first replica, never sent twice; the client's address only.
+    writer = (tmp_path / "reports.conf").read_text(encoding="utf-8")
+    assert re.findall(r"^server\s+(\S+)", writer, re.MULTILINE) == [f"unix:{SOCKETS[0]}"]
     code = re.sub(r"#.*", "", shipped)  # the directives, not the comments
     location = re.search(r"location = /v1/reports \{(.*?)\n    \}", code, re.DOTALL)
     assert location, "kelime.conf lost `location = /v1/reports`"
     reports = " ".join(location.group(1).split())
-    for directive in ("proxy_pass http://kelime_reports;", "proxy_next_upstream off;",
+    for directive in ("proxy_pass http://kelime_reports;", "proxy_next_upstream error timeout;",
                       "client_max_body_size 16k;"):
         assert directive in reports, f"location = /v1/reports lost `{directive}`"
     assert "non_idempotent" not in reports
@@ -426,18 +430,19 @@ def test_an_edit_that_would_escape_the_tests_fails_the_render(tmp_path):
 
 
 def test_an_edit_that_would_let_reports_scatter_fails_the_render():
-    """A second server in `upstream kelime_reports` (or none, or no such block) is refused
-    by standalone.py, so such an edit of kelime.conf cannot pass the tests unseen."""
+    """A server line of the site's own in `upstream kelime_reports` (a second writer), the
+    include of the list replicas.py writes gone or another one, or no such block: refused by
+    standalone.py, so such an edit of kelime.conf cannot pass the tests unseen."""
     shipped = standalone.SITE.read_text(encoding="utf-8")
-    one = "upstream kelime_reports {\n    server unix:/run/kelime/kelime-1.sock;\n"
+    one = "upstream kelime_reports {\n    include /etc/nginx/kelime/reports.conf;\n"
     assert one in shipped
     for edited in (shipped.replace(one, one + "    server unix:/run/kelime/kelime-2.sock;\n"),
                    shipped.replace(one, one + "    server 127.0.0.1:8002 backup;\n"),
-                   shipped.replace(one, one.replace(
-                       "    server unix:/run/kelime/kelime-1.sock;\n", "")),
+                   shipped.replace(one, one.replace("reports.conf", "replicas.conf")),
+                   shipped.replace(one, "upstream kelime_reports {\n"),
                    shipped.replace("upstream kelime_reports", "upstream kelime_writes")):
         with pytest.raises(ValueError, match="kelime_reports"):
-            standalone.render_site(edited, 18080, SOCKETS[:2], Path("/tmp/logs"))
+            standalone.render_site(edited, 18080, Path("/tmp/lists"), Path("/tmp/logs"))
 
 
 # --- through nginx -----------------------------------------------------------------------
@@ -452,6 +457,35 @@ def test_requests_go_to_both_replicas(stack):
         assert headers["x-request-id"] == rid
     served = {tried[-1] for _, tried in wait_for_log(front, ids).values() if tried}
     assert served == {r.address for r in pair}
+
+
+def test_any_list_of_replicas_renders_and_nginx_takes_it(tmp_path):
+    """Seven replicas, unix sockets and host:port (IPv4, IPv6, a name) mixed: every one in
+    both groups, nginx -t accepts it; with shared reports, every one takes reports too."""
+    given: list[Path | str] = [SOCKETS[0], "10.0.0.2:8001", "10.0.0.3:8001", SOCKETS[1],
+                               "[2001:db8::4]:8001", "localhost:8005", "10.0.0.6:65535"]
+    conf = standalone.render(tmp_path, 18080, given, shared_reports=True)
+    standalone.check(NGINX, tmp_path, conf)
+    names = [standalone.address(g) for g in given]
+    for listed in ("replicas.conf", "reports.conf"):
+        text = (tmp_path / listed).read_text(encoding="utf-8")
+        assert re.findall(r"^server\s+(\S+) max_fails=2 fail_timeout=10s;$", text,
+                          re.MULTILINE) == names
+
+
+def test_replicas_on_a_unix_socket_and_on_host_port_both_answer(stack, tmp_path):
+    """nginx in front of one replica on its unix socket and the other on its TCP port
+    (as nginx on another host reaches it): requests go to both."""
+    pair, _ = stack
+    tcp = f"127.0.0.1:{pair[1].port}"
+    with nginx_in_front([pair[0].sock, tcp], tmp_path / "nginx") as front:
+        ids = {f"mixed-{i}" for i in range(10)}
+        for rid in sorted(ids):
+            status, _, body = request(front.port, "GET", "/v1/validate?word=kitap",
+                                      headers={"X-Request-ID": rid})
+            assert status == 200 and json.loads(body)["all_valid"] is True
+        served = {tried[-1] for _, tried in wait_for_log(front, ids).values() if tried}
+        assert served == {pair[0].address, tcp}
 
 
 def test_large_json_replies_are_gzipped_small_ones_not(stack):
@@ -847,6 +881,41 @@ def test_with_the_writer_down_reports_get_503_and_go_nowhere_else(lexicon, tmp_p
         assert wait_for_log(front, {"back"})["back"] == (202, [writer.address])
         assert open_counts(writer_store) == {"kitapçık": 1, "kalemsi": 1}
         assert open_counts(other_store) == {}
+
+
+def test_with_a_shared_store_every_replica_takes_reports_and_one_down_loses_none(lexicon,
+                                                                               tmp_path):
+    """replicas.py --shared-reports (every replica on one store, as on PostgreSQL; here one
+    SQLite file both replicas of this host share): reports go round-robin to both; with one
+    killed, every report is still taken (202), by the other, the dead one tried at most
+    once a report and never sent a report twice; all land in the one store."""
+    store = tmp_path / "shared.sqlite"
+    env = {"KELIME_REPORTS": str(store), "KELIME_REPORTS_PER_HOUR": "100"}
+    with ExitStack() as stack_:
+        pair = stack_.enter_context(replicas(lexicon, tmp_path, envs=[env, env]))
+        front = stack_.enter_context(nginx_in_front([r.sock for r in pair], tmp_path / "nginx",
+                                                    shared_reports=True))
+        before = {f"shared-{i}" for i in range(6)}
+        for i, rid in enumerate(sorted(before)):
+            status, _, reply = report(front.port, "kitapçık", source=f"127.0.5.{i + 1}",
+                                      headers={"X-Request-ID": rid})
+            assert status == 202, reply
+        log = wait_for_log(front, before)
+        assert {log[rid][1][-1] for rid in before} == {r.address for r in pair}
+
+        victim, survivor = pair
+        crash(victim)
+        after = {f"one-down-{i}" for i in range(6)}
+        for i, rid in enumerate(sorted(after)):
+            status, _, reply = report(front.port, "kalemsi", source=f"127.0.6.{i + 1}",
+                                      headers={"X-Request-ID": rid})
+            assert status == 202, reply
+        log = wait_for_log(front, after)
+        for rid in after:
+            status, tried = log[rid]
+            assert status == 202 and tried[-1] == survivor.address, log[rid]
+            assert tried in ([survivor.address], [victim.address, survivor.address])
+        assert open_counts(store) == {"kitapçık": 6, "kalemsi": 6}
 
 
 def test_x_forwarded_for_straight_to_a_replica_is_ignored(report_stack):

@@ -7,13 +7,11 @@ nginx.conf is Debian's /etc/nginx/nginx.conf for kelime, kelime.conf an nginx si
 
 in kelime.conf (the site)
 * `listen 80 ...;`                 -> `listen 127.0.0.1:<port> ...;`
-* the `server unix:/run/kelime/kelime-N.sock ...;` lines of `upstream kelime` and of
-  `upstream kelime_search` (the same replicas, for searches) -> one per replica's socket
-  given (each keeping the parameters, max_fails=... fail_timeout=..., of the block's first
-  line)
-* the one `server unix:...;` line of `upstream kelime_reports` (the replica that stores
-  player reports) -> the first socket given (which must be the replica started with
-  KELIME_REPORTS)
+* `include /etc/nginx/kelime/...;`  -> `include <prefix>/...;`, the replica lists that
+  deploy/nginx/replicas.py writes there, as an operator runs it: replicas.conf (every
+  replica given, in `upstream kelime` and `upstream kelime_search`) and reports.conf (in
+  `upstream kelime_reports`: the first replica, the one started with KELIME_REPORTS, or
+  every replica when they share one store)
 * `/var/log/nginx/`                -> `<prefix>/logs/`
 
 in nginx.conf (the main config)
@@ -28,14 +26,15 @@ in nginx.conf (the main config)
 Each substitution must match, so an edit of either file that would silently escape the
 tests fails them instead.
 
-    python deploy/nginx/standalone.py --listen 8080 --upstream /run/kelime/kelime-1.sock \\
-        --upstream /run/kelime/kelime-2.sock --prefix /tmp/kelime-nginx
+    python deploy/nginx/standalone.py --listen 8080 --upstream /run/kelime/kelime-8001.sock \\
+        --upstream 127.0.0.1:8002 --prefix /tmp/kelime-nginx
                                             # writes the config, prints the nginx command
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -48,10 +47,16 @@ HERE = Path(__file__).resolve().parent
 SITE = HERE / "kelime.conf"
 MAIN = HERE / "nginx.conf"
 
+_spec = importlib.util.spec_from_file_location("kelime_nginx_replicas", HERE / "replicas.py")
+assert _spec and _spec.loader
+replicas = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(replicas)
+
 _LISTEN = re.compile(r"^([ \t]*)listen\s+80\b([^;]*);", re.MULTILINE)
-_UPSTREAMS = ("kelime", "kelime_search")   # every replica, each group
-_REPORTS_UPSTREAM = re.compile(r"^upstream\s+kelime_reports\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)
-_SERVER = re.compile(r"^([ \t]*)server\s+unix:[^\s;]+([^;]*);\n", re.MULTILINE)
+#: Each upstream group and the list it includes, and nothing else: a `server` line of the
+#: site's own (a second report writer, say) would escape the replica lists the tests write.
+_UPSTREAMS = {"kelime": replicas.REPLICAS, "kelime_search": replicas.REPLICAS,
+              "kelime_reports": replicas.REPORTS}
 
 
 def find_nginx() -> str | None:
@@ -77,53 +82,27 @@ def _sub(text: str, pattern: str, repl: str, what: str, count: int | None = 1,
     return text
 
 
-def render_site(site: str, listen: int, upstreams: list[str | Path], logs: Path) -> str:
-    """kelime.conf with the listen port, the replicas' sockets and the log folder replaced;
-    the report writer is the first replica."""
-    if not upstreams:
-        raise ValueError("at least one upstream socket is needed")
-    sockets = [str(path) for path in upstreams]
+def render_site(site: str, listen: int, folder: Path, logs: Path) -> str:
+    """kelime.conf with the listen port, the folder of the replica lists it includes and the
+    log folder replaced."""
     site = _sub(site, _LISTEN.pattern, rf"\g<1>listen 127.0.0.1:{listen}\g<2>;",
                 "kelime.conf: the `listen 80 ...;` line")
-    for name in _UPSTREAMS:
-        site = _render_replicas(site, name, sockets)
-    site = _render_writer(site, sockets[0])
+    for name, listed in _UPSTREAMS.items():
+        blocks = re.findall(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.MULTILINE | re.DOTALL)
+        if len(blocks) != 1:
+            raise ValueError(f"kelime.conf: expected one `upstream {name} {{ ... }}` block, "
+                             f"found {len(blocks)}")
+        code = re.sub(r"#.*", "", blocks[0])
+        if re.search(r"^\s*server\s", code, re.MULTILINE) or code.count("include") != 1 or \
+                not re.search(rf"^\s*include\s+{re.escape(str(replicas.FOLDER / listed))};",
+                              code, re.MULTILINE):
+            raise ValueError(f"kelime.conf: `upstream {name}` must hold `include "
+                             f"{replicas.FOLDER / listed};` and no server line of its own "
+                             f"(deploy/nginx/replicas.py writes the replicas)")
+    listed_in = re.escape(str(replicas.FOLDER))
+    site = _sub(site, rf"^([ \t]*)include\s+{listed_in}/", rf"\g<1>include {folder}/",
+                "kelime.conf: the replica lists' includes", 3)
     return _sub(site, r"/var/log/nginx/", f"{logs}/", "kelime.conf: the log folder", None)
-
-
-def _render_replicas(site: str, name: str, sockets: list[str]) -> str:
-    """`upstream <name>` with one server line per replica, each with the parameters of the
-    block's first server line."""
-    block = re.search(rf"^upstream\s+{name}\s*\{{(.*?)^\}}", site, re.MULTILINE | re.DOTALL)
-    if not block:
-        raise ValueError(f"kelime.conf: no `upstream {name} {{ ... }}` block")
-    body = block.group(1)
-    servers = list(_SERVER.finditer(body))
-    if not servers:
-        raise ValueError(f"kelime.conf: `upstream {name}` has no `server unix:PATH` line")
-    indent, params = servers[0].group(1), servers[0].group(2)
-    lines = "".join(f"{indent}server unix:{path}{params};\n" for path in sockets)
-    body = body[:servers[0].start()] + lines + _SERVER.sub("", body[servers[0].start():])
-    return site[:block.start(1)] + body + site[block.end(1):]
-
-
-def _render_writer(site: str, path: str) -> str:
-    """`upstream kelime_reports` pointed at `path`. Exactly one such block with exactly one
-    server line: a second server would let reports scatter (or be retried on another
-    replica), so it is refused rather than rendered."""
-    blocks = list(_REPORTS_UPSTREAM.finditer(site))
-    if len(blocks) != 1:
-        raise ValueError(f"kelime.conf: expected one `upstream kelime_reports {{ ... }}` "
-                         f"block, found {len(blocks)}")
-    block = blocks[0]
-    servers = len(re.findall(r"^\s*server\s", block.group(1), re.MULTILINE))
-    body, n = _SERVER.subn(lambda m: f"{m.group(1)}server unix:{path}{m.group(2)};\n",
-                           block.group(1))
-    if servers != 1 or n != 1:
-        raise ValueError("kelime.conf: `upstream kelime_reports` must hold exactly one "
-                         f"`server unix:PATH ...;` line (the report writer), found "
-                         f"{servers} server line(s)")
-    return site[:block.start(1)] + body + site[block.end(1):]
 
 
 def render_main(main: str, prefix: Path, site: Path, worker_processes: int) -> str:
@@ -148,15 +127,25 @@ def render_main(main: str, prefix: Path, site: Path, worker_processes: int) -> s
                 rf"\g<1>include {site};", f"{what}: the sites-enabled include")
 
 
+def address(upstream: str | Path) -> str:
+    """nginx's address of a replica: a Path is its unix socket, a str is as replicas.py
+    takes it (unix:/PATH or HOST:PORT)."""
+    return f"unix:{upstream}" if isinstance(upstream, Path) else upstream
+
+
 def render(prefix: Path, listen: int, upstreams: list[str | Path], site: Path = SITE,
-           main: Path = MAIN, worker_processes: int = 1) -> Path:
-    """Write <prefix>/nginx.conf (the main config) and <prefix>/kelime.conf (the site);
-    return the main config's path."""
+           main: Path = MAIN, worker_processes: int = 1, shared_reports: bool = False) -> Path:
+    """Write <prefix>/nginx.conf (the main config), <prefix>/kelime.conf (the site) and the
+    replica lists it includes, as deploy/nginx/replicas.py writes them for `upstreams` (the
+    first the report writer, or every one with `shared_reports`); return the main config's
+    path."""
     prefix = Path(prefix).resolve()
     for folder in (prefix / "logs", prefix / "temp"):
         folder.mkdir(parents=True, exist_ok=True)
+    replicas.write(prefix, replicas.render([address(u) for u in upstreams],
+                                           shared=shared_reports))
     rendered = prefix / "kelime.conf"
-    rendered.write_text(render_site(site.read_text(encoding="utf-8"), listen, upstreams,
+    rendered.write_text(render_site(site.read_text(encoding="utf-8"), listen, prefix,
                                     prefix / "logs"), encoding="utf-8")
     conf = prefix / "nginx.conf"
     conf.write_text(f"# Generated by deploy/nginx/standalone.py from {main}; do not edit.\n" +
@@ -182,9 +171,11 @@ def check(nginx: str, prefix: Path, conf: Path) -> None:
 
 
 def start(nginx: str, prefix: Path, listen: int, upstreams: list[str | Path],
-          worker_processes: int = 1, timeout: float = 15, site: Path = SITE) -> subprocess.Popen:
+          worker_processes: int = 1, timeout: float = 15, site: Path = SITE,
+          shared_reports: bool = False) -> subprocess.Popen:
     """Render, check and start nginx; return once it accepts connections on `listen`."""
-    conf = render(prefix, listen, upstreams, site=site, worker_processes=worker_processes)
+    conf = render(prefix, listen, upstreams, site=site, worker_processes=worker_processes,
+                  shared_reports=shared_reports)
     check(nginx, prefix, conf)
     with open(Path(prefix) / "logs" / "stderr.log", "wb") as log:
         proc = subprocess.Popen(command(nginx, prefix, conf), stdout=log,
@@ -218,13 +209,14 @@ def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--listen", type=int, required=True, help="port on 127.0.0.1")
-    parser.add_argument("--upstream", type=Path, action="append", required=True,
-                        help="a replica's unix socket (repeat; the first is the report writer, "
-                             "the one started with KELIME_REPORTS)")
+    parser.add_argument("--upstream", action="append", required=True,
+                        help="a replica: its unix socket's path, or HOST:PORT (repeat; the "
+                             "first is the report writer, the one started with KELIME_REPORTS)")
     parser.add_argument("--prefix", type=Path, required=True, help="folder for everything")
     parser.add_argument("--workers", type=int, default=1, help="worker_processes [1]")
     args = parser.parse_args()
-    conf = render(args.prefix, args.listen, args.upstream, worker_processes=args.workers)
+    upstreams = [Path(u) if u.startswith("/") else u for u in args.upstream]
+    conf = render(args.prefix, args.listen, upstreams, worker_processes=args.workers)
     nginx = find_nginx() or "nginx"
     print(f"wrote {conf}; run:\n  " + " ".join(
         repr(a) if " " in a else a for a in command(nginx, args.prefix, conf)))

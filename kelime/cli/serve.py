@@ -73,10 +73,13 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
         settings = settings.changed(reports=reports)
     if proxies is not None:
         settings = settings.trusting(proxies)
+    systemd = handed_over(fd)
     if fd:
         binds = [f"fd://{inherited(n)}" for n in fd]
     else:
         binds = [f"{free(host, port)}"] + ([vacant(unix)] if unix else [])
+    if systemd:  # gunicorn takes systemd's sockets itself: not twice
+        binds = []
     from ..service.serve import run
     from . import HANGUPS
 
@@ -147,3 +150,23 @@ def inherited(fd: int) -> int:
     finally:
         sock.detach()  # not ours to close
     return fd
+
+
+def handed_over(fd: tuple[int, ...]) -> bool:
+    """Whether systemd's socket activation handed this process the sockets `fd` names
+    (LISTEN_PID its pid, LISTEN_FDS their count, from 3 on). gunicorn serves on those by
+    itself, and leaves their unix socket files for systemd when it stops: given them as
+    binds too, it took each one twice and stopped at the second (`Bad file descriptor`)."""
+    from ..service.settings import SettingsError
+
+    listed = os.environ.get("LISTEN_FDS", "")
+    count = int(listed) if listed.isdigit() else 0
+    if os.environ.get("LISTEN_PID") != str(os.getpid()) or not count:
+        return False
+    given, systemd = sorted(set(fd)), list(range(3, 3 + count))
+    if given != systemd:
+        raise SettingsError(f"systemd handed over {count} socket(s) (LISTEN_FDS={count}: file "
+                            f"descriptors {', '.join(map(str, systemd)) or 'none'}), and "
+                            f"--fd names {', '.join(map(str, given)) or 'none'}: pass one "
+                            f"--fd for each ListenStream= of the socket unit, from 3 on")
+    return True
