@@ -15,7 +15,7 @@ from kelime.games import GAMES, Game, UnknownGame, get_game
 from kelime.lexicon import Lexicon
 from kelime.lexicon.reader import LexiconInfo
 
-from .errors import Invalid, NotFound, Unavailable
+from .errors import NotFound, Unavailable
 from .metrics import Metrics
 from .parse import refuse_query
 from .settings import Settings
@@ -31,11 +31,11 @@ class Kelime:
     games: dict[str, Game] = field(default_factory=lambda: dict(GAMES))
 
     def game(self, name: str | None, default: str | None = None) -> Game:
-        """The game profile called `name` (or `default`); 422 listing the known games."""
+        """The game profile called `name` (or `default`); 404 listing the known games."""
         try:
             return get_game(name or default, self.games)
         except UnknownGame as e:
-            raise Invalid("unknown_game", str(e), {"known": list(self.games)}) from None
+            raise NotFound("unknown_game", str(e), {"known": list(self.games)}) from None
 
     def played(self, lexicon: str | None, game: str | None, default_game: str | None = None
                ) -> tuple[Lexicon, Game]:
