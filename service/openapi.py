@@ -273,7 +273,9 @@ def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game]) -> 
             operation["responses"] = {**errors, **{
                 status: {**errors.get(status, {}), **reply} for status, reply in own.items()}}
         schema["paths"][path] = operations
-    for path in (anagram.ANAGRAM, anagram.SPLIT):  # what the schema cannot know beforehand
+    for path in (anagram.ANAGRAM, anagram.SPLIT, reports.PATH):  # what the schema cannot
+        if path not in schema["paths"]:                           # know beforehand
+            continue
         schema["paths"][path]["post"]["responses"]["409"] = {
             "description": "Conflict: the game's tiles are not the lexicon's letters "
                            "(`game_not_for_lexicon`; `details.games` lists those that fit).",
