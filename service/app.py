@@ -87,7 +87,7 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
     if origins:  # off by default: browsers on other origins may call only when allowed
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                            allow_headers=["Content-Type", "If-None-Match"],
-                           expose_headers=["ETag"], max_age=3600)
+                           expose_headers=["ETag", "Retry-After"], max_age=3600)
     app.add_middleware(Conditional)  # HEAD on every GET, 304 on every matching ETag
     app.add_middleware(MetricsMiddleware, metrics=metrics,
                        access_log=settings.access_log == "json", router=app.router)

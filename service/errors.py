@@ -50,8 +50,12 @@ CODES: dict[str, Code] = {
     "unknown_version": Code(404, "The lexicon is loaded, but not the version `name@version` "
                                  "names (no longer, or not yet, held); `details.held` lists "
                                  "the versions held, the current one first."),
+    "unknown_game": Code(404, "No such game; `details.known` lists them."),
     "method_not_allowed": Code(405, "The path does not answer this method (`Allow` lists "
                                     "those it does)."),
+    # 409: what this server has cannot answer the question together
+    "game_not_for_lexicon": Code(409, "The game's tiles are not the lexicon's letters "
+                                      "(`details.games` lists the games that fit)."),
     # 409: the admin reload
     "reload_refused": Code(409, "The data folder's builds cannot be served; the old ones "
                                 "still are."),
@@ -74,7 +78,6 @@ CODES: dict[str, Code] = {
     "invalid_encoding": Code(422, "The body, path or query is not UTF-8."),
     "invalid_request": Code(422, "A field or parameter that is missing, unknown or of the "
                                  "wrong type."),
-    "unknown_game": Code(422, "No such game; `details.known` lists them."),
     "invalid_rack": Code(422, "A rack that cannot be read as tiles."),
     "invalid_pattern": Code(422, "A board pattern that cannot be read."),
     "invalid_option": Code(422, "An anagram option of the wrong type or out of range."),
@@ -161,7 +164,10 @@ def client_address(request: Request, unknown: str = "unknown") -> str:
 #: status listing its codes.
 ERROR_SCHEMA = {"type": "object", "required": ["error"], "properties": {"error": {
     "type": "object", "required": ["code", "message"],
-    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}}
+    "properties": {"code": {"type": "string", "enum": sorted(CODES),
+                            "description": "What went wrong, one of the codes of docs/api.md "
+                                           "(the status comes with it)."},
+                   "message": {"type": "string"}, "details": {}}}}}
 
 
 #: The error statuses any route can answer (the others are documented where they happen).
@@ -259,7 +265,10 @@ def _(exc: RequestValidationError, request: Request) -> Described:
 
 @describe.register
 def _(exc: HTTPException, request: Request) -> Described:
-    """Starlette's own: 404 no route, 405 (with every method the path answers)."""
+    """Starlette's own: 404 no route, 405 (with every method the path answers); any other
+    is a bug (kelime raises `ServiceError`s): a 500, like any unexpected exception."""
+    if exc.status_code not in _HTTP_CODES:
+        return describe.dispatch(Exception)(exc, request)
     headers = dict(exc.headers) if exc.headers else None
     if exc.status_code == 405:
         headers = {**(headers or {}), "Allow": allowed_methods(request, exc)}
@@ -279,12 +288,10 @@ def _http(exc: HTTPException, request: Request, headers: dict[str, str] | None
     where = f"{request.method[:20]} {path if len(path) <= 80 else path[:80] + '…'}"
     if exc.status_code == 404:
         message = f"{where} matches no route; the API is listed at /docs"
-    elif exc.status_code == 405:
+    else:
         allowed = (headers or {}).get("Allow", "")
         message = f"{where}: method not allowed here (allowed: {allowed})"
-    else:
-        message = f"{where}: {exc.detail}"
-    return error_body(_HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}"), message)
+    return error_body(_HTTP_CODES[exc.status_code], message)
 
 
 async def handle_error(request: Request, exc: Exception) -> Response:

@@ -6,12 +6,16 @@ FastAPI generates the schema of its own routes; `document` adds what it cannot k
   here and their replies from the pydantic models of `schemas`;
 - the error shape on every error status of every route;
 - the limits, from the settings (`KELIME_MAX_WORDS=500` makes `maxItems` 500);
-- the names a server has loaded (lexicons, games) as enums, and what each game and
-  lexicon lets a rack hold: the rack and pattern syntax as regular expressions over the
-  lexicon's letters (every character that normalises to one of them, upper case too),
-  the tiles a hand may hold per game, two-letter tiles only in games that have them.
+- an explicit operationId for every operation, a named component for every request body
+  and reply, `Retry-After` on every 429 and 503;
+- what each game lets a rack hold: the rack and pattern syntax as regular expressions over
+  its tiles' letters (every character that normalises to one of them, upper case too),
+  the tiles a hand may hold, two-letter tiles only in games that have them.
 
-The schema is made again when a reload changes the lexicons (and their alphabets).
+`lexicon` and `game` are plain strings (a pattern, not an enum of what is loaded): the
+schema is the same on every replica whatever it has loaded, during a rollout too; GET
+/v1/lexicons and /v1/games list what a server has. Replies are open to new fields (no
+`additionalProperties: false`): a client ignores the fields it does not know.
 
     >>> from kelime.normalize import TURKISH
     >>> "I" in typed_letters(TURKISH) and "â" in typed_letters(TURKISH)
@@ -31,11 +35,12 @@ from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
 from kelime.games import DEFAULT_GAME, GAMES, Game
-from kelime.normalize import TURKISH, WHITESPACE, Alphabet, normalize
+from kelime.normalize import KURMANJI, TURKISH, WHITESPACE, Alphabet, normalize
 
 from .errors import ERROR_RESPONSES, ERROR_SCHEMA
 from .models import AnagramAsk, Ask, Body, ReportAsk, SplitAsk, body_schema, merge
 from .parse import get_limit
+from .responses import JSON
 from .routes import anagram, reports, validate
 from .schemas import PLAIN_ROUTE_MODELS
 from .settings import Settings
@@ -43,6 +48,8 @@ from .settings import Settings
 REF = "#/components/schemas/{model}"
 LAST_TYPED = 0xFFFF  # the last code point typed_letters asks about
 SPLIT_GAME = "harfbank"
+#: The alphabets a game's tiles are read in (`game_alphabet`).
+KNOWN_ALPHABETS = (TURKISH, KURMANJI)
 
 
 @lru_cache(maxsize=16)
@@ -96,34 +103,38 @@ def _when(field: str, names: list[str], default: str, then: dict) -> dict:
     return {"if": condition, "then": then}
 
 
-def _rack_rules(games: dict[str, Game], default: str, settings: Settings,
-                letters: str) -> list[dict]:
+def game_alphabet(game: Game) -> Alphabet:
+    """The alphabet of a game's tiles: the known one that holds them all (Turkish, Kurmanji),
+    else one of its own letters."""
+    letters = set(game.letter_values)
+    return next((a for a in KNOWN_ALPHABETS if letters <= a.letter_set),
+                Alphabet("".join(sorted(letters))))
+
+
+def _by_game(games: dict[str, Game]) -> dict[Alphabet, list[str]]:
+    groups: dict[Alphabet, list[str]] = {}
+    for name, game in games.items():
+        groups.setdefault(game_alphabet(game), []).append(name)
+    return groups
+
+
+def _rack_rules(games: dict[str, Game], default: str, settings: Settings) -> list[dict]:
     """Per game: the tiles a rack may hold (the hand, plus one a split throws away), the
-    blanks its bag has, and whether two-letter tiles are allowed (`anagram.query.fit`)."""
-    groups: dict[tuple[int, int, bool], list[str]] = {}
+    blanks its bag has, whether two-letter tiles are allowed (`anagram.query.fit`), and its
+    tiles' letters (Kürtçe Kelimatik's are Kurmanji's)."""
+    groups: dict[tuple[int, int, bool, Alphabet], list[str]] = {}
     for name, game in games.items():
         most = min(settings.max_rack_tiles, game.rack_size + game.discard)
         blanks = min(settings.max_blanks, game.blanks)
         pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
-        groups.setdefault((most, blanks, pairs), []).append(name)
-    return [_when("game", names, default, {"properties": {"rack": {"allOf": [
-        {"pattern": rack_pattern(letters, most, pairs)}, {"pattern": at_most("?", blanks)}]}}})
-        for (most, blanks, pairs), names in sorted(groups.items())]
-
-
-def _game_rules(games: dict[str, Game], alphabets: dict[str, Alphabet], lexicon: str,
-                game: str) -> list[dict]:
-    """Per lexicon: the games whose tiles are its letters (`anagram.query.plays`; a Turkish
-    game gives Kurmanji's ê î û q w x no value)."""
+        groups.setdefault((most, blanks, pairs, game_alphabet(game)), []).append(name)
     rules = []
-    for alphabet, names in _by_alphabet(alphabets).items():
-        fitting = [n for n, g in games.items() if not g.unvalued(alphabet.letters)]
-        if len(fitting) == len(games):
-            continue
-        then: dict = {"properties": {"game": {"enum": fitting}}}
-        if game not in fitting:
-            then["required"] = ["game"]
-        rules.append(_when("lexicon", names, lexicon, then))
+    for (most, blanks, pairs, alphabet), names in groups.items():
+        typed = typed_letters(alphabet)
+        rules.append(_when("game", names, default, {"properties": {
+            "rack": {"allOf": [{"pattern": rack_pattern(typed, most, pairs)},
+                               {"pattern": at_most("?", blanks)}]},
+            "pattern": {"pattern": f"^{_class(typed + '.' + WHITESPACE)}*$"}}}))
     return rules
 
 
@@ -132,43 +143,21 @@ def word_pattern(letters: str) -> str:
     return f"^{_spaces()}{_class(letters)}+{_spaces()}$"
 
 
-def _by_alphabet(alphabets: dict[str, Alphabet]) -> dict[Alphabet, list[str]]:
-    groups: dict[Alphabet, list[str]] = {}
-    for name, alphabet in alphabets.items():
-        groups.setdefault(alphabet, []).append(name)
-    return groups
-
-
-def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
-    """With lexicons of different alphabets, each lexicon's racks and patterns use its own."""
-    groups = _by_alphabet(alphabets)
+def _word_rules(games: dict[str, Game], default: str) -> list[dict]:
+    """With games of different alphabets, each game's reported word uses its own."""
+    groups = _by_game(games)
     if len(groups) < 2:
         return []
-    rules = []
-    for alphabet, names in groups.items():
-        typed = typed_letters(alphabet)
-        rules.append(_when("lexicon", names, default, {"properties": {
-            "rack": {"pattern": f"^{_class(typed + '?[]' + WHITESPACE)}*$"},
-            "pattern": {"pattern": f"^{_class(typed + '.' + WHITESPACE)}*$"}}}))
-    return rules
-
-
-def _word_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
-    """With lexicons of different alphabets, each lexicon's reported word uses its own."""
-    groups = _by_alphabet(alphabets)
-    if len(groups) < 2:
-        return []
-    return [_when("lexicon", names, default, {"properties": {"word": {
+    return [_when("game", names, default, {"properties": {"word": {
         "pattern": word_pattern(typed_letters(alphabet))}}})
         for alphabet, names in groups.items()]
 
 
-def plain_paths(settings: Settings, games: dict[str, Game],
-                alphabets: dict[str, Alphabet]) -> dict:
+def plain_paths(settings: Settings, games: dict[str, Game]) -> dict:
     """The OpenAPI paths of validate, anagram, split and reports: their bodies are the
     models' schemas (`models.body_schema`, with the settings' limits), to which this adds
-    what the loaded lexicons and games allow."""
-    letters = "".join(dict.fromkeys(c for a in alphabets.values() for c in typed_letters(a)))
+    what the games allow (their tiles, their letters)."""
+    letters = "".join(dict.fromkeys(c for a in _by_game(games) for c in typed_letters(a)))
     default_lexicon = settings.default_lexicon
 
     def body(model: type[Body]) -> dict:
@@ -191,16 +180,13 @@ def plain_paths(settings: Settings, games: dict[str, Game],
     merge(anagram_body, {"properties": {"rack": rack, "pattern": {"anyOf": [
         {"pattern": board_pattern(letters)}, {}]}}})
     merge(split_body, {"properties": {"rack": dict(rack)}})
-    lexicon_rules = _alphabet_rules(alphabets, default_lexicon)
     anagram_paths = anagram.openapi(
         anagram_body, split_body,
-        anagram_rules=(_rack_rules(games, DEFAULT_GAME, settings, letters) + lexicon_rules
-                       + _game_rules(games, alphabets, default_lexicon, DEFAULT_GAME)),
-        split_rules=(_rack_rules(games, SPLIT_GAME, settings, letters) + lexicon_rules
-                     + _game_rules(games, alphabets, default_lexicon, SPLIT_GAME)),
+        anagram_rules=_rack_rules(games, DEFAULT_GAME, settings),
+        split_rules=_rack_rules(games, SPLIT_GAME, settings),
         replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")})
     reports_paths = (reports.openapi(settings, body(ReportAsk), word_pattern(letters),
-                                     _word_rules(alphabets, default_lexicon))
+                                     _word_rules(games, DEFAULT_GAME))
                      if settings.reports else {})
     return {**validate_paths, **anagram_paths, **reports_paths}
 
@@ -211,22 +197,17 @@ def ref(model: str) -> dict:
 
 def document(app: FastAPI, settings: Settings) -> None:
     """Make `app.openapi()` the exact schema (see the module docstring), cached per set of
-    loaded names."""
+    games (what the lexicons loaded are does not change it)."""
     generate = app.openapi
-    made: dict[tuple[Any, ...], dict[str, Any]] = {}
+    made: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def openapi() -> dict:
         kelime = getattr(app.state, "kelime", None)
         games = kelime.games if kelime is not None else dict(GAMES)
-        alphabets = ({name: lex.alphabet for name, lex in kelime.lexicons.items()}
-                     if kelime is not None and kelime.lexicons
-                     else {settings.default_lexicon: TURKISH})
-        key = (tuple(sorted(kelime.lexicons)) if kelime is not None else (),
-               tuple(games), tuple(sorted((n, a.letters) for n, a in alphabets.items())))
+        key = tuple(games)
         if key not in made:
             made.clear()
-            made[key] = make(app, generate, settings, games, alphabets,
-                             None if kelime is None else key[0])
+            made[key] = make(app, generate, settings, games)
         app.openapi_schema = made[key]
         return app.openapi_schema
 
@@ -234,9 +215,50 @@ def document(app: FastAPI, settings: Settings) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game],
-         alphabets: dict[str, Alphabet], lexicons: tuple[str, ...] | None) -> dict:
-    """One schema: FastAPI's, plus the plain routes, errors, limits and names."""
+#: Every operation's id, explicit and stable: the names generated clients give their
+#: functions (FastAPI's own, `readyz_readyz_get`, change with the path).
+OPERATION_IDS = {
+    ("post", "/v1/validate"): "validateWords",
+    ("get", "/v1/validate"): "validateWordsQuery",
+    ("get", "/v1/words/{word}"): "getWord",
+    ("post", "/v1/anagram"): "findAnagrams",
+    ("post", "/v1/split"): "splitRack",
+    ("post", "/v1/reports"): "reportWord",
+    ("get", "/v1/lexicons"): "listLexicons",
+    ("get", "/v1/lexicons/{name}/words"): "downloadLexiconWords",
+    ("get", "/v1/games"): "listGames",
+    ("get", "/healthz"): "getHealth",
+    ("get", "/readyz"): "getReadiness",
+    ("get", "/metrics"): "getMetrics",
+    ("post", "/v1/admin/reload"): "reloadLexicons",
+}
+#: The request bodies, by path: named components, so generated clients have their models.
+REQUEST_BODIES = {"/v1/validate": "ValidateRequest", "/v1/anagram": "AnagramRequest",
+                  "/v1/split": "SplitRequest", "/v1/reports": "ReportRequest"}
+#: The statuses that may come with Retry-After (`busy`, `too_many_reports`, ...).
+RETRY_STATUSES = ("429", "503")
+RETRY_AFTER = {"description": "Seconds to wait before sending the request again; sent with "
+                              "`busy`, `too_many_reports`, `too_many_tries`, `reports_full` "
+                              "and `reports_unavailable`.",
+               "required": False, "schema": {"type": "integer", "minimum": 0}}
+#: What a `lexicon` names, and a `game`: plain strings, the same schema on every replica
+#: whatever it has loaded (`/v1/lexicons` and `/v1/games` list what it has).
+NAME_CHARS = 64  # what GET /v1/words reads of a name (routes/words.py)
+LEXICON_NAME: dict[str, Any] = {
+    "type": "string", "maxLength": NAME_CHARS,
+    "pattern": r"^[a-z0-9][a-z0-9_-]*(?:@[0-9a-f]{12})?$",
+    "description": "A lexicon: its name (`tr`: the version served now) or `name@version` "
+                   "(`tr@42b2c418bf19`: that build, version = 12 lowercase hex digits). GET "
+                   "/v1/lexicons lists what this server has."}
+GAME_NAME: dict[str, Any] = {
+    "type": "string", "maxLength": NAME_CHARS, "pattern": r"^[a-z0-9][a-z0-9_-]*$",
+    "description": "A game profile's name (`kelimelik`, `kelimatik-ku`). GET /v1/games "
+                   "lists what this server has."}
+NAMES: dict[str, dict[str, Any]] = {"lexicon": LEXICON_NAME, "game": GAME_NAME}
+
+
+def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game]) -> dict:
+    """One schema: FastAPI's, plus the plain routes, errors, limits, names and ids."""
     app.openapi_schema = None  # FastAPI caches its own; make it again
     schema = generate()
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -245,20 +267,45 @@ def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game],
     components.update(defs.get("$defs", {}))
     components["Error"] = ERROR_SCHEMA
     errors = {str(status): reply for status, reply in ERROR_RESPONSES.items()}
-    for path, operations in plain_paths(settings, games, alphabets).items():
+    for path, operations in plain_paths(settings, games).items():
         for operation in operations.values():
             own = operation["responses"]
             operation["responses"] = {**errors, **{
                 status: {**errors.get(status, {}), **reply} for status, reply in own.items()}}
         schema["paths"][path] = operations
+    for path in (anagram.ANAGRAM, anagram.SPLIT, reports.PATH):  # what the schema cannot
+        if path not in schema["paths"]:                           # know beforehand
+            continue
+        schema["paths"][path]["post"]["responses"]["409"] = {
+            "description": "Conflict: the game's tiles are not the lexicon's letters "
+                           "(`game_not_for_lexicon`; `details.games` lists those that fit).",
+            "content": {JSON: {"schema": ref("Error")}}}
     word_limits(schema, settings)
     caching_headers(schema)
-    if lexicons is not None:
-        name_enums(schema["paths"], {"lexicon": lexicons, "game": tuple(games)})  # requests
-        for parameter in schema["paths"]["/v1/lexicons/{name}/words"]["get"]["parameters"]:
-            if parameter["name"] == "name":
-                parameter["schema"] = {"type": "string", "enum": list(lexicons)}
+    name_strings(schema["paths"])
+    for parameter in schema["paths"]["/v1/lexicons/{name}/words"]["get"]["parameters"]:
+        if parameter["name"] == "name":
+            parameter["schema"] = dict(LEXICON_NAME)
+    for (method, path), operation_id in OPERATION_IDS.items():
+        if method in schema["paths"].get(path, {}):
+            schema["paths"][path][method]["operationId"] = operation_id
+    for path, operations in schema["paths"].items():
+        for operation in operations.values():
+            named_body(operation, REQUEST_BODIES.get(path), components)
+            for status in RETRY_STATUSES:
+                if status in operation["responses"]:
+                    reply = operation["responses"][status] = dict(operation["responses"][status])
+                    reply["headers"] = {"Retry-After": RETRY_AFTER, **reply.get("headers", {})}
     return schema
+
+
+def named_body(operation: dict, name: str | None, components: dict) -> None:
+    """The operation's JSON body as the component `name`, referred to."""
+    content = operation.get("requestBody", {}).get("content", {}).get(JSON)
+    if name is None or content is None or "$ref" in content["schema"]:
+        return
+    components[name] = content["schema"]
+    content["schema"] = ref(name)
 
 
 #: The GET routes whose replies carry an ETag (If-None-Match → 304), and a Cache-Control.
@@ -291,24 +338,26 @@ def word_limits(schema: dict, settings: Settings) -> None:
                                    "pattern": "[^" + _spaces()[1:-2] + "]"}  # not only spaces
 
 
-def name_enums(node, names: dict[str, tuple[str, ...]]) -> None:
-    """Every `lexicon` and `game` field (body) and parameter (query) becomes an enum of the
-    names this server knows; in a body `null` means the default, as the parsers take it."""
+def name_strings(node) -> None:
+    """Every `lexicon` and `game` field (body) and parameter (query) is a string of `NAMES`
+    (in a body, null or absent means the default, as the parsers take it); the names in
+    the `if` of a rule stay as they are."""
     if isinstance(node, list):
         for item in node:
-            name_enums(item, names)
+            name_strings(item)
         return
     if not isinstance(node, dict):
         return
-    for key, known in names.items():
+    for key, named in NAMES.items():
         properties = node.get("properties")
         if isinstance(properties, dict) and isinstance(properties.get(key), dict) \
                 and "enum" not in properties[key]:
             old = properties[key]
-            properties[key] = {"enum": [*known, None], "description": old.get(
-                "description", f"{key.capitalize()} name; null or absent: the default."),
-                **{k: old[k] for k in ("default",) if k in old}}
+            properties[key] = {"anyOf": [dict(named), {"type": "null"}],
+                               "description": named["description"] + " Null or absent: "
+                               "the default.", **{k: old[k] for k in ("default",) if k in old}}
         if node.get("in") == "query" and node.get("name") == key:
-            node["schema"] = {"type": "string", "enum": list(known)}
+            node["schema"] = {**dict(named), **{k: v for k, v in node["schema"].items()
+                                                if k == "default"}}
     for value in node.values():
-        name_enums(value, names)
+        name_strings(value)

@@ -3,8 +3,11 @@
 The routes build their replies as plain dicts and send them with orjson (no pydantic on
 the way out: the hot path stays fast), so these models describe, they do not convert.
 What keeps them true is the schemathesis run in the test suite, which checks every reply
-against the schema: a model is `extra="forbid"` wherever kelime decides the shape, so a
-field added to a reply and not here fails the suite.
+against the schema, and tests/test_schema.py, which checks the replies of the routes'
+interesting cases against the schema closed (every object's fields listed, none other),
+so a field added to a reply and not here fails the suite. The schema itself leaves replies
+open (no `additionalProperties: false`): a generated client keeps working when a reply
+gains a field, and ignores the fields it does not know.
 
     >>> Verdict.model_json_schema()["properties"]["reason"]["anyOf"][0]["enum"][:2]
     ['obscene', 'proper_name']
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from kelime.lexicon import REASONS
 from kelime.reports import KINDS
@@ -24,9 +27,7 @@ Reason = Literal[REASONS]  # type: ignore[valid-type]
 
 
 class Exact(BaseModel):
-    """A reply object whose every field is listed."""
-
-    model_config = ConfigDict(extra="forbid")
+    """A reply object whose every field is listed; a later version may add fields."""
 
 
 class LexiconRef(Exact):

@@ -16,7 +16,7 @@ from kelime.lexicon import Lexicon
 from kelime.lexicon.folder import split_pin
 from kelime.lexicon.reader import LexiconInfo
 
-from .errors import Invalid, NotFound, Unavailable
+from .errors import NotFound, Unavailable
 from .metrics import Metrics
 from .parse import refuse_query
 from .settings import Settings
@@ -34,11 +34,11 @@ class Kelime:
     #                                         held before the current one, newest first
 
     def game(self, name: str | None, default: str | None = None) -> Game:
-        """The game profile called `name` (or `default`); 422 listing the known games."""
+        """The game profile called `name` (or `default`); 404 listing the known games."""
         try:
             return get_game(name or default, self.games)
         except UnknownGame as e:
-            raise Invalid("unknown_game", str(e), {"known": list(self.games)}) from None
+            raise NotFound("unknown_game", str(e), {"known": list(self.games)}) from None
 
     def played(self, lexicon: str | None, game: str | None, default_game: str | None = None
                ) -> tuple[Lexicon, Game]:

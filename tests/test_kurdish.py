@@ -110,9 +110,9 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
         assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 5 + 1) * 3)]
         turkish = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
                                                 "game": "kelimatik"})
-        assert turkish.status_code == 422
+        assert turkish.status_code == 409
         error = turkish.json()["error"]
-        assert error["code"] == "invalid_option" and "kelimatik-ku" in error["message"]
+        assert error["code"] == "game_not_for_lexicon" and "kelimatik-ku" in error["message"]
         assert error["details"]["letters"] == ["ê", "î", "q", "û", "w", "x"]
     shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
                                      "--data", str(data)])

@@ -17,15 +17,26 @@ import sys
 from pathlib import Path
 
 import jsonschema_rs
+import orjson
 import pytest
 
+from kelime.lexicon import compile_words, write_lexicon
 from kelime.normalize import TURKISH, normalize
 from kelime.service.app import create_app
-from kelime.service.openapi import LAST_TYPED, rack_pattern, typed_letters
+from kelime.service.errors import CODES
+from kelime.service.openapi import LAST_TYPED, OPERATION_IDS, rack_pattern, typed_letters
+from kelime.service.schemas import Exact
 from kelime.service.settings import Settings
 from kelime.tdk import store as cache
 from tests.fake_tdk import builtin_entries
-from tests.service_helpers import KURDISH, TestClient, serve_in_thread
+from tests.service_helpers import (
+    CREATED,
+    KURDISH,
+    SOURCE,
+    TR_WORDS,
+    TestClient,
+    serve_in_thread,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = os.environ.get("KELIME_SCHEMATHESIS_SEED", "171069833554537347926157825675153086776")
@@ -86,10 +97,44 @@ def live(data_dir, with_cache):
         yield api, api.get("/openapi.json").json()
 
 
-def reply_validator(schema: dict, path: str, method: str, status: str = "200"):
-    """A validator of one operation's reply, resolving `#/components/...` in `schema`."""
+def exact_models() -> set[str]:
+    """The reply models whose every field kelime lists (`schemas.Exact`)."""
+    found, todo = set(), [Exact]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.add(sub.__name__)
+            todo.append(sub)
+    return found
+
+
+def closed(components: dict) -> dict:
+    """The components with every reply model closed (no field but those listed): what the
+    tests hold the replies to, while the schema served leaves them open to new fields."""
+    exact = exact_models()
+    return {**components, "schemas": {
+        name: {**model, "additionalProperties": False} if name in exact else model
+        for name, model in components["schemas"].items()}}
+
+
+def reply_validator(schema: dict, path: str, method: str, status: str = "200",
+                    strict: bool = True):
+    """A validator of one operation's reply, resolving `#/components/...` in `schema`;
+    `strict`: every field of a reply must be in its model."""
     node = schema["paths"][path][method]["responses"][status]["content"]["application/json"]
+    components = closed(schema["components"]) if strict else schema["components"]
+    return jsonschema_rs.validator_for({**node["schema"], "components": components})
+
+
+def body_validator(schema: dict, path: str):
+    """A validator of one operation's request body, resolving `#/components/...`."""
+    node = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]
     return jsonschema_rs.validator_for({**node["schema"], "components": schema["components"]})
+
+
+def body_schema(schema: dict, path: str) -> dict:
+    """The request body's schema (a named component)."""
+    node = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    return schema["components"]["schemas"][node["schema"]["$ref"].rsplit("/", 1)[1]]
 
 
 @pytest.mark.parametrize("method, path, body, route", [
@@ -127,11 +172,28 @@ def test_errors_match_the_error_schema(live):
 
 
 def test_a_reply_with_a_field_the_schema_lacks_is_caught(live):
-    """The models forbid extra fields, so a reply that grows one fails the schemathesis run."""
+    """The tests hold the replies to their models closed, so a reply that grows a field
+    not in its model fails them."""
     api, schema = live
     body = api.post("/v1/validate", json={"words": ["ev"]}).json()
     body["results"][0]["score"] = 3
     assert not reply_validator(schema, "/v1/validate", "post").is_valid(body)
+
+
+def test_replies_are_open_to_new_fields_requests_are_not(live):
+    """A generated client keeps working when a reply gains a field (the schema served does
+    not close replies); a request with a field the server does not read is refused."""
+    api, schema = live
+    body = api.post("/v1/validate", json={"words": ["ev"]}).json()
+    body["results"][0]["score"] = 3
+    body["served_by"] = "replica-2"
+    assert reply_validator(schema, "/v1/validate", "post", strict=False).is_valid(body)
+    replies = {name for name in exact_models() if name in schema["components"]["schemas"]}
+    assert replies >= {"ValidateReply", "AnagramReply", "SplitReply", "WordReply"}
+    assert not [name for name in replies
+                if schema["components"]["schemas"][name].get("additionalProperties") is False]
+    for path in ("/v1/validate", "/v1/anagram", "/v1/split"):
+        assert body_schema(schema, path)["additionalProperties"] is False, path
 
 
 def test_the_limits_are_the_settings(data_dir):
@@ -139,15 +201,14 @@ def test_the_limits_are_the_settings(data_dir):
                         max_rack_tiles=9, max_blanks=1, max_results=30, max_pattern_length=7)
     with TestClient(create_app(settings)) as api:
         schema = api.get("/openapi.json").json()
-    body = schema["paths"]["/v1/validate"]["post"]["requestBody"]["content"]["application/json"]
-    words = body["schema"]["properties"]["words"]
+    body = body_schema(schema, "/v1/validate")
+    words = body["properties"]["words"]
     assert (words["maxItems"], words["items"]["maxLength"]) == (500, 20)
-    assert body["schema"]["allOf"][0]["then"]["properties"]["words"]["maxItems"] == 1000
-    assert body["schema"]["properties"]["lexicon"]["default"] == "tr"
+    assert body["allOf"][0]["then"]["properties"]["words"]["maxItems"] == 1000
+    assert body["properties"]["lexicon"]["default"] == "tr"
     query = schema["paths"]["/v1/validate"]["get"]["parameters"][0]["schema"]
     assert query["maxItems"] == 50
-    anagram = schema["paths"]["/v1/anagram"]["post"]["requestBody"]["content"][
-        "application/json"]["schema"]["properties"]
+    anagram = body_schema(schema, "/v1/anagram")["properties"]
     assert "{1,9}" in anagram["rack"]["pattern"] and "{0,1}" in anagram["rack"]["allOf"][0][
         "pattern"]
     assert anagram["limit"]["anyOf"][0]["maximum"] == 30
@@ -156,22 +217,32 @@ def test_the_limits_are_the_settings(data_dir):
     assert word["name"] == "word" and word["schema"]["maxLength"] == 20
 
 
-def test_names_are_enums_of_what_is_loaded(live):
-    _, schema = live
-    body = schema["paths"]["/v1/anagram"]["post"]["requestBody"]["content"]["application/json"]
-    props = body["schema"]["properties"]
-    assert props["lexicon"]["enum"] == ["ku", "tr", None]
-    assert props["game"]["enum"][-1] is None and "kelimatik" in props["game"]["enum"]
-    download = schema["paths"]["/v1/lexicons/{name}/words"]["get"]["parameters"][0]
-    assert download["schema"]["enum"] == ["ku", "tr"]
+def test_the_schema_is_the_same_whatever_is_loaded(data_dir, tmp_path):
+    """`lexicon` and `game` are strings (a pattern), not enums of what a replica loaded: a
+    replica with another build of `tr` and no `ku` (mid-rollout, or another deployment)
+    serves byte for byte the same /openapi.json."""
+    other = tmp_path / "other"
+    write_lexicon(compile_words(TR_WORDS[:5]), other, "tr", SOURCE, created=CREATED)
+    schemas = []
+    for data in (data_dir, other):
+        with TestClient(create_app(Settings(data=data))) as api:
+            schemas.append(api.get("/openapi.json").content)
+            versions = api.get("/readyz").json()["versions"]
+    assert list(versions) == ["tr"]  # the second replica did load something else
+    assert schemas[0] == schemas[1]
+    props = body_schema(orjson.loads(schemas[0]), "/v1/anagram")["properties"]
+    lexicon = props["lexicon"]["anyOf"][0]
+    assert "enum" not in lexicon and re.fullmatch(lexicon["pattern"], "tr@42b2c418bf19")
+    assert re.fullmatch(lexicon["pattern"], "ku") and not re.fullmatch(lexicon["pattern"],
+                                                                       "tr@42B2")
+    assert "enum" not in props["game"]["anyOf"][0]
 
 
 def test_each_lexicon_and_game_has_its_own_rack_rule(live):
     """Kurdish racks use Kurdish letters; two-letter tiles only where a game has them; a
     split holds at most the game's hand (Harfbank: 14, and one to throw away)."""
     _, schema = live
-    split = schema["paths"]["/v1/split"]["post"]["requestBody"]["content"]["application/json"]
-    validator = jsonschema_rs.validator_for(split["schema"])
+    validator = body_validator(schema, "/v1/split")
     assert validator.is_valid({"rack": "kalemkitapsilg?"})                 # harfbank, 15
     assert not validator.is_valid({"rack": "kalemkitapsilg?", "game": "kelimatik"})  # 10
     assert not validator.is_valid({"rack": "kale[lm]", "game": "kelimelik"})
@@ -179,9 +250,7 @@ def test_each_lexicon_and_game_has_its_own_rack_rule(live):
     assert not validator.is_valid({"rack": "mêr", "lexicon": "ku"})  # harfbank is Turkish
     assert not validator.is_valid({"rack": "ılık", "lexicon": "ku", "game": "kelimatik-ku"})
     assert not validator.is_valid({"rack": "kale???"})
-    anagram = schema["paths"]["/v1/anagram"]["post"]["requestBody"]["content"][
-        "application/json"]
-    validator = jsonschema_rs.validator_for(anagram["schema"])
+    validator = body_validator(schema, "/v1/anagram")
     assert validator.is_valid({"rack": "abcdefg"}) and validator.is_valid({"rack": "kale??"})
     assert not validator.is_valid({"rack": "abcdefgğhıijkl"})  # kelimelik's rack is 7
     assert not validator.is_valid({"rack": "kale??", "game": "kelimatik"})  # 1 joker
@@ -232,5 +301,96 @@ def test_the_schema_names_the_default_lexicon_the_server_uses(data_dir):
     with TestClient(create_app(Settings(data=data_dir, default_lexicon="ku"))) as api:
         schema = api.get("/openapi.json").json()
     for path in ("/v1/validate", "/v1/anagram"):
-        body = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]
-        assert body["schema"]["properties"]["lexicon"]["default"] == "ku", path
+        assert body_schema(schema, path)["properties"]["lexicon"]["default"] == "ku", path
+
+
+@pytest.fixture(scope="module")
+def every_route(data_dir, tmp_path_factory) -> dict:
+    """The schema of a server with every route: the admin one and reports too."""
+    settings = Settings(data=data_dir, admin_token="s3cret-s3cret-s3cret",
+                        reports=tmp_path_factory.mktemp("reports") / "reports.sqlite")
+    with TestClient(create_app(settings)) as api:
+        return api.get("/openapi.json").json()
+
+
+def operations(schema: dict):
+    for path, methods in schema["paths"].items():
+        for method, operation in methods.items():
+            yield path, method, operation
+
+
+def test_every_operation_has_its_own_stable_id(every_route):
+    """Generated clients name their functions by operationId: FastAPI's own
+    (`readyz_readyz_get`) are replaced by the explicit table, one per operation."""
+    ids = {(method, path): op["operationId"] for path, method, op in operations(every_route)}
+    assert ids == OPERATION_IDS
+    assert len(set(ids.values())) == len(ids)
+
+
+def test_every_body_and_reply_is_a_named_component(every_route):
+    """A request body or JSON reply written inline gets no model in a generated client."""
+    inline = []
+    for path, method, op in operations(every_route):
+        bodies = [("body", op["requestBody"]["content"])] if "requestBody" in op else []
+        bodies += [(status, reply.get("content", {})) for status, reply in op["responses"].items()]
+        inline += [f"{method} {path} {what}" for what, content in bodies
+                   if "application/json" in content
+                   and "$ref" not in content["application/json"]["schema"]]
+    assert inline == []
+    names = set(every_route["components"]["schemas"])
+    assert {"ValidateRequest", "AnagramRequest", "SplitRequest", "ReportRequest"} <= names
+
+
+def test_every_429_and_503_declares_retry_after(every_route):
+    missing = [f"{method} {path} {status}" for path, method, op in operations(every_route)
+               for status in ("429", "503") if status in op["responses"]
+               and "Retry-After" not in op["responses"][status].get("headers", {})]
+    assert missing == []
+    assert "503" in every_route["paths"]["/v1/anagram"]["post"]["responses"]
+
+
+#: How the source raises an error by its code: a call of these with the code first, an
+#: error class's CODE, a Body's per-field codes, Starlette's statuses' codes.
+RAISERS = {"ServiceError", "Invalid", "TooLarge", "NotFound", "Unavailable", "TooMany",
+           "by_code", "error_body"}
+
+
+def codes_in_source() -> dict[str, str]:
+    """Every error code the source of kelime and its service can send → where."""
+    import ast
+
+    found: dict[str, str] = {}
+    sources = [*(ROOT / "kelime").rglob("*.py"), *(ROOT / "service").rglob("*.py")]
+    for path in sorted(sources):  # (kelime/service is a link to service: rglob skips it)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            strings: list[ast.expr] = []
+            if isinstance(node, ast.Call) and node.args and getattr(
+                    node.func, "id", getattr(node.func, "attr", None)) in RAISERS:
+                strings = [node.args[0]]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = {getattr(t, "id", None) for t in targets}
+                if "CODE" in names:
+                    strings = [node.value]
+                elif names & {"codes", "_HTTP_CODES"} and isinstance(node.value, ast.Dict):
+                    strings = list(node.value.values)
+            for value in strings:
+                for const in ast.walk(value):
+                    if isinstance(const, ast.Constant) and isinstance(const.value, str) \
+                            and re.fullmatch(r"[a-z]+(?:_[a-z]+)+|[a-z]+", const.value):
+                        found.setdefault(const.value, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_error_code_is_an_enum_of_every_code_the_server_sends(every_route):
+    """`error.code` lists every code, so a generated client has them as an enum: every
+    code the source raises, renders or declares is in it (found by reading the source, so
+    a new code raised and not in the table fails here), and nothing else is."""
+    enum = every_route["components"]["schemas"]["Error"]["properties"]["error"][
+        "properties"]["code"]["enum"]
+    sent = codes_in_source()
+    assert {"unknown_game", "invalid_rack", "not_found", "busy", "game_not_for_lexicon"
+            } <= set(sent)  # the scan does find them
+    assert {code: where for code, where in sent.items() if code not in enum} == {}
+    assert set(enum) == set(CODES)

@@ -149,7 +149,7 @@ def test_split_answers_exactly_what_the_core_answers(patient_api, lex):
     ("/v1/anagram", b'{"rack": "kale", "lexicon": ""}', 422, "invalid_request"),
     ("/v1/anagram", b'{"rack": "kale", "exclude": "kale"}', 422, "invalid_option"),
     ("/v1/anagram", b'{"rack": "kale", "exclude": [1]}', 422, "invalid_option"),
-    ("/v1/anagram", b'{"rack": "kale", "game": "scrabble"}', 422, "unknown_game"),
+    ("/v1/anagram", b'{"rack": "kale", "game": "scrabble"}', 404, "unknown_game"),
     ("/v1/anagram", b'{"rack": "kale", "lexicon": "zz"}', 404, "unknown_lexicon"),
     ("/v1/anagram", b'{"rack": "kale???"}', 413, "over_limit"),
     ("/v1/anagram", b'{"rack": "abcdefghijklmnoprs"}', 413, "over_limit"),

@@ -19,7 +19,7 @@ def request(method="GET", path="/v1/x") -> Request:
 
 
 @pytest.mark.parametrize("ask, status, code", [
-    ({"words": ["kitap"], "game": "monopoly"}, 422, "unknown_game"),
+    ({"words": ["kitap"], "game": "monopoly"}, 404, "unknown_game"),
     ({"words": ["kitap"] * 10_001}, 413, "too_many_words"),
     ({"words": ["kitap"], "lexicon": "xx"}, 404, "unknown_lexicon"),
 ])
@@ -58,7 +58,8 @@ def test_http_errors_and_bugs():
                                      request("PUT", "/v1/validate"))
     assert (status, headers) == (405, {"Allow": "POST"})
     assert body["error"]["message"] == "PUT /v1/validate: method not allowed here (allowed: POST)"
-    assert describe(HTTPException(418, "teapot"), request())[1]["error"]["code"] == "http_418"
+    status, body, _ = describe(HTTPException(418, "teapot"), request())  # kelime raises
+    assert (status, body["error"]["code"]) == (500, "internal_error")  # its own: a bug
     assert describe(ClientDisconnect(), request())[0] == 400
     status, body, _ = describe(RuntimeError("secret path /srv/x"), request())
     assert status == 500 and body["error"]["code"] == "internal_error"
@@ -165,3 +166,18 @@ def test_the_schema_lists_the_codes_of_each_error_status(client):
     assert "`too_many_words`" in responses["413"]["description"]
     assert "`unknown_lexicon`" in responses["404"]["description"]
     assert "`invalid_encoding`" in responses["422"]["description"]
+
+
+def test_a_game_not_of_the_lexicons_letters_is_a_conflict_everywhere(data_dir, tmp_path):
+    """The schema cannot know which loaded lexicon a game fits (it is the same on every
+    replica): a Turkish game with the Kurmanji lexicon is a 409, in a report as in an
+    anagram question, where a report of `kitapçık` was a 422 not_a_word of `ku`'s letters."""
+    settings = Settings(data=data_dir, reports=tmp_path / "reports.sqlite")
+    with TestClient(create_app(settings)) as api:
+        for path, body in (("/v1/reports", {"word": "kitapçık", "kind": "wrong"}),
+                           ("/v1/anagram", {"rack": "kitap"})):
+            reply = api.post(path, json={**body, "lexicon": "ku", "game": "kelimelik"})
+            assert reply.status_code == 409, (path, reply.text)
+            error = reply.json()["error"]
+            assert error["code"] == "game_not_for_lexicon" and error["details"]["games"]
+            assert "409" in api.get("/openapi.json").json()["paths"][path]["post"]["responses"]

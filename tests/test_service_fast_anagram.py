@@ -68,7 +68,7 @@ def test_the_fast_path_answers_as_the_whole_app(apps, handed_on, settings, ask, 
     ({"rack": "kale?", "exclude": [f"at{'a' * n}" for n in range(11)]}, 200),  # many words to exclude: not quick
     ({"rack": "kale?", "limit": 100_000}, 413),
     ({"rack": "kale!"}, 422),
-    ({"rack": "kale?", "game": "scrabble"}, 422),
+    ({"rack": "kale?", "game": "scrabble"}, 404),
     ({"rack": "kale?", "lexicon": "xx"}, 404),
     (b'{"rack": "kale?"', 422),
 ])

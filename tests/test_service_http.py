@@ -273,3 +273,21 @@ def test_a_request_that_is_not_http_gets_a_400_and_a_close(url, request_head):
     head, _, body = raw.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400") and b"text/plain" in head, raw
     assert body == b"Invalid HTTP request received."
+
+
+def test_a_browser_script_can_read_retry_after_under_cors(data_dir, tmp_path):
+    """A refusal that says when to try again (429 `too_many_reports` here, as 503 `busy`)
+    exposes Retry-After to the calling page, not only ETag: a browser hides every header
+    the reply does not list in Access-Control-Expose-Headers."""
+    origin = {"Origin": "https://oyun.example"}
+    settings = Settings(data=data_dir, cors_origins="https://oyun.example",
+                        reports=tmp_path / "reports.sqlite", reports_per_hour=1)
+    with serve_in_thread(create_app(settings)) as base:
+        report = {"word": "kitapçık", "kind": "missing"}
+        assert httpx.post(base + "/v1/reports", json=report, headers=origin).status_code == 202
+        refused = httpx.post(base + "/v1/reports", json={**report, "word": "evcik"},
+                             headers=origin)
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+    assert refused.headers["access-control-allow-origin"] == "https://oyun.example"
+    exposed = {h.strip().lower() for h in refused.headers["access-control-expose-headers"].split(",")}
+    assert {"etag", "retry-after"} <= exposed

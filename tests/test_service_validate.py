@@ -76,10 +76,10 @@ def test_game_sets_the_minimum_length(client, game, min_length):
     assert client.get(f"/v1/validate?{query}").json()["results"][0]["valid"] is (min_length == 2)
 
 
-def test_unknown_game_is_422_listing_the_games(client):
+def test_unknown_game_is_404_listing_the_games(client):
     for reply in (post(client, ["ev"], game="scrabble"),
                   client.get("/v1/validate?word=ev&game=scrabble")):
-        assert reply.status_code == 422
+        assert reply.status_code == 404
         error = reply.json()["error"]
         assert error["code"] == "unknown_game"
         assert "scrabble" in error["message"] and "kelimatik" in error["message"]
@@ -259,7 +259,7 @@ def test_get_matches_post(client):
     ("word=ev&lexicon=tr&lexicon=ku", 422, "invalid_request", "repeated query parameter 'lexicon'"),
     ("word=%FF", 422, "invalid_encoding", "not valid UTF-8"),
     ("word=ki%C4tap", 422, "invalid_encoding", "not valid UTF-8"),
-    ("word=ev&game=nope", 422, "unknown_game", "nope"),
+    ("word=ev&game=nope", 404, "unknown_game", "nope"),
     ("word=ev&lexicon=xx", 404, "unknown_lexicon", "loaded: ku, tr"),
 ])
 def test_bad_queries(client, query, status, code, says):

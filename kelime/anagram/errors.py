@@ -5,6 +5,7 @@
         ├── RackError        invalid_rack       a rack that is not tiles (``kale[lm``)
         ├── PatternError     invalid_pattern    a board slot that is not ``.`` and letters
         ├── OptionError      invalid_option     mode, sort, lengths or limit out of range
+        │   └── GameMismatch  game_not_for_lexicon  (409) a game not of the lexicon's letters
         └── OverLimit        over_limit         more tiles, blanks, results … than allowed
     LexiconError (kelime.errors)
     └── IndexFormatError (also a ValueError)    an anagram index that is damaged or foreign
@@ -21,13 +22,14 @@ class AnagramError(QueryError, ValueError):
     """A question that cannot be answered as asked; the message says what to change."""
 
     CODE = "invalid_query"
+    STATUS = 422  # a malformed question
 
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(self.CODE, message, isinstance(self, OverLimit), details)
 
     @property
     def status(self) -> int:
-        return 413 if self.over_limit else 422
+        return 413 if self.over_limit else self.STATUS
 
 
 class RackError(AnagramError):
@@ -46,6 +48,15 @@ class OptionError(AnagramError):
     """An option (mode, sort, lengths, limit) that is not one kelime knows."""
 
     CODE = "invalid_option"
+
+
+class GameMismatch(OptionError):
+    """A game whose tiles are not the lexicon's letters (Turkish Kelimatik and the Kurmanji
+    lexicon): a well-formed question that the lexicons and games of this server cannot
+    answer together (HTTP 409)."""
+
+    CODE = "game_not_for_lexicon"
+    STATUS = 409
 
 
 class OverLimit(AnagramError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..errors import excerpt, number
 from ..games import GAMES, Game
 from ..normalize import TURKISH, Alphabet
-from .errors import OptionError, OverLimit, RackError
+from .errors import GameMismatch, OptionError, OverLimit, RackError
 from .limits import Limits
 from .rack import Pattern, Rack, parse_exclude, parse_pattern, parse_rack
 
@@ -92,7 +92,7 @@ def plays(game: Game, alphabet: Alphabet) -> None:
     if missing:
         fitting = [g.name for g in GAMES.values() if not g.unvalued(alphabet.letters)]
         also = f"; games for them: {', '.join(fitting)}" if fitting else ""
-        raise OptionError(f"{game.name} gives no value to {', '.join(missing)}, letters of "
+        raise GameMismatch(f"{game.name} gives no value to {', '.join(missing)}, letters of "
                           f"this lexicon{also}", {"game": game.name, "letters": missing,
                                                   "games": fitting})
 

@@ -24,6 +24,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import Response
 
+from kelime.anagram.query import plays
 from kelime.reports import (
     RateLimited,
     ReportError,
@@ -130,6 +131,7 @@ async def report_post(request: Request) -> Response:
                            advice="a report is one word and a short note")
     ask = parse_report(body, settings)
     lex, game = kelime.played(ask.lexicon, ask.game)
+    plays(game, lex.alphabet)  # a game not of the lexicon's letters: 409, as in anagram
     verdict = lex.check(ask.word, game.min_length).as_dict()
     if verdict["reason"] in NOT_A_WORD:
         raise Invalid("not_a_word", f"{verdict['normalized'][:40]!r} is not a single word of "
