@@ -96,6 +96,20 @@ def _when(field: str, names: list[str], default: str, then: dict) -> dict:
     return {"if": condition, "then": then}
 
 
+def _when_lexicon(names: list[str], games: dict[str, Game], default: str, default_game: str,
+                  then: dict) -> dict:
+    """`then` for a body played with one of the lexicons `names`: the one it names, else its
+    game's own (`Kelime.played`: Kürtçe Kelimatik is played with `ku`), else `default`. (A
+    rule on the named lexicon alone took `{"game": "kelimatik-ku"}` for a Turkish body: its
+    schema-valid reports of Turkish words were refused, 422 `not_a_word`.)"""
+    own = {name: game.lexicon or default for name, game in games.items()}
+    unnamed = _when("game", [g for g, lexicon in own.items() if lexicon in names],
+                    default_game, {})["if"]
+    unnamed["properties"]["lexicon"] = {"enum": [None]}  # absent or null
+    named = {"properties": {"lexicon": {"enum": list(names)}}, "required": ["lexicon"]}
+    return {"if": {"anyOf": [named, unnamed]}, "then": then}
+
+
 def _rack_rules(games: dict[str, Game], default: str, settings: Settings,
                 letters: str) -> list[dict]:
     """Per game: the tiles a rack may hold (the hand, plus one a split throws away), the
@@ -123,7 +137,7 @@ def _game_rules(games: dict[str, Game], alphabets: dict[str, Alphabet], lexicon:
         then: dict = {"properties": {"game": {"enum": fitting}}}
         if game not in fitting:
             then["required"] = ["game"]
-        rules.append(_when("lexicon", names, lexicon, then))
+        rules.append(_when_lexicon(names, games, lexicon, game, then))
     return rules
 
 
@@ -139,7 +153,8 @@ def _by_alphabet(alphabets: dict[str, Alphabet]) -> dict[Alphabet, list[str]]:
     return groups
 
 
-def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
+def _alphabet_rules(alphabets: dict[str, Alphabet], games: dict[str, Game], default: str,
+                    default_game: str) -> list[dict]:
     """With lexicons of different alphabets, each lexicon's racks and patterns use its own."""
     groups = _by_alphabet(alphabets)
     if len(groups) < 2:
@@ -147,18 +162,19 @@ def _alphabet_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
     rules = []
     for alphabet, names in groups.items():
         typed = typed_letters(alphabet)
-        rules.append(_when("lexicon", names, default, {"properties": {
+        rules.append(_when_lexicon(names, games, default, default_game, {"properties": {
             "rack": {"pattern": f"^{_class(typed + '?[]' + WHITESPACE)}*$"},
             "pattern": {"pattern": f"^{_class(typed + '.' + WHITESPACE)}*$"}}}))
     return rules
 
 
-def _word_rules(alphabets: dict[str, Alphabet], default: str) -> list[dict]:
+def _word_rules(alphabets: dict[str, Alphabet], games: dict[str, Game], default: str
+                ) -> list[dict]:
     """With lexicons of different alphabets, each lexicon's reported word uses its own."""
     groups = _by_alphabet(alphabets)
     if len(groups) < 2:
         return []
-    return [_when("lexicon", names, default, {"properties": {"word": {
+    return [_when_lexicon(names, games, default, DEFAULT_GAME, {"properties": {"word": {
         "pattern": word_pattern(typed_letters(alphabet))}}})
         for alphabet, names in groups.items()]
 
@@ -191,16 +207,17 @@ def plain_paths(settings: Settings, games: dict[str, Game],
     merge(anagram_body, {"properties": {"rack": rack, "pattern": {"anyOf": [
         {"pattern": board_pattern(letters)}, {}]}}})
     merge(split_body, {"properties": {"rack": dict(rack)}})
-    lexicon_rules = _alphabet_rules(alphabets, default_lexicon)
     anagram_paths = anagram.openapi(
         anagram_body, split_body,
-        anagram_rules=(_rack_rules(games, DEFAULT_GAME, settings, letters) + lexicon_rules
+        anagram_rules=(_rack_rules(games, DEFAULT_GAME, settings, letters)
+                       + _alphabet_rules(alphabets, games, default_lexicon, DEFAULT_GAME)
                        + _game_rules(games, alphabets, default_lexicon, DEFAULT_GAME)),
-        split_rules=(_rack_rules(games, SPLIT_GAME, settings, letters) + lexicon_rules
+        split_rules=(_rack_rules(games, SPLIT_GAME, settings, letters)
+                     + _alphabet_rules(alphabets, games, default_lexicon, SPLIT_GAME)
                      + _game_rules(games, alphabets, default_lexicon, SPLIT_GAME)),
         replies={"anagram": ref("AnagramReply"), "split": ref("SplitReply")})
     reports_paths = (reports.openapi(settings, body(ReportAsk), word_pattern(letters),
-                                     _word_rules(alphabets, default_lexicon))
+                                     _word_rules(alphabets, games, default_lexicon))
                      if settings.reports else {})
     return {**validate_paths, **anagram_paths, **reports_paths}
 
