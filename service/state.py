@@ -54,7 +54,7 @@ class Kelime:
             raise not_ready(self.settings)
         loaded = sorted(self.lexicons)
         raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
-                       f"{', '.join(loaded)}", {"loaded": loaded})
+                       f"{', '.join(loaded)}", {"known": loaded})
 
     def default_info(self) -> LexiconInfo | None:
         lex = self.lexicons.get(self.settings.default_lexicon)

@@ -349,3 +349,21 @@ def test_the_offline_figures_the_prose_gives_are_the_builds(offline_data, tmp_pa
     assert run.exit_code == 0, run.output
     assert figure("lexicons.md", r"Zemberek's MIT list alone \(([\d,]+) words") == \
         f"{manifest(tmp_path, 'tr')['counts']['words']:,}"
+
+
+def test_the_details_the_error_table_names_are_sent(data_dir):
+    """docs/api.md's table (service/errors.py's CODES) names `details.known` for an unknown
+    lexicon and game: the lexicon's came as `details.loaded`, so a client read nothing."""
+    from kelime.service.app import create_app
+    from kelime.service.errors import CODES
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    named = {code: re.findall(r"`details\.(\w+)`", c.meaning) for code, c in CODES.items()}
+    with TestClient(create_app(Settings(data=data_dir))) as api:
+        sent = {reply.json()["error"]["code"]: reply.json()["error"]["details"] for reply in (
+            api.post("/v1/validate", json={"words": ["ev"], "lexicon": "de"}),
+            api.post("/v1/validate", json={"words": ["ev"], "game": "zz"}))}
+    assert set(sent) == {"unknown_lexicon", "unknown_game"}
+    for code, details in sent.items():
+        assert sorted(details) == sorted(named[code]), code
