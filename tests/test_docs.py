@@ -386,3 +386,66 @@ def test_the_details_the_error_table_names_are_sent(data_dir):
     assert set(sent) == {"unknown_lexicon", "unknown_game"}
     for code, details in sent.items():
         assert sorted(details) == sorted(named[code]), code
+
+
+def shown_step(page: str, command: str) -> list[str]:
+    """The lines a page's example shows under `$ command` (its one such step)."""
+    found = [shown for b in blocks(ROOT / "docs" / page) for c, shown in b.steps if c == command]
+    assert len(found) == 1, f"docs/{page}: {len(found)} examples of `$ {command}`"
+    return found[0]
+
+
+def kelime_run(*args: str, cwd: Path, status: int = 0) -> list[str]:
+    """`kelime ARGS` in `cwd` (stdout and stderr, as a terminal shows them), without the
+    caller's KELIME_* or SOURCE_DATE_EPOCH."""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("KELIME_") or k == "SOURCE_DATE_EPOCH")}
+    run = subprocess.run([str(Path(sys.executable).parent / "kelime"), *args], cwd=cwd, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=300)
+    assert run.returncode == status, run.stdout
+    return run.stdout.splitlines()
+
+
+@pytest.mark.slow
+def test_the_not_run_builds_print_what_they_show(offline_data, tmp_path):
+    """The builds of the examples that need a running server (deployment.md's reload,
+    reports.md's build after an accepted report), rebuilt from the offline lexicon as they
+    say: their versions and counts were stale (ee3228189dbc with 40,786 words for
+    876914031fc8 with 40,665; f4ee0ef08499 with 40,782 for a0b7dc5253b7 with 40,661)."""
+    copy_data(offline_data, tmp_path / "data")
+    tr = manifest(offline_data, "tr")
+    import marisa_trie
+
+    trie = marisa_trie.Trie()
+    trie.load(str(offline_data / "tr" / "words.marisa"))
+    words = sorted(trie.keys())
+    assert len(words) == tr["counts"]["words"]
+    (tmp_path / "more.txt").write_text("\n".join([*words, "harfbank", "kelimatik", ""]),
+                                       encoding="utf-8")
+    command = "kelime build --wordlist more.txt --name tr --force"
+    assert kelime_run(*command.split()[1:], cwd=tmp_path) == \
+        shown_step("deployment.md", command)
+
+    # reports.md: the accept's line in the blocklist (a copy of the policy), then the build
+    diff = shown_step("reports.md", "git diff kelime/policy/")
+    [added] = [line[1:] for line in diff if line.startswith("+") and not line.startswith("++")]
+    before = diff[diff.index(f"+{added}") - 1].strip()
+    policy = shutil.copytree(ROOT / "kelime" / "policy", tmp_path / "policy")
+    blocklist = (policy / "blocklist.txt").read_text(encoding="utf-8")
+    assert f"\n{before}\n" in blocklist
+    (policy / "blocklist.txt").write_text(blocklist.replace(f"\n{before}\n",
+                                                            f"\n{before}\n{added}\n", 1),
+                                          encoding="utf-8")
+    copy_data(offline_data, tmp_path / "again")
+    printed = kelime_run("build", "--bootstrap", "--out", "again", "--policy",
+                         str(policy / "policy.toml"), cwd=tmp_path)
+    shown = shown_step("reports.md", "kelime build --bootstrap")
+    assert printed == [line.replace("data/tr", "again/tr").replace(
+        "kelime's default;", f"{policy / 'policy.toml'};") for line in shown]
+    [reply] = shown_step("reports.md",
+                         "curl -s 'localhost:8000/v1/validate?word=ya%C4%9F%C4%B1%C5%9F"
+                         "&word=dangalak'")
+    checked = kelime_run("check", "--data", "again", "--json", "yağış", "dangalak",
+                         cwd=tmp_path, status=1)  # dangalak is not valid
+    assert json.loads("\n".join(checked)) == json.loads(reply)
