@@ -407,6 +407,10 @@ def kelime_run(*args: str, cwd: Path, status: int = 0) -> list[str]:
     return run.stdout.splitlines()
 
 
+RELOAD = ('curl -s -X POST -H "Authorization: Bearer $KELIME_ADMIN_TOKEN" '
+          'localhost:8000/v1/admin/reload')
+
+
 @pytest.mark.slow
 def test_the_not_run_builds_print_what_they_show(offline_data, tmp_path):
     """The builds of the examples that need a running server (deployment.md's reload,
@@ -426,6 +430,12 @@ def test_the_not_run_builds_print_what_they_show(offline_data, tmp_path):
     command = "kelime build --wordlist more.txt --name tr --force"
     assert kelime_run(*command.split()[1:], cwd=tmp_path) == \
         shown_step("deployment.md", command)
+    (tmp_path / "most.txt").write_text("\n".join([*words, "harfbank", "kelimatik", "kelimelik",
+                                                  ""]), encoding="utf-8")
+    built = kelime_run("build", "--wordlist", "most.txt", "--name", "tr", "--force", cwd=tmp_path)
+    [most] = [line.split()[2] for line in built if line.startswith("Built tr ")]
+    [refused] = shown_step("deployment.md", RELOAD)
+    assert f"/tr-{most}/words.marisa does not match" in refused, most
 
     # reports.md: the accept's line in the blocklist (a copy of the policy), then the build
     diff = shown_step("reports.md", "git diff kelime/policy/")
@@ -449,3 +459,29 @@ def test_the_not_run_builds_print_what_they_show(offline_data, tmp_path):
     checked = kelime_run("check", "--data", "again", "--json", "yağış", "dangalak",
                          cwd=tmp_path, status=1)  # dangalak is not valid
     assert json.loads("\n".join(checked)) == json.loads(reply)
+
+
+#: Versions the manual shows of builds whose version depends on a date, not on the offline
+#: lists: a build from a crawl cache is stamped with the crawl's newest fetch.
+DATED = {"34c0fcd0c8c9": "crawling.md: a build of a crawl of the fake TDK",
+         "86a4eceeaa50": "lexicons.md: the accepted build of a 206-word crawl of the fake TDK"}
+
+
+def test_every_version_the_manual_shows_is_checked(offline_data):
+    """A lexicon version in the manual or a --help text is one the tests compare (the
+    offline builds', one an example run prints, one test_the_not_run_builds_print_what_they_show
+    rebuilds) or one listed in DATED: a version nothing checks goes stale unseen."""
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in PAGES}
+    texts |= {" ".join(path): command.help or "" for path, command in COMMANDS}
+    checked = {manifest(offline_data, n)["version"] for n in ("tr", "ku")} | set(DATED)
+    checked |= {v for b in RUN for line in b.lines for v in re.findall(r"\b[0-9a-f]{12}\b", line)}
+    rebuilt = [*shown_step("deployment.md", "kelime build --wordlist more.txt --name tr --force"),
+               *shown_step("reports.md", "kelime build --bootstrap")]
+    checked |= {v for line in rebuilt for v in re.findall(r"Built \w+ ([0-9a-f]{12})", line)}
+    checked |= set(re.findall(r"/tr-([0-9a-f]{12})/", shown_step("deployment.md", RELOAD)[0]))
+    unchecked = {f"{where}: {v}" for where, text in texts.items()
+                 for v in re.findall(r"(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f])", text)
+                 if v not in checked}
+    assert not unchecked, (
+        f"lexicon versions no test checks: {sorted(unchecked)}; show the offline build's, "
+        "make the example run, or list a dated one in DATED")
