@@ -69,7 +69,7 @@ class Kelime:
             raise not_ready(self.settings)
         loaded = sorted(self.lexicons)
         raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
-                       f"{', '.join(loaded)}", {"loaded": loaded})
+                       f"{', '.join(loaded)}", {"known": loaded})
 
     def held(self, name: str) -> list[Lexicon]:
         """The builds of lexicon `name` held here, the current one first."""

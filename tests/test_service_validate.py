@@ -106,7 +106,7 @@ def test_unknown_lexicon_is_404_naming_the_loaded_ones(client):
         error = reply.json()["error"]
         assert error["code"] == "unknown_lexicon"
         assert "'de'" in error["message"] and "ku, tr" in error["message"]
-        assert error["details"] == {"loaded": ["ku", "tr"]}
+        assert error["details"] == {"known": ["ku", "tr"]}
 
 
 ODD = [

@@ -39,7 +39,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr e775218c47c7 (40,785 words)
+      lexicon tr 42b2c418bf19 (40,663 words)
     """
     profile = game_profile(game)
     lex = open_lexicon(data, lexicon, profile)
