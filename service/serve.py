@@ -34,6 +34,7 @@ from uvicorn_worker import UvicornWorker
 from kelime.lexicon import hold
 from kelime.lexicon.pins import Pins, first_pins, next_pins
 
+from .control import register
 from .reload import WORKERS, Master, alive, write_pins
 from .settings import Settings
 
@@ -160,11 +161,12 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         logging.basicConfig(format="[%(levelname)s] %(message)s", level=logging.INFO)
     remove_stale()
     runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    record: Path | None = None
     try:
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
         pins, problems = first_pins(settings.data, settings.default_lexicon)
-        for why in problems.values():  # not served: a link to nothing, no manifest
-            log.warning("%s", why)
+        for why in problems.values():  # not served (a link to nothing, no manifest), or a
+            log.warning("%s", why)     # damaged current build: the last good one served
         if settings.default_lexicon not in pins.lexicons:
             log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
                         "one of %s", settings.default_lexicon, settings.data,
@@ -172,8 +174,12 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         from .app import prepare  # loaded once, here: the workers fork with it
 
         app = prepare(settings)  # a broken game profile or report store stops the start
-        Serve(settings, binds, workers, pins, runtime, hangups, app).run()
+        server = Serve(settings, binds, workers, pins, runtime, hangups, app)
+        record = register(settings.data, runtime, binds)  # for `kelime reload`
+        server.run()
     finally:
+        if record is not None and record.stem == str(os.getpid()):  # not a worker's exit
+            record.unlink(missing_ok=True)
         os.environ.pop(METRICS, None)
         shutil.rmtree(runtime, ignore_errors=True)
 

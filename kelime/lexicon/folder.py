@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from pathlib import Path
 
 from ..errors import LexiconError
@@ -12,6 +13,7 @@ from .format import MANIFEST_FILE
 from .reader import Lexicon
 
 DEFAULT_LEXICON = "tr"
+BUILDS_DIR = ".builds"  # in the data folder: every kept build, `<name>-<version>[-<n>]`
 
 
 def lexicon_names(folder: Path) -> list[str]:
@@ -91,3 +93,42 @@ def held(build: Path) -> bool:
         return True
     finally:
         os.close(fd)
+
+
+def build_pattern(name: str) -> re.Pattern[str]:
+    """The names `write_lexicon` gives `name`'s folders under BUILDS_DIR:
+    ``<name>-<version>[-<n>]`` and ``<name>-replaced-<pid>`` (so that ``tr``'s never take
+    ``tr-kids-<version>``, as a ``tr-*`` glob would)."""
+    return re.compile(rf"{re.escape(name)}-(?:[0-9a-f]{{12}}(?:-\d+)?|replaced-\d+)")
+
+
+def builds_of(folder: Path, name: str) -> list[Path]:
+    """Every build folder of `name` kept under `folder`/BUILDS_DIR, newest first (written
+    last: a build folder is renamed into place once its files are written)."""
+    builds = folder / BUILDS_DIR
+    if not builds.is_dir():
+        return []
+    ours = build_pattern(name)
+    found = [p for p in builds.iterdir() if ours.fullmatch(p.name) and p.is_dir()]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+
+
+def last_good(folder: Path, name: str, besides: Path | None = None,
+              older: bool = False) -> Lexicon | None:
+    """The newest build of `name` under `folder` that verifies (`Lexicon.load`) and is named
+    `name`, other than `besides` (with `older`: only those written before it); None when
+    there is none."""
+    builds = builds_of(folder, name)
+    if besides is not None:
+        besides = besides.resolve()
+        if older and besides in builds:
+            builds = builds[builds.index(besides) + 1:]
+        builds = [b for b in builds if b != besides]
+    for build in builds:
+        try:
+            lex = Lexicon.load(build)
+        except (LexiconError, OSError):
+            continue
+        if lex.name == name:
+            return lex
+    return None

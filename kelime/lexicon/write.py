@@ -12,7 +12,6 @@ not accepted, so the reference stays, and the next build is compared with it.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -27,11 +26,10 @@ from ..locks import exclusive
 from ..normalize import TURKISH, Alphabet, sort_key
 from . import guard
 from .compile import Compiled, diff_words
-from .folder import held
+from .folder import BUILDS_DIR, build_pattern, held
 from .format import CHANGES_FILE, MANIFEST_FILE, WORDS_FILE, Manifest, encode, json_bytes
 from .reader import Lexicon
 
-BUILDS_DIR = ".builds"
 LOCK_FILE = ".build.lock"
 KEEP_BUILDS = 3
 ACCEPTED = ".{name}.accepted"  # in the data folder: a link to the last accepted build
@@ -193,16 +191,9 @@ def _clear_stale(out: Path, name: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _build_folder(name: str) -> re.Pattern[str]:
-    """The names `_write_locked` and `_swap_link` give `name`'s folders under BUILDS_DIR:
-    ``<name>-<version>[-<n>]`` and ``<name>-replaced-<pid>`` (so that pruning ``tr`` never
-    takes ``tr-kids-<version>``, as a ``tr-*`` glob would)."""
-    return re.compile(rf"{re.escape(name)}-(?:[0-9a-f]{{12}}(?:-\d+)?|replaced-\d+)")
-
-
 def _prune(builds: Path, name: str, keep: Path) -> None:
     """Keep the newest KEEP_BUILDS builds of `name` (`keep` among them) and the accepted one."""
-    ours = _build_folder(name)
+    ours = build_pattern(name)
     accepted = _accepted_link(builds.parent, name)
     kept = {keep, accepted.resolve()} if accepted.is_symlink() else {keep}
     old = sorted((p for p in builds.iterdir()

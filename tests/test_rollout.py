@@ -1,0 +1,142 @@
+"""Rollouts an operator runs: `kelime lexicons` (list, diff, rollback) and `kelime reload`
+against a real `kelime serve`, a server started on a damaged current build (it serves the
+last good one, saying so), and `make serve`'s lexicons rebuilt when their inputs change."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kelime.lexicon.format import WORDS_FILE
+from tests.servers import kelime_command
+from tests.test_reload import build, serve
+from tests.waiting import wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kelime(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(kelime_command(*args), capture_output=True, text=True, timeout=120)
+
+
+def damage(data: Path, name: str = "tr") -> None:
+    with open(data / name / WORDS_FILE, "r+b") as f:
+        f.write(b"\0" * 16)
+
+
+def test_list_diff_and_rollback_of_the_builds_kept(tmp_path):
+    data = tmp_path / "data"
+    v1, v2 = build(data), build(data, "silgi")
+    listed = kelime("lexicons", "--data", str(data), "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["builds"]
+    assert [(r["version"], r["words"], r["current"], r["verifies"]) for r in rows] == [
+        (v2, 4, True, True), (v1, 3, False, True)]
+    assert [r["accepted"] for r in rows] == [True, False]
+
+    diff = kelime("lexicons", "--data", str(data), "diff", f"tr@{v1}", f"tr@{v2[:6]}")
+    assert (diff.returncode, diff.stdout) == (0, "+ silgi\n"), diff.stderr
+    unknown = kelime("lexicons", "--data", str(data), "diff", f"tr@{v1}", "tr@abcdef")
+    assert unknown.returncode == 2 and f"kept: {v2}, {v1}" in unknown.stderr
+
+    back = kelime("lexicons", "rollback", "tr", "--data", str(data))
+    assert back.returncode == 0, back.stderr
+    assert f"tr@{v1} (was {v2})" in back.stdout and "kelime reload" in back.stderr
+    assert (data / "tr").resolve().name == f"tr-{v1}"
+    again = kelime("lexicons", "rollback", "tr", "--data", str(data))  # nothing older
+    assert again.returncode == 2 and "--to VERSION" in again.stderr
+    forward = kelime("lexicons", "rollback", "tr", "--to", v2, "--data", str(data))
+    assert forward.returncode == 0 and (data / "tr").resolve().name == f"tr-{v2}"
+
+
+def test_reload_with_no_server_says_what_to_run(tmp_path):
+    data = tmp_path / "data"
+    build(data)
+    found = kelime("reload", "--data", str(data))
+    assert found.returncode == 2
+    assert f"no `kelime serve` is serving {data}" in found.stderr
+    assert f"kelime serve --data {data}" in found.stderr
+
+
+@pytest.mark.slow
+def test_rollback_and_reload_return_a_damaged_deployment_to_the_previous_build(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        v2 = build(data, "silgi")
+        moved = kelime("reload", "--data", str(data))
+        assert moved.returncode == 0, moved.stdout + moved.stderr
+        assert f"reloaded, serving tr {v2}" in moved.stdout
+        server.settle(v2)
+
+        damage(data)  # the build served, corrupted on disk: its words are in memory
+        kept = kelime("reload", "--data", str(data))
+        assert kept.returncode == 0 and f"unchanged, serving tr {v2}" in kept.stdout
+        build(data, "silgi", "defter", force=True)
+        damage(data)  # a new build, damaged before it is served: refused
+        refused = kelime("reload", "--data", str(data), "--json")
+        assert refused.returncode == 1, refused.stdout
+        [outcome] = json.loads(refused.stdout)["servers"]
+        assert outcome["outcome"] == "refused" and outcome["pid"] == server.proc.pid
+        assert "does not match its manifest" in outcome["refused"]["tr"]
+        assert outcome["versions"] == {"tr": v2}
+        checked = kelime("check", "--data", str(data), "kitap")
+        assert checked.returncode == 2 and "kelime lexicons --data" in checked.stderr
+        assert f"rollback tr` to point it back at tr@{v1}" in checked.stderr
+
+        back = kelime("lexicons", "--data", str(data), "rollback", "tr")
+        assert back.returncode == 0, back.stderr
+        assert kelime("check", "--data", str(data), "kitap").returncode == 0
+        done = kelime("reload", "--data", str(data))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"reloaded, serving tr {v1}" in done.stdout
+        server.settle(v1)
+    assert not list((data / ".serve").glob("*.json"))  # the record goes with the server
+
+
+@pytest.mark.slow
+def test_a_server_started_on_a_damaged_current_build_serves_the_last_good_one(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    v2 = build(data, "silgi")
+    damage(data)
+    with serve(data, tmp_path, 1) as server:
+        server.settle(v1)  # it used to exit: "... does not match its manifest"
+        log = server.log_text()
+    assert f"the current build of 'tr', {data / 'tr'}, cannot be served" in log
+    assert f"serving {v1}" in log and "kelime lexicons rollback tr" in log
+    assert "does not match its manifest" in log and v2 in log
+
+
+def make_lexicon(data: Path) -> subprocess.CompletedProcess:
+    """`make lexicon` on `data`, never reinstalling (the venv is shared: -o its stamp)."""
+    return subprocess.run(["make", "-o", ".venv/.installed-serve", "lexicon",
+                           f"DATA={data}"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.slow
+def test_make_serve_rebuilds_the_offline_lexicons_when_their_lists_or_policy_change(
+        tmp_path, offline_lexicons):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed (apt-get install make)")
+    data = tmp_path / "data"
+    shutil.copytree(offline_lexicons, data, symlinks=True)
+    first = make_lexicon(data)  # lexicons from before: their inputs' stamps are made
+    assert first.returncode == 0, first.stderr
+    second = make_lexicon(data)
+    assert second.returncode == 0 and "Compiling" not in second.stderr, second.stderr
+    policy = ROOT / "kelime" / "policy" / "blocklist.txt"
+    stamp = data / ".tr.made"
+    old = policy.stat().st_mtime - 60
+    os.utime(stamp, (old, old))  # the shipped blocklist changed since tr was built
+    third = make_lexicon(data)
+    assert third.returncode == 0, third.stderr
+    assert "Compiling tr" in third.stderr and "Compiling ku" not in third.stderr
+    wait_until(lambda: stamp.stat().st_mtime > policy.stat().st_mtime, "the stamp made again")
+    assert "Compiling" not in make_lexicon(data).stderr
