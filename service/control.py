@@ -1,8 +1,9 @@
 """Finding the `kelime serve` masters of a data folder, and reloading them (`kelime reload`).
 
-A master records itself in ``<data>/.serve/<pid>.json`` (its pid, binds and runtime
-folder) once it has pinned its builds, and removes the record when it stops; a record whose
-pid is gone (a master killed with -9) is ignored, and removed by the next start. A reload
+A master records itself (its pid, binds, runtime folder and data folder) in
+``<data>/.serve/<pid>.json`` and in its runtime folder once it has pinned its builds, and
+removes the record when it stops; a record whose pid is gone (a master killed with -9) is
+ignored, and removed by the next start. A reload
 is a SIGHUP to the master, then a look at its ``pins.json`` (`reload.py`) until it says the
 reload was done after it was asked, and at its workers until each serves that generation.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -23,39 +25,58 @@ from .reload import POLL, WORKERS, alive, pinned, read
 
 log = logging.getLogger("kelime.service")
 RECORDS = ".serve"  # in the data folder
+SERVER = "server.json"  # in the master's runtime folder
+PREFIX = "kelime-serve-"  # the runtime folders' (serve.py)
 
 
 def register(data: Path, runtime: Path, binds: list[str]) -> Path | None:
-    """Record this master in `data`'s RECORDS folder (None, with a warning, when the data
-    folder is read-only: `kelime reload` cannot find it then, a SIGHUP still reloads)."""
-    folder, pid = data / RECORDS, os.getpid()
+    """Record this master in its runtime folder (SERVER) and in `data`'s RECORDS folder;
+    the record in `data`, or None with a warning when the data folder is read-only (then
+    `kelime reload` finds it by its runtime folder, from the same temporary folder)."""
+    pid = os.getpid()
+    record = orjson.dumps({"pid": pid, "binds": binds, "runtime": str(runtime),
+                           "data": str(data.resolve())})
+    with suppress(OSError):
+        _write(runtime / SERVER, record)
+    folder = data / RECORDS
     try:
         folder.mkdir(exist_ok=True)
         for stale in folder.glob("*.json"):
             if stale.stem.isdigit() and not alive(int(stale.stem)):
                 stale.unlink(missing_ok=True)
-        record = folder / f"{pid}.json"
-        (folder / f".{pid}.new").write_bytes(orjson.dumps(
-            {"pid": pid, "binds": binds, "runtime": str(runtime), "data": str(data)}))
-        os.replace(folder / f".{pid}.new", record)
+        return _write(folder / f"{pid}.json", record)
     except OSError as e:
-        log.warning("cannot record this server in %s (%s): `kelime reload` will not find it; "
-                    "send SIGHUP to pid %d to reload", folder, e.strerror or e, pid)
+        log.warning("cannot record this server in %s (%s): `kelime reload` finds it only "
+                    "from this machine's %s; or send SIGHUP to pid %d", folder,
+                    e.strerror or e, tempfile.gettempdir(), pid)
         return None
-    return record
+
+
+def _write(path: Path, data: bytes) -> Path:
+    (new := path.with_name(f".{path.name}.new")).write_bytes(data)
+    os.replace(new, path)
+    return path
 
 
 def servers(data: Path) -> list[dict[str, Any]]:
-    """The records of the masters serving `data` now (pid alive, its pins readable)."""
-    found = []
-    for path in sorted((data / RECORDS).glob("*.json")) if (data / RECORDS).is_dir() else []:
+    """The records of the masters serving `data` now (pid alive, its pins readable): those
+    in `data`'s RECORDS folder, and those of this machine's runtime folders (a data folder
+    copied over by rsync --delete, or read-only, has none of its own)."""
+    paths = sorted((data / RECORDS).glob("*.json")) if (data / RECORDS).is_dir() else []
+    paths += sorted(Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{SERVER}"))
+    found: dict[int, dict[str, Any]] = {}
+    for path in paths:
         record = read(path)
         if not (isinstance(record, dict) and isinstance(record.get("pid"), int)
-                and isinstance(record.get("runtime"), str)):
+                and isinstance(record.get("runtime"), str)
+                and isinstance(record.get("data"), str)):
             continue
+        with suppress(OSError):
+            if Path(record["data"]).resolve() != data.resolve():
+                continue
         if alive(record["pid"]) and pinned(Path(record["runtime"])) is not None:
-            found.append(record)
-    return found
+            found.setdefault(record["pid"], record)
+    return list(found.values())
 
 
 def reload(record: dict[str, Any], timeout: float) -> dict[str, Any]:

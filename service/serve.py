@@ -34,12 +34,11 @@ from uvicorn_worker import UvicornWorker
 from kelime.lexicon import hold
 from kelime.lexicon.pins import Pins, first_pins, next_pins
 
-from .control import register
+from .control import PREFIX, register
 from .reload import WORKERS, Master, alive, write_pins
 from .settings import Settings
 
 log = logging.getLogger("kelime.service")
-PREFIX = "kelime-serve-"
 METRICS = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess folder
 HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serve's methods
 

@@ -108,6 +108,15 @@ def test_a_server_started_on_a_damaged_current_build_serves_the_last_good_one(tm
     with serve(data, tmp_path, 1) as server:
         server.settle(v1)  # it used to exit: "... does not match its manifest"
         log = server.log_text()
+        shutil.rmtree(data / ".serve")  # as `rsync --delete` from the build host would
+        refused = kelime("reload", "--data", str(data))  # found by its runtime folder
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "refused: " in refused.stdout and f"still serving tr {v1}" in refused.stdout
+        assert (f"`kelime lexicons --data {data} rollback tr && kelime reload --data {data}`"
+                in refused.stdout)
+        assert kelime("lexicons", "--data", str(data), "rollback", "tr").returncode == 0
+        done = kelime("reload", "--data", str(data))
+        assert done.returncode == 0 and f"unchanged, serving tr {v1}" in done.stdout
     assert f"the current build of 'tr', {data / 'tr'}, cannot be served" in log
     assert f"serving {v1}" in log and "kelime lexicons rollback tr" in log
     assert "does not match its manifest" in log and v2 in log

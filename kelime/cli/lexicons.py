@@ -48,7 +48,7 @@ def lexicons(ctx, data: Path | None) -> None:
     \b
     Example:
       kelime lexicons list
-      kelime lexicons diff tr@42b2c418bf19 tr@9f0c1d2e3a4b
+      kelime lexicons diff tr@OLD tr@NEW
       kelime lexicons rollback tr && kelime reload
     """
     ctx.obj = data
@@ -61,7 +61,13 @@ def lexicons(ctx, data: Path | None) -> None:
 def list_builds(ctx, data: Path | None, as_json: bool) -> None:
     """Every build kept of each lexicon, newest first: its version, words, when it was
     written, whether it is the current one (*), the last accepted one, and whether it
-    verifies."""
+    verifies (DAMAGED, and why, when it does not).
+
+    \b
+    Example:
+      kelime lexicons list                  # * marks the build data/NAME points at
+      kelime lexicons --data /srv/kelime/data list --json
+    """
     from ..lexicon.builds import describe, names
 
     folder = _data(ctx, data)
@@ -92,7 +98,13 @@ def list_builds(ctx, data: Path | None, as_json: bool) -> None:
 @click.pass_context
 def diff(ctx, old: str, new: str, data: Path | None, as_json: bool) -> None:
     """The words build NEW has that OLD has not (+), and the reverse (-): each given as
-    NAME@VERSION (a version prefix of 4 hex digits or more will do)."""
+    NAME@VERSION (a version prefix of 4 hex digits or more will do).
+
+    \b
+    Example:
+      kelime lexicons diff tr@OLD tr@NEW    # versions from `kelime lexicons list`
+      kelime lexicons diff tr@OLD tr@NEW | grep -c '^+'     # how many words added
+    """
     from ..lexicon.builds import diff as diff_builds
 
     name, a = _version(old)
@@ -120,7 +132,13 @@ def diff(ctx, old: str, new: str, data: Path | None, as_json: bool) -> None:
 def rollback(ctx, name: str, version: str | None, data: Path | None, as_json: bool) -> None:
     """Point DATA/NAME (atomically, under the build lock) at the previous build that
     verifies, or at --to VERSION. Running servers go on serving what they pinned until
-    `kelime reload`."""
+    `kelime reload`; the last accepted build (the change guard's reference) stays.
+
+    \b
+    Example:
+      kelime lexicons rollback tr && kelime reload    # back to the previous good build
+      kelime lexicons rollback tr --to VERSION        # or to one of `kelime lexicons list`
+    """
     from ..lexicon.builds import rollback as roll_back
 
     folder = _data(ctx, data)
@@ -148,7 +166,8 @@ def reload(data: Path | None, timeout: float, as_json: bool) -> None:
 
     \b
     Example:
-      kelime build --bootstrap && kelime reload
+      kelime build --bootstrap && kelime reload      # serve the new build
+      kelime reload --data /srv/kelime/data --json   # each server's outcome as JSON
     """
     with needs_extra("serve", "kelime reload"):
         from ..service.control import RECORDS, servers
@@ -168,17 +187,21 @@ def reload(data: Path | None, timeout: float, as_json: bool) -> None:
         print_json({"data": str(folder), "servers": outcomes})
     else:
         for out in outcomes:
-            click.echo(_said(out))
+            click.echo(_said(out, folder))
     if any(out["outcome"] not in ("reloaded", "unchanged") for out in outcomes):
         raise ReloadFailed("" if as_json else "a server did not reload (above)")
 
 
-def _said(out: dict[str, Any]) -> str:
+def _said(out: dict[str, Any], folder: Path) -> str:
     where = f"pid {out['pid']} ({', '.join(out['binds'])})"
     serving = _versions(out.get("versions"))
     if out["outcome"] == "refused":
-        why = "; ".join(str(w) for w in (out.get("refused") or {}).values())
-        return f"{where}: refused: {why}; still serving {serving}"
+        refused = out.get("refused") or {}
+        why = "; ".join(str(w) for w in refused.values())
+        back = " and ".join(f"`kelime lexicons --data {folder} rollback {name} && kelime "
+                            f"reload --data {folder}`" for name in refused if name)
+        return (f"{where}: refused: {why}; still serving {serving}"
+                + (f"; to serve the previous good build: {back}" if back else ""))
     if out["outcome"] == "timeout":
         return f"{where}: not finished: {out['why']}"
     return f"{where}: {out['outcome']}, serving {serving}"
