@@ -6,6 +6,7 @@ service's (kelime.service.control); these are their words on a terminal.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -188,8 +189,8 @@ def reload(data: Path | None, timeout: float, as_json: bool) -> None:
     else:
         for out in outcomes:
             click.echo(_said(out, folder))
-    if any(out["outcome"] not in ("reloaded", "unchanged") for out in outcomes):
-        raise ReloadFailed("" if as_json else "a server did not reload (above)")
+    sys.exit(FAILED if any(out["outcome"] not in ("reloaded", "unchanged")
+                           for out in outcomes) else 0)
 
 
 def _said(out: dict[str, Any], folder: Path) -> str:
@@ -216,11 +217,3 @@ def _versions(versions: Any) -> str:
         held = held if isinstance(held, list | tuple) else [held]
         shown.append(f"{name} {' '.join(map(str, held))}")
     return ", ".join(shown)
-
-
-class ReloadFailed(click.ClickException):
-    exit_code = FAILED
-
-    def show(self, file=None) -> None:
-        if self.message:
-            super().show(file)
