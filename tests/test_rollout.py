@@ -87,7 +87,7 @@ def test_rollback_and_reload_return_a_damaged_deployment_to_the_previous_build(t
         assert outcome["versions"] == {"tr": v2}
         checked = kelime("check", "--data", str(data), "kitap")
         assert checked.returncode == 2 and "kelime lexicons --data" in checked.stderr
-        assert f"rollback tr` to point it back at tr@{v1}" in checked.stderr
+        assert f"rollback tr --to {v1}` to point it at tr@{v1}" in checked.stderr
 
         back = kelime("lexicons", "--data", str(data), "rollback", "tr")
         assert back.returncode == 0, back.stderr
@@ -118,7 +118,7 @@ def test_a_server_started_on_a_damaged_current_build_serves_the_last_good_one(tm
         done = kelime("reload", "--data", str(data))
         assert done.returncode == 0 and f"unchanged, serving tr {v1}" in done.stdout
     assert f"the current build of 'tr', {data / 'tr'}, cannot be served" in log
-    assert f"serving {v1}" in log and "kelime lexicons rollback tr" in log
+    assert f"serving {v1}" in log and f"rollback tr --to {v1}`" in log
     assert "does not match its manifest" in log and v2 in log
 
 

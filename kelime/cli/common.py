@@ -210,8 +210,10 @@ def rollback_hint(folder: Path, name: str) -> str:
     good = last_good(folder, name, besides=link.resolve())
     if good is None:
         return ""
-    return (f"; or run `kelime lexicons --data {folder} rollback {name}` to point it back "
-            f"at {name}@{good.info['version']}, the newest other build that verifies")
+    version = good.info["version"]
+    return (f"; or run `kelime lexicons --data {folder} rollback {name} --to {version}` to "
+            f"point it at {name}@{version}, the newest other build that verifies (what "
+            f"`kelime serve` serves meanwhile)")
 
 
 def print_json(obj) -> None:

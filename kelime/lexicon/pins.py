@@ -90,7 +90,8 @@ def first_pins(data: Path, default: str) -> tuple[Pins, dict[str, str]]:
         problems[name] = (f"the current build of {name!r}, {data / name}, cannot be served "
                           f"({problems[name]}): serving {good.info['version']} ({good.path}), "
                           f"the newest other build that verifies, instead; run `kelime "
-                          f"lexicons rollback {name}` to point {data / name} at it, or rebuild")
+                          f"lexicons --data {data} rollback {name} --to "
+                          f"{good.info['version']}` to point {data / name} at it, or rebuild")
     if not lexicons:
         raise LexiconError(f"no lexicon in {data}: build one with `kelime build --bootstrap "
                            f"--out {data}` (or `kelime build --wordlist FILE --out {data}`)")
