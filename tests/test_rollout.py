@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kelime.lexicon.format import WORDS_FILE
+from kelime.service.reload import KEYS
 from tests.servers import kelime_command
 from tests.test_reload import build, serve
 from tests.waiting import wait_until
@@ -55,8 +56,17 @@ def test_list_diff_and_rollback_of_the_builds_kept(tmp_path):
 
 
 def test_reload_with_no_server_says_what_to_run(tmp_path):
+    """Records left by servers that are gone are not servers: one killed with -9 (its pid
+    no process now: past the kernel's pid_max) and a pid alive but without pins (reused)."""
     data = tmp_path / "data"
     build(data)
+    runtime = tmp_path / "kelime-serve-999999999-x"
+    runtime.mkdir()
+    (runtime / "pins.json").write_text(json.dumps({key: {} for key in KEYS} | {"generation": 1}))
+    (data / ".serve").mkdir()
+    for pid, folder in ((999999999, runtime), (os.getpid(), tmp_path / "none")):
+        (data / ".serve" / f"{pid}.json").write_text(json.dumps(
+            {"pid": pid, "binds": [], "runtime": str(folder), "data": str(data)}))
     found = kelime("reload", "--data", str(data))
     assert found.returncode == 2
     assert f"no `kelime serve` is serving {data}" in found.stderr
