@@ -74,14 +74,22 @@ $(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@touch $@ $(SERVE_STAMP)
 
-# The offline lexicons, each built when data/ has no usable one (none yet, or one an older
-# kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be used. `tr` is
-# Turkish (the same on every machine: its lists come with kelime), `ku` Kurmanji.
-lexicon: install-serve
+# The offline lexicons: each built again when what it is made of changed since it was last
+# built (its stamp, $(DATA)/.NAME.made): the shipped lists and policy (kelime/sources/,
+# kelime/policy/) or the packages installed; and when data/ has no usable one (none yet, or
+# one an older kelime wrote): `kelime check` exits 2 exactly when the lexicon cannot be
+# used. A build is reproducible: when nothing it reads changed, the lexicon stays as it is.
+# `tr` is Turkish (the same on every machine: its lists come with kelime), `ku` Kurmanji.
+OFFLINE_INPUTS := $(wildcard kelime/sources/*.* kelime/policy/*.*) $(SERVE_STAMP)
+lexicon: $(DATA)/.tr.made $(DATA)/.ku.made
 	@$(BIN)/kelime check --data $(DATA) kitap >/dev/null 2>&1; test $$? -ne 2 || \
 		$(BIN)/kelime build --bootstrap --out $(DATA)
 	@$(BIN)/kelime check --data $(DATA) --lexicon ku av >/dev/null 2>&1; test $$? -ne 2 || \
 		$(BIN)/kelime build --bootstrap --name ku --out $(DATA)
+
+$(DATA)/.%.made: $(OFFLINE_INPUTS) | install-serve
+	$(BIN)/kelime build --bootstrap --name $* --out $(DATA)
+	@touch $@
 
 # Speed, as ratios against baselines measured in the same run (a few minutes each).
 bench: install

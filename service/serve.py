@@ -34,11 +34,11 @@ from uvicorn_worker import UvicornWorker
 from kelime.lexicon import hold
 from kelime.lexicon.pins import Pins, first_pins, next_pins
 
+from .control import PREFIX, register
 from .reload import WORKERS, Master, alive, described, write_pins
 from .settings import Settings
 
 log = logging.getLogger("kelime.service")
-PREFIX = "kelime-serve-"
 METRICS = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess folder
 HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serve's methods
 
@@ -163,12 +163,14 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         logging.basicConfig(format="[%(levelname)s] %(message)s", level=logging.INFO)
     remove_stale()
     runtime = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    record: Path | None = None
     try:
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
         pins, problems = first_pins(settings.data, settings.default_lexicon,
                                     settings.keep_versions)
-        for why in [*problems.values(), *pins.skipped]:  # not served: a link to nothing,
-            log.warning("%s", why)                        # no manifest, an older one damaged
+        for why in [*problems.values(), *pins.skipped]:  # not served (a link to nothing, no
+            log.warning("%s", why)  # manifest, an older build damaged), or a damaged current
+            #                         build: the last good one served
         if settings.default_lexicon not in pins.lexicons:
             log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
                         "one of %s", settings.default_lexicon, settings.data,
@@ -176,8 +178,12 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
         from .app import prepare  # loaded once, here: the workers fork with it
 
         app = prepare(settings)  # a broken game profile or report store stops the start
-        Serve(settings, binds, workers, pins, runtime, hangups, app).run()
+        server = Serve(settings, binds, workers, pins, runtime, hangups, app)
+        record = register(settings.data, runtime, binds)  # for `kelime reload`
+        server.run()
     finally:
+        if record is not None and record.stem == str(os.getpid()):  # not a worker's exit
+            record.unlink(missing_ok=True)
         os.environ.pop(METRICS, None)
         shutil.rmtree(runtime, ignore_errors=True)
 

@@ -1,103 +1,161 @@
-"""A rollout across three real replicas behind the shipped nginx, as docs/deployment.md
-describes it: a game that pinned its lexicon's version gets identical verdicts on every
-request while one replica, then all, move to a new build; a game that did not pin is told
-which build answered each reply. Skips without nginx (`apt-get install nginx`)."""
+"""Rollouts an operator runs: `kelime lexicons` (list, diff, rollback) and `kelime reload`
+against a real `kelime serve`, a server started on a damaged current build (it serves the
+last good one, saying so), and `make serve`'s lexicons rebuilt when their inputs change."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import signal
+import subprocess
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 
-from kelime.lexicon import Candidate, compile_words, write_lexicon
-from kelime.lexicon.write import BUILDS_DIR
-from tests.test_nginx import nginx_in_front, replicas, request, status_of
+from kelime.lexicon.format import WORDS_FILE
+from kelime.service.reload import KEYS
+from tests.servers import kelime_command
+from tests.test_reload import build, serve
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.slow
-
-SOURCE = {"kind": "test", "name": "tests/test_rollout.py", "licence": "n/a"}
-WORDS = ["kitap", "kalem", "defter", "silgi", "masa"]
-ASKED = ["kitap", "dangalak", "masa"]
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def build(data: Path, *extra: str) -> str:
-    return write_lexicon(compile_words([Candidate(w) for w in [*WORDS, *extra]]), data, "tr",
-                         SOURCE, created="2026-01-01T00:00:00Z").manifest.version
+def kelime(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(kelime_command(*args), capture_output=True, text=True, timeout=120)
 
 
-def ask(port: int, lexicon: str | None, i: int) -> tuple[str, tuple[bool, ...]]:
-    """One question through nginx, GET or POST in turn: (the version that answered, verdicts)."""
-    if i % 2:
-        query = "&".join(f"word={w}" for w in ASKED)
-        path = f"/v1/validate?{query}" + (f"&lexicon={quote(lexicon)}" if lexicon else "")
-        status, _, raw = request(port, "GET", path)
-    else:
-        body = {"words": ASKED, **({"lexicon": lexicon} if lexicon else {})}
-        status, _, raw = request(port, "POST", "/v1/validate", json.dumps(body).encode())
-    reply = json.loads(raw)
-    assert status == 200, reply
-    return reply["lexicon"]["version"], tuple(r["valid"] for r in reply["results"])
+def damage(data: Path, name: str = "tr") -> None:
+    with open(data / name / WORDS_FILE, "r+b") as f:
+        f.write(b"\0" * 16)
 
 
-def reload(replica) -> None:
-    """SIGHUP (what `kelime reload` sends) and wait until its /readyz shows new builds."""
-    before = replica_ready(replica)
-    os.kill(replica.proc.pid, signal.SIGHUP)
-    wait_until(lambda: replica_ready(replica) != before, f"replica {replica.port} reloads")
+def test_list_diff_and_rollback_of_the_builds_kept(tmp_path):
+    data = tmp_path / "data"
+    v1, v2 = build(data), build(data, "silgi")
+    listed = kelime("lexicons", "--data", str(data), "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["builds"]
+    assert [(r["version"], r["words"], r["current"], r["verifies"]) for r in rows] == [
+        (v2, 4, True, True), (v1, 3, False, True)]
+    assert [r["accepted"] for r in rows] == [True, False]
+
+    diff = kelime("lexicons", "--data", str(data), "diff", f"tr@{v1}", f"tr@{v2[:6]}")
+    assert (diff.returncode, diff.stdout) == (0, "+ silgi\n"), diff.stderr
+    unknown = kelime("lexicons", "--data", str(data), "diff", f"tr@{v1}", "tr@abcdef")
+    assert unknown.returncode == 2 and f"kept: {v2}, {v1}" in unknown.stderr
+
+    back = kelime("lexicons", "rollback", "tr", "--data", str(data))
+    assert back.returncode == 0, back.stderr
+    assert f"tr@{v1} (was {v2})" in back.stdout and "kelime reload" in back.stderr
+    assert (data / "tr").resolve().name == f"tr-{v1}"
+    again = kelime("lexicons", "rollback", "tr", "--data", str(data))  # nothing older
+    assert again.returncode == 2 and "--to VERSION" in again.stderr
+    forward = kelime("lexicons", "rollback", "tr", "--to", v2, "--data", str(data))
+    assert forward.returncode == 0 and (data / "tr").resolve().name == f"tr-{v2}"
 
 
-def replica_ready(replica) -> dict:
-    status, _, raw = request(replica.port, "GET", "/readyz")
-    assert status == 200, raw
-    return json.loads(raw)["held"]
+def test_reload_with_no_server_says_what_to_run(tmp_path):
+    """Records left by servers that are gone are not servers: one killed with -9 (its pid
+    no process now: past the kernel's pid_max) and a pid alive but without pins (reused)."""
+    data = tmp_path / "data"
+    build(data)
+    runtime = tmp_path / "kelime-serve-999999999-x"
+    runtime.mkdir()
+    (runtime / "pins.json").write_text(json.dumps({key: {} for key in KEYS} | {"generation": 1}))
+    (data / ".serve").mkdir()
+    for pid, folder in ((999999999, runtime), (os.getpid(), tmp_path / "none")):
+        (data / ".serve" / f"{pid}.json").write_text(json.dumps(
+            {"pid": pid, "binds": [], "runtime": str(folder), "data": str(data)}))
+    found = kelime("reload", "--data", str(data))
+    assert found.returncode == 2
+    assert f"no `kelime serve` is serving {data}" in found.stderr
+    assert f"kelime serve --data {data}" in found.stderr
 
 
-def use(data: Path, version: str) -> None:
-    """Point data/tr at the build `version`, atomically."""
-    link = data / ".tr.new"
-    link.unlink(missing_ok=True)
-    os.symlink(f"{BUILDS_DIR}/tr-{version}", link)
-    os.replace(link, data / "tr")
+@pytest.mark.slow
+def test_rollback_and_reload_return_a_damaged_deployment_to_the_previous_build(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 2) as server:
+        v2 = build(data, "silgi")
+        moved = kelime("reload", "--data", str(data))
+        assert moved.returncode == 0, moved.stdout + moved.stderr
+        assert f"reloaded, serving tr {v2}" in moved.stdout
+        server.settle(v2)
+
+        damage(data)  # the build served, corrupted on disk: its words are in memory
+        kept = kelime("reload", "--data", str(data))
+        assert kept.returncode == 0 and f"unchanged, serving tr {v2}" in kept.stdout
+        build(data, "silgi", "defter", force=True)
+        damage(data)  # a new build, damaged before it is served: refused
+        refused = kelime("reload", "--data", str(data), "--json")
+        assert refused.returncode == 1, refused.stdout
+        [outcome] = json.loads(refused.stdout)["servers"]
+        assert outcome["outcome"] == "refused" and outcome["pid"] == server.proc.pid
+        assert "does not match its manifest" in outcome["refused"]["tr"]
+        assert outcome["versions"] == {"tr": v2}
+        checked = kelime("check", "--data", str(data), "kitap")
+        assert checked.returncode == 2 and "kelime lexicons --data" in checked.stderr
+        assert f"rollback tr --to {v1}` to point it at tr@{v1}" in checked.stderr
+
+        back = kelime("lexicons", "--data", str(data), "rollback", "tr")
+        assert back.returncode == 0, back.stderr
+        assert kelime("check", "--data", str(data), "kitap").returncode == 0
+        done = kelime("reload", "--data", str(data))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"reloaded, serving tr {v1}" in done.stdout
+        server.settle(v1)
+    assert not list((data / ".serve").glob("*.json"))  # the record goes with the server
 
 
-def test_a_rollout_never_changes_a_pinned_games_verdicts(tmp_path):
-    first = tmp_path / "machine-0" / "data"
-    v1 = build(first)
-    datas = [first] + [shutil.copytree(first, tmp_path / f"machine-{i}" / "data", symlinks=True)
-                       for i in (1, 2)]
-    meaning = {v1: (True, False, True)}
-    with replicas(first, tmp_path, 3, datas=datas) as three, \
-            nginx_in_front([r.sock for r in three], tmp_path / "nginx") as front:
-        assert all(status_of(r.port, "/readyz") == 200 for r in three)
-        # The new build reaches one machine (built there, or copied in) and it reloads.
-        v2 = build(datas[0], "dangalak")
-        meaning[v2] = (True, True, True)
-        reload(three[0])
-        assert replica_ready(three[0]) == {"tr": [v2, v1]}
+@pytest.mark.slow
+def test_a_server_started_on_a_damaged_current_build_serves_the_last_good_one(tmp_path):
+    data = tmp_path / "data"
+    v1 = build(data)
+    v2 = build(data, "silgi")
+    damage(data)
+    with serve(data, tmp_path, 1) as server:
+        server.settle(v1)  # it used to exit: "... does not match its manifest"
+        log = server.log_text()
+        shutil.rmtree(data / ".serve")  # as `rsync --delete` from the build host would
+        refused = kelime("reload", "--data", str(data))  # found by its runtime folder
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "refused: " in refused.stdout and f"still serving tr {v1}" in refused.stdout
+        assert (f"`kelime lexicons --data {data} rollback tr && kelime reload --data {data}`"
+                in refused.stdout)
+        assert kelime("lexicons", "--data", str(data), "rollback", "tr").returncode == 0
+        done = kelime("reload", "--data", str(data))
+        assert done.returncode == 0 and f"unchanged, serving tr {v1}" in done.stdout
+    assert f"the current build of 'tr', {data / 'tr'}, cannot be served" in log
+    assert f"serving {v1}" in log and f"rollback tr --to {v1}`" in log
+    assert "does not match its manifest" in log and v2 in log
 
-        pinned = [ask(front.port, f"tr@{v1}", i) for i in range(200)]
-        assert set(pinned) == {(v1, meaning[v1])}  # 0 flaps in 200
-        loose = [ask(front.port, None, i) for i in range(60)]
-        assert {v for v, _ in loose} == {v1, v2}  # unpinned: both, each told which
-        assert all(meaning[v] == verdicts for v, verdicts in loose)
 
-        # docs/deployment.md's rollout: copy the build to every machine and reload (held,
-        # not current: a game that pinned v2 on machine 0 is answered everywhere), then
-        # switch each machine's link and reload.
-        for data, replica in zip(datas[1:], three[1:], strict=True):
-            shutil.copytree(datas[0] / BUILDS_DIR / f"tr-{v2}", data / BUILDS_DIR / f"tr-{v2}")
-            reload(replica)
-            assert replica_ready(replica) == {"tr": [v1, v2]}
-        assert {ask(front.port, f"tr@{v2}", i) for i in range(30)} == {(v2, meaning[v2])}
-        for data, replica in zip(datas[1:], three[1:], strict=True):
-            use(data, v2)
-            reload(replica)
-            assert replica_ready(replica) == {"tr": [v2, v1]}
-            assert {ask(front.port, f"tr@{v1}", i) for i in range(30)} == {(v1, meaning[v1])}
-        assert {ask(front.port, None, i) for i in range(30)} == {(v2, meaning[v2])}
+def make_lexicon(data: Path) -> subprocess.CompletedProcess:
+    """`make lexicon` on `data`, never reinstalling (the venv is shared: -o its stamp)."""
+    return subprocess.run(["make", "-o", ".venv/.installed-serve", "lexicon",
+                           f"DATA={data}"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.slow
+def test_make_serve_rebuilds_the_offline_lexicons_when_their_lists_or_policy_change(
+        tmp_path, offline_lexicons):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed (apt-get install make)")
+    data = tmp_path / "data"
+    shutil.copytree(offline_lexicons, data, symlinks=True)
+    first = make_lexicon(data)  # lexicons from before: their inputs' stamps are made
+    assert first.returncode == 0, first.stderr
+    second = make_lexicon(data)
+    assert second.returncode == 0 and "Compiling" not in second.stderr, second.stderr
+    policy = ROOT / "kelime" / "policy" / "blocklist.txt"
+    stamp = data / ".tr.made"
+    old = policy.stat().st_mtime - 60
+    os.utime(stamp, (old, old))  # the shipped blocklist changed since tr was built
+    third = make_lexicon(data)
+    assert third.returncode == 0, third.stderr
+    assert "Compiling tr" in third.stderr and "Compiling ku" not in third.stderr
+    wait_until(lambda: stamp.stat().st_mtime > policy.stat().st_mtime, "the stamp made again")
+    assert "Compiling" not in make_lexicon(data).stderr

@@ -195,8 +195,25 @@ def open_lexicon(data: Path | None, name: str | None, game=None):
         return load_lexicon(folder, key)
     except LexiconError as e:  # the message says what the folder has and how to build one
         if (folder / key / MANIFEST_FILE).exists():
-            raise
-        raise MissingLexicon(str(e)) from None
+            raise type(e)(f"{e}{rollback_hint(folder, key)}") from None
+        raise MissingLexicon(f"{e}{rollback_hint(folder, key)}") from None
+
+
+def rollback_hint(folder: Path, name: str) -> str:
+    """How to go back to the last build of `name` that verifies, when the current one is
+    damaged (or its link points to nothing) and one is kept ("" when none is)."""
+    from ..lexicon.folder import last_good
+
+    link = folder / name
+    if not link.is_symlink():
+        return ""
+    good = last_good(folder, name, besides=link.resolve())
+    if good is None:
+        return ""
+    version = good.info["version"]
+    return (f"; or run `kelime lexicons --data {folder} rollback {name} --to {version}` to "
+            f"point it at {name}@{version}, the newest other build that verifies (what "
+            f"`kelime serve` serves meanwhile)")
 
 
 def print_json(obj) -> None:

@@ -39,13 +39,15 @@ def load_lexicon(folder: Path, name: str = DEFAULT_LEXICON) -> Lexicon:
     with an error that says how to build it, or which builds there are."""
     name, version = split_pin(name)
     if version is not None:
-        builds = [Lexicon.load(path) for path in builds_of(folder, name)
-                  if Manifest.read(path).version == version]
-        if not builds:
-            have = ", ".join(Manifest.read(path).version for path in builds_of(folder, name))
+        versions: dict[str, Path] = {}
+        for path in builds_of(folder, name):
+            with suppress(LexiconError):  # (a damaged one: `kelime lexicons list` says why)
+                versions.setdefault(Manifest.read(path).version, path)
+        if version not in versions:
             raise LexiconError(f"no build {version!r} of {name!r} in {folder / BUILDS_DIR} "
-                               f"(have: {have or 'none'}); `kelime lexicons list` shows them")
-        return builds[0]
+                               f"(have: {', '.join(versions) or 'none'}); `kelime lexicons "
+                               f"list` shows them")
+        return Lexicon.load(versions[version])
     if not (folder / name / MANIFEST_FILE).exists():
         have = ", ".join(lexicon_names(folder)) or "none"
         raise LexiconError(f"no lexicon {name!r} in {folder} (have: {have}); build one with "
@@ -90,19 +92,6 @@ def build_folder(name: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(name)}-(?:[0-9a-f]{{12}}(?:-\d+)?|replaced-\d+)")
 
 
-def builds_of(folder: Path, name: str) -> list[Path]:
-    """Every build of `name` under `folder`/.builds that has a manifest, newest first (by
-    the folder's time, as `kelime build` keeps the newest): its current build, the ones
-    before it, and any copied in beside it."""
-    ours, found = build_folder(name), []
-    with suppress(OSError):  # no .builds yet
-        for path in (folder / BUILDS_DIR).iterdir():
-            with suppress(OSError):  # removed meanwhile
-                if ours.fullmatch(path.name) and (path / MANIFEST_FILE).is_file():
-                    found.append((path.stat().st_mtime_ns, path.name, path))
-    return [path for *_, path in sorted(found, reverse=True)]
-
-
 def split_pin(name: str) -> tuple[str, str | None]:
     """`tr@42b2c418bf19` → ("tr", "42b2c418bf19"); `tr` → ("tr", None)::
 
@@ -134,3 +123,37 @@ def held(build: Path) -> bool:
         return True
     finally:
         os.close(fd)
+
+
+def builds_of(folder: Path, name: str) -> list[Path]:
+    """Every build folder of `name` kept under `folder`/BUILDS_DIR, newest first (written
+    last: a build folder is renamed into place once its files are written; one copied in
+    keeps its time with `rsync -a`), damaged ones included."""
+    ours, found = build_folder(name), []
+    with suppress(OSError):  # no .builds yet
+        for path in (folder / BUILDS_DIR).iterdir():
+            with suppress(OSError):  # removed meanwhile
+                if ours.fullmatch(path.name) and path.is_dir():
+                    found.append((path.stat().st_mtime_ns, path.name, path))
+    return [path for *_, path in sorted(found, reverse=True)]
+
+
+def last_good(folder: Path, name: str, besides: Path | None = None,
+              older: bool = False) -> Lexicon | None:
+    """The newest build of `name` under `folder` that verifies (`Lexicon.load`) and is named
+    `name`, other than `besides` (with `older`: only those written before it); None when
+    there is none."""
+    builds = builds_of(folder, name)
+    if besides is not None:
+        besides = besides.resolve()
+        if older and besides in builds:
+            builds = builds[builds.index(besides) + 1:]
+        builds = [b for b in builds if b != besides]
+    for build in builds:
+        try:
+            lex = Lexicon.load(build)
+        except (LexiconError, OSError):
+            continue
+        if lex.name == name:
+            return lex
+    return None

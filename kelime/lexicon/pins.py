@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import LexiconError
-from .folder import builds_of, current_builds
+from .folder import BUILDS_DIR, builds_of, current_builds, last_good
 from .reader import Lexicon
 
 OUTCOMES = ("reloaded", "unchanged", "refused")
@@ -133,18 +133,32 @@ def verify(data: Path, default: str, pinned: Pins | None = None
 def first_pins(data: Path, default: str, keep_versions: int = KEEP_VERSIONS
                ) -> tuple[Pins, dict[str, str]]:
     """The builds a server starts with, and the warnings of those it leaves out (a link to
-    nothing, a folder without a manifest, an older build that does not verify); LexiconError
-    when a build is damaged, or when there is none."""
+    nothing, a folder without a manifest, an older build that does not verify) or replaces:
+    a damaged current build gives way to the newest other build of its name that verifies
+    (`last_good`), so that a replica restarted before the link is fixed still comes up.
+    LexiconError when a damaged build has no good one to fall back on, or when there is
+    none."""
     lexicons, problems = verify(data, default)
     builds, _ = current_builds(data)
-    damaged = [why for name, why in problems.items() if name in builds]
-    if damaged:
-        raise LexiconError(damaged[0])
+    for name in [name for name in problems if name]:
+        good = last_good(data, name, besides=builds.get(name))
+        if good is None:
+            if name in builds:
+                raise LexiconError(f"{problems[name]} (and no other build of {name!r} under "
+                                   f"{data / BUILDS_DIR} verifies)")
+            continue  # not a lexicon (yet): left out, with its warning
+        lexicons[name] = good
+        problems[name] = (f"the current build of {name!r}, {data / name}, cannot be served "
+                          f"({problems[name]}): serving {good.info['version']} ({good.path}), "
+                          f"the newest other build that verifies, instead; run `kelime "
+                          f"lexicons --data {data} rollback {name} --to "
+                          f"{good.info['version']}` to point {data / name} at it, or rebuild")
     if not lexicons:
         raise LexiconError(f"no lexicon in {data}: build one with `kelime build --bootstrap "
                            f"--out {data}` (or `kelime build --wordlist FILE --out {data}`)")
     older, skipped = hold_older(data, lexicons, keep_versions, {})
-    return Pins(1, "started", lexicons, older=older, skipped=tuple(skipped)), problems
+    return Pins(1, "started", dict(sorted(lexicons.items())), older=older,
+                skipped=tuple(skipped)), problems
 
 
 def next_pins(data: Path, default: str, old: Pins, keep_versions: int = KEEP_VERSIONS) -> Pins:

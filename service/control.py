@@ -1,0 +1,117 @@
+"""Finding the `kelime serve` masters of a data folder, and reloading them (`kelime reload`).
+
+A master records itself (its pid, binds, runtime folder and data folder) in
+``<data>/.serve/<pid>.json`` and in its runtime folder once it has pinned its builds, and
+removes the record when it stops; a record whose pid is gone (a master killed with -9) is
+ignored, and removed by the next start. A reload
+is a SIGHUP to the master, then a look at its ``pins.json`` (`reload.py`) until it says the
+reload was done after it was asked, and at its workers until each serves that generation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import tempfile
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .reload import POLL, WORKERS, alive, pinned, read
+
+log = logging.getLogger("kelime.service")
+RECORDS = ".serve"  # in the data folder
+SERVER = "server.json"  # in the master's runtime folder
+PREFIX = "kelime-serve-"  # the runtime folders' (serve.py)
+
+
+def register(data: Path, runtime: Path, binds: list[str]) -> Path | None:
+    """Record this master in its runtime folder (SERVER) and in `data`'s RECORDS folder;
+    the record in `data`, or None with a warning when the data folder is read-only (then
+    `kelime reload` finds it by its runtime folder, from the same temporary folder)."""
+    pid = os.getpid()
+    record = orjson.dumps({"pid": pid, "binds": binds, "runtime": str(runtime),
+                           "data": str(data.resolve())})
+    with suppress(OSError):
+        _write(runtime / SERVER, record)
+    folder = data / RECORDS
+    try:
+        folder.mkdir(exist_ok=True)
+        for stale in folder.glob("*.json"):
+            if stale.stem.isdigit() and not alive(int(stale.stem)):
+                stale.unlink(missing_ok=True)
+        return _write(folder / f"{pid}.json", record)
+    except OSError as e:
+        log.warning("cannot record this server in %s (%s): `kelime reload` finds it only "
+                    "from this machine's %s; or send SIGHUP to pid %d", folder,
+                    e.strerror or e, tempfile.gettempdir(), pid)
+        return None
+
+
+def _write(path: Path, data: bytes) -> Path:
+    (new := path.with_name(f".{path.name}.new")).write_bytes(data)
+    os.replace(new, path)
+    return path
+
+
+def servers(data: Path) -> list[dict[str, Any]]:
+    """The records of the masters serving `data` now (pid alive, its pins readable): those
+    in `data`'s RECORDS folder, and those of this machine's runtime folders (a data folder
+    copied over by rsync --delete, or read-only, has none of its own)."""
+    paths = sorted((data / RECORDS).glob("*.json")) if (data / RECORDS).is_dir() else []
+    paths += sorted(Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{SERVER}"))
+    found: dict[int, dict[str, Any]] = {}
+    for path in paths:
+        record = read(path)
+        if not (isinstance(record, dict) and isinstance(record.get("pid"), int)
+                and isinstance(record.get("runtime"), str)
+                and isinstance(record.get("data"), str)):
+            continue
+        with suppress(OSError):
+            if Path(record["data"]).resolve() != data.resolve():
+                continue
+        if alive(record["pid"]) and pinned(Path(record["runtime"])) is not None:
+            found.setdefault(record["pid"], record)
+    return list(found.values())
+
+
+def reload(record: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """SIGHUP to the master of `record`, and its outcome once its workers follow:
+    {"pid", "binds", "outcome": reloaded | unchanged | refused | timeout, "versions",
+    "refused", "why"?}."""
+    runtime, pid = Path(record["runtime"]), record["pid"]
+    asked, deadline = time.monotonic(), time.monotonic() + timeout
+    out: dict[str, Any] = {"pid": pid, "binds": record.get("binds", [])}
+    os.kill(pid, signal.SIGHUP)
+    while (found := pinned(runtime)) is None or found["since"] < asked:
+        if time.monotonic() > deadline or not alive(pid):
+            return {**out, "outcome": "timeout", "versions": {}, "refused": {},
+                    "why": f"the master (pid {pid}) did not reload within {timeout:g} s; "
+                           f"its log says why"}
+        time.sleep(POLL)
+    out.update(outcome=found["outcome"], versions=found["versions"], refused=found["refused"],
+               generation=found["generation"])
+    if found["outcome"] == "refused":
+        return out
+    while lagging := _lagging(runtime, found["generation"], found["workers"]):
+        if time.monotonic() > deadline:
+            return {**out, "outcome": "timeout",
+                    "why": f"generation {found['generation']} was pinned, but worker(s) "
+                           f"{', '.join(lagging)} did not switch within {timeout:g} s and may "
+                           f"still answer from the old builds; the server's log says why"}
+        time.sleep(POLL)
+    return out
+
+
+def _lagging(runtime: Path, generation: int, workers: int) -> list[str]:
+    """The workers not serving `generation` yet ('(not started yet)' for missing ones)."""
+    markers: list[Path] = []
+    with suppress(OSError):
+        markers = list((runtime / WORKERS).iterdir())
+    serving = {p.name: read(p) for p in markers if p.name.isdigit() and alive(int(p.name))}
+    lagging = [pid for pid, g in serving.items() if not isinstance(g, int) or g < generation]
+    return lagging or (["(not started yet)"] if len(serving) < workers else [])
