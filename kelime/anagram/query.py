@@ -74,8 +74,8 @@ def make_query(rack: str | Rack, game: Game, alphabet: Alphabet | None = None,
                limit: int | None = None, sort: str = "score") -> Query:
     """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
     alphabet = alphabet or TURKISH
+    plays(game, alphabet)  # first: a rack of the game's letters is not "unreadable" (422)
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
-    plays(game, alphabet)
     fit(parsed, game)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
     # min_length over max_length is no error: like min_length 40, it asks for no word

@@ -22,6 +22,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from kelime.anagram import Query, make_query, parse_rack
+from kelime.anagram.query import plays
 from kelime.anagram.split import check_hand
 from kelime.games import Game
 from kelime.lexicon import Lexicon
@@ -105,6 +106,7 @@ async def split_post(request: Request) -> Response:
     ask = parse_split(await read_body(request, settings.search_body_bytes, advice=ADVICE),
                       settings)
     lex, profile = kelime.played(ask.lexicon, ask.game, "harfbank")
+    plays(profile, lex.anagrams.alphabet)  # (409) before the rack is read in its letters
     rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
     reply = await run_search(request, counted(
         kelime, request.scope, "split", lex, lambda: lex.split(rack, profile, settings.limits)))
