@@ -81,6 +81,10 @@ def test_validate_and_anagram_in_kurmanji_over_http(data):
         words = [w["word"] for w in found.json()["words"]]
         assert words and all(set(w) <= KURMANJI for w in words)
         turkish = api.post("/v1/anagram", json={"rack": "kıtap", "lexicon": "ku"})
+        assert turkish.status_code == 409  # kelimelik (the default game) is not ku's
+        assert turkish.json()["error"]["details"]["games"] == ["kelimatik-ku"]
+        turkish = api.post("/v1/anagram", json={"rack": "kıtap", "lexicon": "ku",
+                                                "game": "kelimatik-ku"})
         assert turkish.status_code == 422 and turkish.json()["error"]["code"] == "invalid_rack"
         assert api.post("/v1/validate", json={"words": ["kitap"]}).json()["lexicon"]["name"] == "tr"
 
