@@ -79,22 +79,28 @@ class PgReportStore(BaseReportStore):
             check=ConnectionPool.check_connection, name="kelime-reports",
             kwargs={"autocommit": True, "connect_timeout": max(1, round(timeout))})
         try:
+            # one connection first: a server that cannot be reached is said at once, in
+            # one line, instead of after the pool's retries (each logged)
+            if (why := self._why_not()) is not None:
+                raise ReportError(self._unreachable(why))
             try:
                 self.pool.open(wait=True, timeout=max(timeout, 1.0))
             except PoolTimeout:
-                raise ReportError(self._unreachable(self._why_not())) from None
+                raise ReportError(self._unreachable(f"no connection within {timeout:g} s")
+                                  ) from None
             self._open(create)
         except BaseException:
             self.pool.close()
             raise
 
-    def _why_not(self) -> str:
-        """Why a connection cannot be made (the pool only says it timed out)."""
+    def _why_not(self) -> str | None:
+        """Why a connection cannot be made, or None when one can (the pool would only say
+        it timed out)."""
         try:
             psycopg.connect(self.url, connect_timeout=max(1, round(self.timeout))).close()
         except psycopg.Error as e:
             return str(e).strip().splitlines()[0]
-        return f"no connection within {self.timeout:g} s"
+        return None
 
     def _unreachable(self, why: str) -> str:
         return (f"{self.where} cannot be reached ({why}): check that PostgreSQL runs and "

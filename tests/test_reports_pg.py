@@ -25,6 +25,7 @@ from kelime.reports import (
     _sqlite_v1,
 )
 from kelime.service.routes.reports import open_store
+from kelime.service.settings import Settings
 
 from .postgres import MISSING, postgres_server, server_bin
 from .servers import kelime_serve, start_kelime_serve, stop, unused_port, wait_ready
@@ -152,6 +153,18 @@ def test_postgres_store_errors_say_what_to_do(pg, pg_url):
         conn.execute("CREATE TABLE meta (key text, value text)")
     with pytest.raises(ReportError, match="holds tables but is not a kelime report store"):
         open_store(other, create=True)
+
+
+def test_a_postgresql_url_is_kept_as_the_url_it_is(tmp_path):
+    """KELIME_REPORTS and --reports take a URL as it is: read as a path, its `//` folded
+    (`postgresql:/kelime@…`) and it named a folder that does not exist."""
+    url = "postgresql://kelime:pw@db.example:5432/reports?sslmode=require"
+    assert Settings.from_env({"KELIME_REPORTS": url}).reports == url
+    assert Settings(reports=str(tmp_path / "r.sqlite")).reports == tmp_path / "r.sqlite"
+    listed = run("reports", "--reports", f"postgresql://kelime@127.0.0.1:{unused_port()}/r",
+                 ok=False)
+    assert listed.exit_code == 1 and "cannot be reached" in listed.output
+    assert "postgresql://kelime@127.0.0.1:" in listed.output
 
 
 def test_serve_refuses_a_postgres_it_cannot_reach(tmp_path):
