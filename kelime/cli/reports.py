@@ -149,11 +149,14 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
     """Players' word reports: list the open ones with each word's verdict now.
 
     Players send them with POST /v1/reports (the page's "report this word") to a server
-    started with KELIME_REPORTS=FILE.
+    started with KELIME_REPORTS=FILE, or KELIME_REPORTS=postgresql://… (every replica
+    writing to one PostgreSQL database). Each word shows the lexicon versions its
+    players were answered from.
 
     \b
     Examples:
       kelime reports --reports reports.sqlite
+      kelime reports --reports postgresql://kelime@db.example/kelime
       kelime reports check --reports reports.sqlite        # what TDK says, side by side
       kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
       kelime reports reject ev --why "a common noun" --reports reports.sqlite

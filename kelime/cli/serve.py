@@ -49,6 +49,7 @@ def serve(data: Path | None, cache: Path | None, reports: Path | str | None, hos
       kelime serve --port 8000 &
       curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
       kelime serve --reports reports.sqlite       # and take players' word reports
+      kelime serve --reports postgresql://kelime@db.example/kelime   # reports on PostgreSQL
       kelime serve --port 8001 --socket /run/kelime/kelime-1.sock   # behind nginx
     """
     with needs_extra("serve", "kelime serve"):
