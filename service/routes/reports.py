@@ -85,9 +85,10 @@ class Writes:
     """A worker's report store, kept open (opening one costs ~2 ms) and written by one
     thread at a time; at most MAX_WAITING reports wait for it. A store locked by another
     process never takes the threads the other routes (anagram searches) run on, nor lets
-    waiting requests pile up. After a write fails (the store locked too long, unwritable)
-    the store is opened anew on the next report, and the reports waiting, and those of the
-    next RESTING seconds, are refused at once instead of each waiting in turn."""
+    waiting requests pile up. After a write fails (the store locked too long, unwritable,
+    PostgreSQL unreachable) a SQLite store is opened anew on the next report (PostgreSQL's
+    pool reconnects by itself), and the reports waiting, and those of the next RESTING
+    seconds, are refused at once (503) instead of each waiting in turn."""
 
     RESTING = 2.0
 
