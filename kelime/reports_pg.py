@@ -40,6 +40,11 @@ from .reports import (
 #: application of the database uses: "kelime" in ASCII).
 WRITE_LOCK = 0x6B656C696D65
 POOL_SIZE = 4  # connections a store keeps (a worker writes one report at a time)
+#: Seconds the pool keeps trying to replace a lost connection, its waits doubling, before it
+#: gives up and connects afresh on the next report. psycopg_pool's default, 300 s, let the
+#: waits grow with the outage: after PostgreSQL was down 40 s, reports came back 18.5 s
+#: after it did (1.1 s with 10 s).
+RECONNECT = 10.0
 
 #: The tables of schema version 1, in PostgreSQL's types: kelime's SQLite tables, text
 #: compared byte by byte (COLLATE "C", as SQLite does) whatever the database's locale.
@@ -76,6 +81,7 @@ class PgReportStore(BaseReportStore):
         self._local = threading.local()
         self.pool = ConnectionPool(
             url, min_size=1, max_size=POOL_SIZE, open=False, timeout=timeout,
+            reconnect_timeout=RECONNECT,
             check=ConnectionPool.check_connection, name="kelime-reports",
             kwargs={"autocommit": True, "connect_timeout": max(1, round(timeout))})
         try:
