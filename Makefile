@@ -100,6 +100,7 @@ bench: install
 	$(BIN)/python benchmarks/anagram_http.py
 	$(BIN)/python benchmarks/options.py
 	$(BIN)/python benchmarks/reports.py
+	$(BIN)/python benchmarks/reports_pg.py
 	$(BIN)/python benchmarks/load.py
 	$(BIN)/python benchmarks/serving.py
 	$(BIN)/python benchmarks/pinned.py

@@ -45,7 +45,7 @@ from .lexicon import Lexicon
 from .normalize import Alphabet, letters_problem, normalize, turkish_sorted
 from .policy import INFLECTED_FROM, default_policy_path, inflections
 from .policy.review import Edit, record_review, restore, snapshot
-from .reports import DECISIONS, KINDS, ReportStore, note_problem
+from .reports import DECISIONS, KINDS, BaseReportStore, note_problem
 
 #: The kinds of report an accepted verdict answers: making a word valid answers "missing";
 #: refusing it answers "wrong" and "offensive". The other kinds stay open.
@@ -163,7 +163,7 @@ def _afterwards(lex: Lexicon, lexicon: str, word: str, verdict: str) -> list[str
     return notes
 
 
-def accept(store: ReportStore, lex: Lexicon, word: str, verdict: str, why: str, *,
+def accept(store: BaseReportStore, lex: Lexicon, word: str, verdict: str, why: str, *,
            lexicon: str, kinds: tuple[str, ...] = (), policy: Path | None = None,
            today: date | None = None,
            shipped_check: Callable[[Path], str | None] | None = None) -> Accepted:

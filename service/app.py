@@ -117,12 +117,11 @@ def prepare(settings: Settings) -> Callable[[Pins, Master], FastAPI]:
     return partial(create_app, settings, games=games)
 
 
-def open_report_store(path: Path, limits: ReportLimits) -> None:
-    """Create (or check) the report store KELIME_REPORTS names, and write to it once, before
-    serving: a store that cannot be used stops the start, saying why."""
-    from kelime.reports import ReportStore
-
-    with ReportStore(path, create=True, limits=limits) as store:
+def open_report_store(target: Path | str, limits: ReportLimits) -> None:
+    """Create (or check) the report store KELIME_REPORTS names (a SQLite file, or a
+    PostgreSQL URL: `reports.open_store`), and write to it once, before serving: a store
+    that cannot be used (or reached) stops the start, saying why."""
+    with reports.open_store(target, create=True, limits=limits) as store:
         store.check_writable()
 
 

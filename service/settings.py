@@ -34,7 +34,7 @@ from pydantic.fields import FieldInfo
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
 from kelime.lexicon.pins import KEEP_VERSIONS
-from kelime.reports import MIN_STORE_BYTES, ReportLimits
+from kelime.reports import MIN_STORE_BYTES, ReportLimits, is_url
 
 #: The prefix of every variable: a field `max_words` is read from KELIME_MAX_WORDS.
 PREFIX = "KELIME_"
@@ -157,9 +157,10 @@ class Settings(BaseModel):
         "`json`: one JSON line a request on standard error"))
     cors_origins: str = Field("", description=(
         "comma-separated origins browsers may call from; CORS is off without it"))
-    reports: Path | None = Field(None, description=(
-        "the players' report store (SQLite, `--reports`); `POST /v1/reports` exists only "
-        "with it"))
+    reports: Path | str | None = Field(None, description=(
+        "the players' report store (`--reports`): a SQLite file, or a PostgreSQL URL "
+        "(`postgresql://USER@HOST/DB`) every replica writes to; `POST /v1/reports` exists "
+        "only with it"))
     reports_per_hour: int = number(ReportLimits.per_client_hour, (
         "reports a client address (an IPv6 /64) may send an hour (429 beyond)"))
     reports_max_bytes: int = number(ReportLimits.store_bytes, (
@@ -198,6 +199,15 @@ class Settings(BaseModel):
                     f"{env_var('forwarded_allow_ips')} (--forwarded-allow-ips): {proxy!r} is "
                     "not an IP address or network; name the proxies in front of kelime, e.g. "
                     "127.0.0.1 (nginx on this host) or 10.0.0.0/8") from None
+        return value
+
+    @field_validator("reports", mode="before")
+    @classmethod
+    def _store(cls, value: Any) -> Any:
+        """A PostgreSQL URL stays the string it is (a path would fold its `//`); anything
+        else names a SQLite file."""
+        if isinstance(value, str) and not is_url(value):
+            return Path(value) if value else None
         return value
 
     @field_validator("cors_origins")

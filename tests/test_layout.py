@@ -11,6 +11,7 @@ import pkgutil
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -21,7 +22,9 @@ import kelime
 from scripts.core_contract import declared, import_names
 
 ROOT = Path(__file__).resolve().parents[1]
-SHELLS = ("kelime.cli", "kelime.crawler", "kelime.service")
+#: The shells as the import contract names them ([tool.importlinter] in pyproject.toml).
+SHELLS = tuple(next(c for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
+    "importlinter"]["contracts"] if c["id"] == "core")["shells"])
 
 
 def core_modules() -> list[str]:

@@ -190,3 +190,27 @@ def test_the_cli_answers_from_a_named_build(tmp_path):
     assert run.exit_code == 2
     assert f"no build '0123456789ab' of 'tr' in {data / BUILDS_DIR} (have: {v2}, {v1})" \
         in run.output
+
+
+def test_a_report_records_the_pinned_build_it_was_answered_from(tmp_path):
+    from click.testing import CliRunner
+
+    from kelime.cli import cli
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    data = tmp_path / "data"
+    v1 = build(data)
+    v2 = build(data, "silgi")
+    store = tmp_path / "reports.sqlite"
+    with TestClient(create_app(Settings(data=data, reports=store))) as api:
+        reply = api.post("/v1/reports", json={"word": "silgi", "kind": "missing",
+                                              "lexicon": f"tr@{v1}"})
+        assert reply.status_code == 202, reply.text
+        assert reply.json()["lexicon"]["version"] == v1
+        assert reply.json()["verdict"]["valid"] is False  # in the build the player had
+    listed = CliRunner().invoke(cli, ["reports", "--reports", str(store), "--json"])
+    assert listed.exit_code == 0, listed.output
+    (report,) = json.loads(listed.output)["open"]
+    assert report["versions"] == [v1] and v2 not in listed.output

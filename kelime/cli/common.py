@@ -142,6 +142,19 @@ def json_flag(help: str):
                         callback=_remember_json, help=help)
 
 
+class StoreAddress(click.ParamType):
+    """A report store's address: a PostgreSQL URL (kept as it is) or a SQLite file."""
+
+    name = "FILE|URL"
+
+    def convert(self, value, param, ctx):
+        from ..reports import is_url
+
+        if isinstance(value, Path) or is_url(value):
+            return value
+        return Path(value)
+
+
 @contextmanager
 def needs_extra(extra: str, command: str) -> Iterator[None]:
     """Around the imports of a command that needs one of kelime's extras: a library of it

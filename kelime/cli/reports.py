@@ -20,8 +20,16 @@ import click
 
 from ..errors import KelimeError
 from ..normalize import TURKISH
-from ..reports import DECISIONS, KINDS, ReportError, ReportStore
-from .common import data_dir, data_option, environment, needs_extra, print_json, say
+from ..reports import DECISIONS, KINDS, BaseReportStore, ReportError, ReportStore, is_url, shown
+from .common import (
+    StoreAddress,
+    data_dir,
+    data_option,
+    environment,
+    needs_extra,
+    print_json,
+    say,
+)
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -31,28 +39,34 @@ if TYPE_CHECKING:
     from ..reports_accept import Accepted
 
 reports_option = click.option(
-    "--reports", "store_path", type=click.Path(path_type=Path, dir_okay=False),
-    envvar="KELIME_REPORTS", help="The report store the server writes [env KELIME_REPORTS].")
+    "--reports", "store_path", type=StoreAddress(), envvar="KELIME_REPORTS",
+    help="The report store the server writes: a SQLite file, or a postgresql:// URL "
+         "[env KELIME_REPORTS].")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
-def _named(store_path: Path | None) -> Path:
+def _named(store_path: Path | str | None) -> Path | str:
     if store_path is None:
         raise KelimeError("name the report store: --reports FILE, or set KELIME_REPORTS as "
                           "the server has it")
     return store_path
 
 
-def _store(store_path: Path | None) -> ReportStore:
-    """The store, without the server's size limit: closing reports is how a full store
-    makes room."""
-    return ReportStore(_named(store_path), limits=None)
+def _store(store_path: Path | str | None) -> BaseReportStore:
+    """The store (a SQLite file, or PostgreSQL's), without the server's size limit: closing
+    reports is how a full store makes room."""
+    target = _named(store_path)
+    if is_url(target):
+        with needs_extra("postgres", "kelime reports --reports postgresql://…"):
+            from ..reports_pg import PgReportStore
+        return PgReportStore(str(target), limits=None)
+    return ReportStore(target, limits=None)
 
 
 NOTE_SHOWN = 200  # characters of a note the listing shows (--json has it whole)
 
 
-def _forget(store: ReportStore) -> None:
+def _forget(store: BaseReportStore) -> None:
     """Erase the client keys over an hour old, if the store can be written at once (a copy
     that cannot be, or a store busy with a write, keeps them until the next write)."""
     try:
@@ -135,11 +149,14 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
     """Players' word reports: list the open ones with each word's verdict now.
 
     Players send them with POST /v1/reports (the page's "report this word") to a server
-    started with KELIME_REPORTS=FILE.
+    started with KELIME_REPORTS=FILE, or KELIME_REPORTS=postgresql://… (every replica
+    writing to one PostgreSQL database). Each word shows the lexicon versions its
+    players were answered from.
 
     \b
     Examples:
       kelime reports --reports reports.sqlite
+      kelime reports --reports postgresql://kelime@db.example/kelime
       kelime reports check --reports reports.sqlite        # what TDK says, side by side
       kelime reports accept yağış --as valid --why "TDK: isim" --reports reports.sqlite
       kelime reports reject ev --why "a common noun" --reports reports.sqlite
@@ -154,25 +171,27 @@ def reports(ctx, store_path, data, lexicon, as_json) -> None:
     for group in groups:
         group["verdict"] = lexicons.verdict(group["lexicon"], group["word"], group["games"])
     if as_json:
-        print_json({"store": str(store_path), "counts": counts, "open": groups})
+        print_json({"store": shown(store_path), "counts": counts, "open": groups})
         return
     _print_open(groups, counts, store_path)
 
 
-def _print_open(groups: list[dict], counts: dict, store_path: Path) -> None:
+def _print_open(groups: list[dict], counts: dict, store_path: Path | str) -> None:
     from .pretty import console
 
     out = console()
     reports_n = sum(g["count"] for g in groups)
     out.print(_plain(f"{len(groups)} word(s) with open reports ({reports_n} report(s)) in "
-                     f"{store_path} ({counts['bytes'] / 1024:,.0f} KiB in use); "
+                     f"{shown(store_path)} ({counts['bytes'] / 1024:,.0f} KiB in use); "
                      f"{counts['accepted']} accepted, {counts['rejected']} rejected so far"))
     for g in groups:
         line = _plain(f"{g['word']}")
         line.stylize("bold")
         line.append(f"  {g['lexicon']}  {g['count']} report(s) from {g['players']} player(s): "
                     f"{_kinds_text(g['kinds'])}; now {_verdict_text(g['verdict'])}"
-                    + (f" in {g['verdict']['game']}" if g["verdict"] else ""))
+                    + (f" in {g['verdict']['game']}" if g["verdict"] else "")
+                    + (f"; answered from version {', '.join(g['versions'])}"
+                       if g["versions"] else ""))
         out.print(line)
         for note in g["notes"]:
             out.print(_plain(f"    {note['at'][:16].replace('T', ' ')} {note['kind']}: "
@@ -263,7 +282,7 @@ def check(store_path, data, lexicon, cache, base_url, delay, refresh, limit, as_
                 found["entries"], group["word"], lex.alphabet if lex is not None else TURKISH)}
     failed = sum(g["tdk"]["source"] == "error" for g in groups)
     if as_json:
-        print_json({"store": str(store_path), "open": groups})
+        print_json({"store": shown(store_path), "open": groups})
     else:
         _print_check(groups)
         if failed:
@@ -429,7 +448,7 @@ def _commit(done: Accepted, why: str, tree: Path) -> str:
 @data_option
 @json_option
 def accept(word: str, verdict: str, why: str, kinds: tuple[str, ...], lexicon: str | None,
-           policy: Path | None, commit: bool, store_path: Path | None, data: Path | None,
+           policy: Path | None, commit: bool, store_path: Path | str | None, data: Path | None,
            as_json: bool) -> None:
     """Accept WORD's open reports: write it into the policy's allowlist (--as valid) or
     blocklist (--as obscene, --as proper_name) with the reports and the date, and close
@@ -476,7 +495,7 @@ def accept(word: str, verdict: str, why: str, kinds: tuple[str, ...], lexicon: s
 @data_option
 @json_option
 def reject(word: str, why: str, kinds: tuple[str, ...], lexicon: str | None,
-           store_path: Path | None, data: Path | None, as_json: bool) -> None:
+           store_path: Path | str | None, data: Path | None, as_json: bool) -> None:
     """Reject WORD's open reports (of every kind, or --kind): the verdict stays; the
     reports are closed with the reason.
 

@@ -9,16 +9,17 @@ from pathlib import Path
 
 import click
 
-from .common import data_option, environment, needs_extra, say
+from .common import StoreAddress, data_option, environment, needs_extra, say
 
 
 @click.command()
 @data_option
 @click.option("--cache", type=click.Path(path_type=Path), default=None,
               help="TDK crawl cache for the entries in GET /v1/words [env KELIME_CACHE].")
-@click.option("--reports", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Take players' word reports (POST /v1/reports) into this SQLite file "
-                   "[env KELIME_REPORTS; off when unset].")
+@click.option("--reports", type=StoreAddress(), default=None,
+              help="Take players' word reports (POST /v1/reports) into this SQLite file, or "
+                   "the PostgreSQL database of this postgresql:// URL (every replica writes "
+                   "to it) [env KELIME_REPORTS; off when unset].")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on: loopback by default. Anything else is exposed "
                    "without nginx's shield (docs/deployment.md).")
@@ -36,7 +37,7 @@ from .common import data_option, environment, needs_extra, say
               help="Comma-separated addresses (or networks) of proxies on OTHER hosts whose "
                    "X-Forwarded-For names the client over TCP [env KELIME_FORWARDED_ALLOW_IPS; "
                    "default: none]. nginx on this host comes in through --socket instead.")
-def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str, port: int,
+def serve(data: Path | None, cache: Path | None, reports: Path | str | None, host: str, port: int,
           unix: Path | None, fd: tuple[int, ...], workers: int, proxies: str | None) -> None:
     """Serve the HTTP API (FastAPI on uvicorn workers under gunicorn) on every lexicon in DATA.
 
@@ -48,6 +49,7 @@ def serve(data: Path | None, cache: Path | None, reports: Path | None, host: str
       kelime serve --port 8000 &
       curl -s 'localhost:8000/v1/validate?word=kitap&word=%C4%B0stanbul'
       kelime serve --reports reports.sqlite       # and take players' word reports
+      kelime serve --reports postgresql://kelime@db.example/kelime   # reports on PostgreSQL
       kelime serve --port 8001 --socket /run/kelime/kelime-1.sock   # behind nginx
     """
     with needs_extra("serve", "kelime serve"):

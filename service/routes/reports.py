@@ -1,10 +1,11 @@
 """POST /v1/reports: a player says a word's verdict is wrong; stored for the maintainers.
 
 Exists only when KELIME_REPORTS names a report store (kelime.reports): without it the
-path is not routed (404). The store is its own SQLite file, which this server's workers
-write (and the maintainers' `kelime reports`); behind a load balancer every report goes to
+path is not routed (404). The store is a SQLite file, which this server's workers write
+(and the maintainers' `kelime reports`): behind a load balancer every report then goes to
 one replica (the shipped nginx configuration routes /v1/reports to the first one), so
-reports never scatter.
+reports never scatter; or a PostgreSQL database (a postgresql:// URL, kelime.reports_pg)
+every replica writes to, so that no replica is the writer.
 
 Each report answers 202 with its id, its count and the word's current verdict (a game
 client can say at once "already valid"). A duplicate of an open report raises its count.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from pathlib import Path
 
 import anyio
 from starlette.requests import Request
@@ -26,10 +28,14 @@ from starlette.responses import Response
 
 from kelime.anagram.query import plays
 from kelime.reports import (
+    DEFAULT_LIMITS,
+    BaseReportStore,
     RateLimited,
     ReportError,
+    ReportLimits,
     ReportStore,
     StoreFull,
+    is_url,
     refused_ranges,
 )
 
@@ -61,18 +67,34 @@ def body_limit(settings) -> int:
     return min(settings.max_body_bytes, max(REPORT_BODY_BYTES, most))
 
 
+def open_store(target: Path | str, *, create: bool = False,
+               limits: ReportLimits | None = DEFAULT_LIMITS, timeout: float = BUSY_TIMEOUT,
+               shared: bool = False) -> BaseReportStore:
+    """The report store `target` names: the PostgreSQL database of a postgresql:// URL
+    (psycopg, the [postgres] extra, imported only then), or a SQLite file."""
+    if is_url(target):
+        try:
+            from kelime.reports_pg import PgReportStore
+        except ModuleNotFoundError as e:
+            raise ReportError(f"a report store on PostgreSQL needs psycopg ({e}): pip install "
+                              "'kelime[postgres]'") from None
+        return PgReportStore(str(target), create=create, limits=limits, timeout=timeout)
+    return ReportStore(target, create=create, limits=limits, timeout=timeout, shared=shared)
+
+
 class Writes:
     """A worker's report store, kept open (opening one costs ~2 ms) and written by one
     thread at a time; at most MAX_WAITING reports wait for it. A store locked by another
     process never takes the threads the other routes (anagram searches) run on, nor lets
-    waiting requests pile up. After a write fails (the store locked too long, unwritable)
-    the store is opened anew on the next report, and the reports waiting, and those of the
-    next RESTING seconds, are refused at once instead of each waiting in turn."""
+    waiting requests pile up. After a write fails (the store locked too long, unwritable,
+    PostgreSQL unreachable) a SQLite store is opened anew on the next report (PostgreSQL's
+    pool reconnects by itself), and the reports waiting, and those of the next RESTING
+    seconds, are refused at once (503) instead of each waiting in turn."""
 
     RESTING = 2.0
 
     def __init__(self, settings):
-        self.settings, self.store = settings, None
+        self.settings, self.store = settings, None  # (a BaseReportStore once opened)
         self.limiter, self.waiting, self.failed_at = anyio.CapacityLimiter(1), 0, None
 
     def _resting(self) -> bool:
@@ -85,14 +107,15 @@ class Writes:
             self.store.close()
             self.store = None
         if self.store is None:
-            self.store = ReportStore(self.settings.reports, create=True,
-                                     limits=self.settings.report_limits, shared=True,
-                                     timeout=BUSY_TIMEOUT)
+            self.store = open_store(self.settings.reports, create=True,
+                                    limits=self.settings.report_limits, shared=True,
+                                    timeout=BUSY_TIMEOUT)
         try:
             return self.store.submit(**report)
         except ReportError:
-            self.store.close()
-            self.store = None
+            if self.store.reopen_after_error:  # (PostgreSQL's pool reconnects by itself)
+                self.store.close()
+                self.store = None
             raise
 
     async def submit(self, **report):
@@ -141,7 +164,8 @@ async def report_post(request: Request) -> Response:
     try:
         done = await writes(request).submit(
             word=verdict["normalized"], sent=ask.word, kind=ask.kind, lexicon=lex.name,
-            client=client_address(request), game=game.name, note=ask.note)
+            client=client_address(request), game=game.name, note=ask.note,
+            version=lex.info.get("version"))
     except RateLimited as e:
         raise TooMany("too_many_reports", str(e), {"limit": e.limit,
                                                    "retry_after": e.retry_after},
