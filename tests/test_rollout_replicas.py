@@ -1,7 +1,10 @@
-"""A rollout across three real replicas behind the shipped nginx, as docs/deployment.md
-describes it: a game that pinned its lexicon's version gets identical verdicts on every
-request while one replica, then all, move to a new build; a game that did not pin is told
-which build answered each reply. Skips without nginx (`apt-get install nginx`)."""
+"""Many machines: three real replicas, each with its own data folder, behind the shipped
+nginx. A rollout as docs/deployment.md describes it: a game that pinned its lexicon's
+version gets identical verdicts on every request while one replica, then all, move to a new
+build; a game that did not pin is told which build answered each reply. Reports from every
+replica land in one PostgreSQL store, each with the build the player was answered from, and
+with a replica killed the others take them. Skips without nginx (`apt-get install nginx`);
+the reports test without PostgreSQL (`apt-get install postgresql`)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import pytest
 
 from kelime.lexicon import Candidate, compile_words, write_lexicon
 from kelime.lexicon.write import BUILDS_DIR
-from tests.test_nginx import nginx_in_front, replicas, request, status_of
+from tests.postgres import MISSING, postgres_server, server_bin
+from tests.test_nginx import crash, nginx_in_front, replicas, request, status_of
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -101,3 +105,47 @@ def test_a_rollout_never_changes_a_pinned_games_verdicts(tmp_path):
             assert replica_ready(replica) == {"tr": [v2, v1]}
             assert {ask(front.port, f"tr@{v1}", i) for i in range(30)} == {(v1, meaning[v1])}
         assert {ask(front.port, None, i) for i in range(30)} == {(v2, meaning[v2])}
+
+
+def test_reports_from_every_replica_land_in_one_postgresql_store(tmp_path):
+    if server_bin() is None:
+        pytest.skip(MISSING)
+    psycopg = pytest.importorskip("psycopg", reason="pip install 'kelime[postgres]'")
+    first = tmp_path / "machine-0" / "data"
+    v1 = build(first)
+    datas = [first] + [shutil.copytree(first, tmp_path / f"machine-{i}" / "data", symlinks=True)
+                       for i in (1, 2)]
+    with postgres_server() as pg:
+        url = pg.database("reports")
+        env = {"KELIME_REPORTS": url, "KELIME_REPORTS_PER_HOUR": "1000"}
+        with replicas(first, tmp_path, 3, envs=[env] * 3, datas=datas) as three, \
+                nginx_in_front([r.sock for r in three], tmp_path / "nginx",
+                               shared_reports=True) as front:
+            v2 = build(datas[0], "dangalak")  # machine 0 is on a new build
+            reload(three[0])
+            sent = []
+            for i in range(30):
+                word, pin = (made_up(i), f"tr@{v1}" if i % 2 else "tr")
+                body = {"word": word, "kind": "missing", "lexicon": pin}
+                status, headers, raw = request(front.port, "POST", "/v1/reports",
+                                               json.dumps(body).encode(),
+                                               {"X-Request-ID": f"r{i}"})
+                assert status == 202, raw
+                sent.append((word, json.loads(raw)["lexicon"]["version"]))
+            crash(three[1])
+            for i in range(30, 40):
+                word = made_up(i)
+                status, _, raw = request(front.port, "POST", "/v1/reports", json.dumps(
+                    {"word": word, "kind": "missing", "lexicon": f"tr@{v1}"}).encode())
+                assert status == 202, raw  # the dead replica's share taken by the others
+                sent.append((word, v1))
+        with psycopg.connect(url) as conn:
+            stored = conn.execute("SELECT word, version FROM reports").fetchall()
+    assert sorted(stored) == sorted(sent)  # every report, each with the build that answered
+    assert {v for _, v in sent} == {v1, v2}
+
+
+def made_up(i: int) -> str:
+    """A word of Turkish letters no lexicon here has, one for each `i` (under 400)."""
+    letters = "abcdefghijklmnoprstu"
+    return f"kelime{letters[i // 20]}{letters[i % 20]}"
