@@ -159,3 +159,26 @@ def test_make_serve_rebuilds_the_offline_lexicons_when_their_lists_or_policy_cha
     assert "Compiling tr" in third.stderr and "Compiling ku" not in third.stderr
     wait_until(lambda: stamp.stat().st_mtime > policy.stat().st_mtime, "the stamp made again")
     assert "Compiling" not in make_lexicon(data).stderr
+
+
+@pytest.mark.slow
+def test_make_serve_leaves_a_lexicon_that_is_not_an_offline_build(tmp_path, offline_lexicons):
+    """A maintainer's lexicon (a crawl's, a word list's) in data/ is theirs: the offline
+    build made again over it (its stamp older than the shipped lists) was refused by the
+    change guard, and `make serve` stopped there."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed (apt-get install make)")
+    data = tmp_path / "data"
+    shutil.copytree(offline_lexicons, data, symlinks=True)
+    words = tmp_path / "words.txt"
+    words.write_text("kitap\nkalem\nsilgi\n", encoding="utf-8")
+    built = kelime("build", "--wordlist", str(words), "--name", "tr", "--out", str(data),
+                    "--accept-changes")
+    assert built.returncode == 0, built.stderr
+    assert make_lexicon(data).returncode == 0
+    old = (ROOT / "kelime" / "policy" / "blocklist.txt").stat().st_mtime - 60
+    os.utime(data / ".tr.made", (old, old))  # the shipped lists changed since
+    again = make_lexicon(data)
+    assert again.returncode == 0, again.stderr
+    assert f"{data}/tr is not an offline build" in again.stdout + again.stderr
+    assert json.loads((data / "tr" / "manifest.json").read_text())["counts"]["words"] == 3
