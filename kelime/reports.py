@@ -44,7 +44,6 @@ import hmac
 import ipaddress
 import math
 import os
-import re
 import secrets
 import sqlite3
 import sys
@@ -220,8 +219,21 @@ def is_url(target: str | Path) -> bool:
 
 
 def shown(target: str | Path) -> str:
-    """A store's address for messages and logs: a URL without its password."""
-    return re.sub(r"^(\w+://[^:/@]*):[^@/]*@", r"\1:***@", str(target))
+    """A store's address for messages and logs: a URL without its password, wherever the
+    URL puts it (``user:pass@``, an ``@`` in it not encoded, ``?password=``): the user, host,
+    port and database, and ``?…`` for any query::
+
+        >>> shown("postgresql://kelime:p@ss:/w@db:5432/reports?password=x&sslmode=require")
+        'postgresql://kelime:***@db:5432/reports?…'
+    """
+    if not is_url(target):
+        return str(target)
+    scheme, _, rest = str(target).partition("://")
+    rest, ask, _ = rest.partition("?")
+    userinfo, at, place = rest.rpartition("@")  # (a password's own `@` or `/` unencoded)
+    user, colon, _ = userinfo.partition(":")
+    return (f"{scheme}://" + (f"{user}{':***' if colon else ''}@" if at else "") + place
+            + ("?…" if ask else ""))
 
 
 def client_network(address: str) -> str:

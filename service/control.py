@@ -74,9 +74,36 @@ def servers(data: Path) -> list[dict[str, Any]]:
         with suppress(OSError):
             if Path(record["data"]).resolve() != data.resolve():
                 continue
-        if alive(record["pid"]) and pinned(Path(record["runtime"])) is not None:
+        if master(record, path) and pinned(Path(record["runtime"])) is not None:
             found.setdefault(record["pid"], record)
     return list(found.values())
+
+
+def master(record: dict[str, Any], path: Path) -> bool:
+    """Whether `record` (read from `path`) was written by the `kelime serve` master that runs
+    as its pid now: the process runs as the user who owns the record and the runtime folder
+    (which mkdtemp named after the master's pid), and it started before the record was
+    written. Anything else — a pid reused after a master killed with -9, a record or folder
+    someone else wrote — is never signalled."""
+    pid, runtime = record["pid"], Path(record["runtime"])
+    try:
+        process = os.stat(f"/proc/{pid}")
+        owners = {path.stat().st_uid, runtime.stat().st_uid, process.st_uid}
+        started = _start_time(pid)
+        written = path.stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    return (len(owners) == 1 and runtime.name.startswith(f"{PREFIX}{pid}-")
+            and started <= written + 1)
+
+
+def _start_time(pid: int) -> float:
+    """When process `pid` started (seconds since the epoch), from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22: starttime
+    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                if line.startswith("btime "))
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def reload(record: dict[str, Any], timeout: float) -> dict[str, Any]:

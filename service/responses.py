@@ -54,8 +54,10 @@ def pinned(lexicon: str | None) -> bool:
 
 
 def cache_control(pinned: bool, max_age: int) -> dict[str, str]:
-    """A cacheable GET's Cache-Control: a reply from a pinned build (`name@version`) never
-    changes; one from the current build is revalidated (`max_age` 0) or kept `max_age` s."""
+    """A cacheable GET's Cache-Control: a reply from a pinned build (`name@version`) with
+    kelime's own game profiles never changes (profiles from KELIME_GAMES can change at a
+    restart: revalidated); one from the current build is revalidated (`max_age` 0) or kept
+    `max_age` s."""
     if pinned:
         return {"Cache-Control": IMMUTABLE}
     return {"Cache-Control": f"public, max-age={max_age}" if max_age else "no-cache"}

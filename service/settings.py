@@ -34,6 +34,7 @@ from pydantic.fields import FieldInfo
 from kelime.anagram import Limits
 from kelime.errors import KelimeError
 from kelime.lexicon.pins import KEEP_VERSIONS
+from kelime.lexicon.write import KEEP_BUILDS
 from kelime.reports import MIN_STORE_BYTES, ReportLimits, is_url
 
 #: The prefix of every variable: a field `max_words` is read from KELIME_MAX_WORDS.
@@ -115,8 +116,9 @@ class Settings(BaseModel):
         "rollout. A GET naming `lexicon=name@version` is immutable"), least=0)
     keep_versions: int = number(KEEP_VERSIONS, (
         "builds of each lexicon held: the current one and those before it, so that a game "
-        "that pinned `name@version` keeps its verdicts through a rollout"), most=10,
-        why="each one is loaded in every worker")
+        "that pinned `name@version` keeps its verdicts through a rollout"), most=KEEP_BUILDS,
+        why=f"`kelime build` keeps the last {KEEP_BUILDS} builds of a lexicon: a replica "
+            "started later could not hold more, and pinned games would flap between replicas")
     max_rack_tiles: int = number(Limits.rack_tiles, "tiles in an anagram or split rack",
                                  most=31, why="a split counts at most 31 tiles of a kind")
     max_blanks: int = number(Limits.blanks, (

@@ -214,3 +214,35 @@ def test_a_report_records_the_pinned_build_it_was_answered_from(tmp_path):
     assert listed.exit_code == 0, listed.output
     (report,) = json.loads(listed.output)["open"]
     assert report["versions"] == [v1] and v2 not in listed.output
+
+
+def test_pinned_replies_are_immutable_only_with_kelimes_own_games(tmp_path):
+    """A pinned reply depends on the build and the game's profile: profiles from
+    KELIME_GAMES can change at a restart (a minimum length), so with them a pinned reply is
+    revalidated, never kept a year."""
+    from pathlib import Path
+
+    import kelime.games
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+    from tests.service_helpers import TestClient
+
+    data = tmp_path / "data"
+    v1 = build(data)
+    games = Path(kelime.games.__file__).parent / "profiles"
+    for settings, cache in ((Settings(data=data), "public, max-age=31536000, immutable"),
+                            (Settings(data=data, games=games), "no-cache")):
+        with TestClient(create_app(settings)) as api:
+            reply = api.get(f"/v1/validate?word=kitap&lexicon=tr@{v1}")
+            assert reply.status_code == 200 and reply.headers["cache-control"] == cache
+
+
+def test_no_more_builds_are_held_than_kelime_build_keeps():
+    """KELIME_KEEP_VERSIONS took up to 10 while `kelime build` keeps 3 builds: a replica
+    started later held 3 where the others held 5, and a game pinned to the 4th flapped."""
+    from kelime.lexicon.write import KEEP_BUILDS
+    from kelime.service.settings import Settings, SettingsError
+
+    assert Settings(keep_versions=KEEP_BUILDS).keep_versions == KEEP_BUILDS
+    with pytest.raises(SettingsError, match="must be 3 or less .`kelime build` keeps the last"):
+        Settings.from_env({"KELIME_KEEP_VERSIONS": str(KEEP_BUILDS + 1)})

@@ -300,3 +300,19 @@ def test_kelime_reports_lists_rejects_and_accepts_on_postgres(pg_url, tmp_path, 
         assert store.open_reports() == []
         assert store.counts() | {"bytes": 0} == {"open": 0, "accepted": 1, "rejected": 1,
                                                  "bytes": 0}
+
+
+@pytest.mark.parametrize("url", ["postgresql://kelime@127.0.0.1:1/k?password=S3cretPw",
+                                 "postgresql://kelime:S3cret@Pw@127.0.0.1:1/k",
+                                 "postgresql://kelime:p%40ss:/S3cret@127.0.0.1:1/k"])
+def test_no_message_shows_a_password_wherever_the_url_puts_it(url):
+    """Only `user:pass@` was masked: a password in the query, or with an `@` not encoded,
+    was printed in full (the start's error, `kelime reports`' header, the journal)."""
+    from kelime.reports import ReportError, shown
+    from kelime.reports_pg import PgReportStore
+
+    with pytest.raises(ReportError) as refused:
+        PgReportStore(url, timeout=1)
+    for text in (str(refused.value), shown(url)):
+        assert "S3cret" not in text, text
+    assert shown(url).endswith("127.0.0.1:1/k" + ("?…" if "?" in url else ""))

@@ -8,6 +8,8 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,55 @@ def test_reload_with_no_server_says_what_to_run(tmp_path):
     assert found.returncode == 2
     assert f"no `kelime serve` is serving {data}" in found.stderr
     assert f"kelime serve --data {data}" in found.stderr
+
+
+def test_reload_never_signals_a_process_that_is_not_the_master_that_wrote_the_record(
+        tmp_path):
+    """A record with pins, naming a live pid that is no kelime master (anyone may write
+    /tmp/kelime-serve-*, and a pid is reused after a master killed with -9): SIGHUP, whose
+    default is to end a process, went to it, and its fake outcome was printed."""
+    data = tmp_path / "data"
+    build(data)
+    victim = subprocess.Popen(["sleep", "60"])
+    runtimes = [tmp_path / "not-named-after-it", Path(tempfile.gettempdir()) /
+                f"kelime-serve-{victim.pid}-attack"]
+    try:
+        (data / ".serve").mkdir()
+        for i, runtime in enumerate(runtimes):
+            runtime.mkdir()
+            (runtime / "pins.json").write_text(json.dumps(
+                {key: {} for key in KEYS} | {"generation": 1, "since": 1e12, "workers": 1,
+                                             "outcome": "refused", "refused": {"tr": "x"}}))
+            record = {"pid": victim.pid, "binds": [], "runtime": str(runtime),
+                      "data": str(data)}
+            (data / ".serve" / f"{victim.pid}.json").write_text(json.dumps(record))
+            (runtime / "server.json").write_text(json.dumps(record))
+            if i:  # a folder named after it, but the process started after the record
+                old = time.time() - 3600
+                for path in (runtime / "server.json", data / ".serve" / f"{victim.pid}.json"):
+                    os.utime(path, (old, old))
+            found = kelime("reload", "--data", str(data))
+            assert found.returncode == 2, found.stdout + found.stderr
+            assert victim.poll() is None, "kelime reload signalled a process it did not start"
+    finally:
+        victim.kill()
+        shutil.rmtree(runtimes[1], ignore_errors=True)
+
+
+def test_an_odd_file_in_builds_is_a_damaged_build_not_a_hang(tmp_path):
+    """A FIFO (or /dev/zero) named manifest.json in .builds/ blocked `kelime lexicons
+    list`, `kelime serve` and the master's reload for ever, or read until memory ran out."""
+    data = tmp_path / "data"
+    build(data)
+    for name, make in (("tr-777777777777", lambda p: os.mkfifo(p)),
+                       ("tr-888888888888", lambda p: p.symlink_to("/dev/zero"))):
+        (data / ".builds" / name).mkdir()
+        make(data / ".builds" / name / "manifest.json")
+    listed = subprocess.run(kelime_command("lexicons", "--data", str(data), "list"),
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.count("DAMAGED") == 2, listed.stdout
+    assert "is not a manifest (a regular file of at most 1,048,576 bytes)" in listed.stdout
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -56,6 +57,7 @@ FORMAT_VERSION = 2
 MANIFEST_FILE = "manifest.json"
 CHANGES_FILE = "changes.json"
 REBUILD = "rebuild it with `kelime build`"
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a few KB; more is not one
 
 #: Every reason a word can be refused, most serious first (a word with several keeps the first).
 REASONS = ("obscene", "proper_name", "phrase", "invalid_chars", "too_short", "not_in_dictionary")
@@ -202,6 +204,10 @@ class Manifest:
         """The manifest of a lexicon folder; LexiconError when missing, unreadable or not ours."""
         path = Path(folder) / MANIFEST_FILE
         try:
+            found = path.stat()  # (a FIFO would block a reader, /dev/zero never end)
+            if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_MANIFEST_BYTES:
+                raise LexiconError(f"{path} is not a manifest (a regular file of at most "
+                                   f"{MAX_MANIFEST_BYTES:,} bytes): {REBUILD}")
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise LexiconError(f"{folder} has no {MANIFEST_FILE}: build it with `kelime build`") \

@@ -59,7 +59,8 @@ async def validate_get(request: Request) -> Response:
     lex, game = kelime.played(ask.lexicon, ask.game)
     min_length = game.min_length
     tag = answer_tag(lex, ask.words, min_length)
-    cache = cache_control(pinned(ask.lexicon), kelime.settings.cache_max_age)
+    cache = cache_control(pinned(ask.lexicon) and kelime.settings.games is None,
+                          kelime.settings.cache_max_age)
     if matches(", ".join(request.headers.getlist("if-none-match")), tag):  # early: no verdicts
         return not_modified(tag, cache)
     return answer(kelime, lex, ask.words, min_length, {**cache, "ETag": tag})
