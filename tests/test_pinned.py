@@ -180,7 +180,8 @@ def test_the_cli_answers_from_a_named_build(tmp_path):
     v1 = build(data)
     v2 = build(data, "silgi")
     runner = CliRunner()
-    for lexicon, valid in [("tr", True), (f"tr@{v2}", True), (f"tr@{v1}", False)]:
+    for lexicon, valid in [("tr", True), (f"tr@{v2}", True), (f"tr@{v1}", False),
+                           (f" TR@{v1.upper()} ", False)]:  # as the API reads it
         run = runner.invoke(cli, ["check", "silgi", "--json", "--lexicon", lexicon,
                                   "--data", str(data)])
         reply = json.loads(run.output)
@@ -246,3 +247,23 @@ def test_no_more_builds_are_held_than_kelime_build_keeps():
     assert Settings(keep_versions=KEEP_BUILDS).keep_versions == KEEP_BUILDS
     with pytest.raises(SettingsError, match="must be 3 or less .`kelime build` keeps the last"):
         Settings.from_env({"KELIME_KEEP_VERSIONS": str(KEEP_BUILDS + 1)})
+
+
+def test_a_damaged_current_build_gives_way_to_a_copy_of_its_own_version(tmp_path):
+    """`tr-<v>-2` damaged, `tr-<v>` (the same words) intact: the newest other build (with
+    other words) was served instead, so that replica's verdicts differed from its peers'."""
+    from kelime.lexicon.pins import first_pins
+
+    data = tmp_path / "data"
+    build(data)
+    same = build(data, "silgi")
+    shutil.copytree(data / BUILDS_DIR / f"tr-{same}", data / BUILDS_DIR / f"tr-{same}-2")
+    newer = build(data, "silgi", "defter")  # newest of all, other words
+    link = data / ".tr.new"
+    os.symlink(f"{BUILDS_DIR}/tr-{same}-2", link)
+    os.replace(link, data / "tr")
+    with open(data / "tr" / WORDS_FILE, "r+b") as f:
+        f.write(b"\0" * 16)
+    pins, problems = first_pins(data, "tr")
+    assert pins.versions == {"tr": same} and newer in pins.held["tr"]
+    assert f"serving {same} ({data / BUILDS_DIR / f'tr-{same}'})" in problems["tr"]

@@ -202,8 +202,9 @@ def open_lexicon(data: Path | None, name: str | None, game=None):
 
     folder = data_dir(data)
     key = (name or getattr(game, "lexicon", None) or DEFAULT_LEXICON).strip()
-    if not (folder / key).exists() and (folder / key.lower()).exists():
-        key = key.lower()
+    base, at, version = key.partition("@")  # (a build: tr@42b2c418bf19, as the API takes)
+    if not (folder / base).exists() and (folder / base.lower()).exists():
+        key = base.lower() + at + version
     try:
         return load_lexicon(folder, key)
     except LexiconError as e:  # the message says what the folder has and how to build one

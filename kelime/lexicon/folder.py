@@ -141,14 +141,17 @@ def builds_of(folder: Path, name: str) -> list[Path]:
 def last_good(folder: Path, name: str, besides: Path | None = None,
               older: bool = False) -> Lexicon | None:
     """The newest build of `name` under `folder` that verifies (`Lexicon.load`) and is named
-    `name`, other than `besides` (with `older`: only those written before it); None when
-    there is none."""
+    `name`, other than `besides` (with `older`: only those written before it), a copy of
+    `besides`' own version first (the same words: `<name>-<version>-2`); None when there is
+    none."""
     builds = builds_of(folder, name)
     if besides is not None:
         besides = besides.resolve()
         if older and besides in builds:
             builds = builds[builds.index(besides) + 1:]
         builds = [b for b in builds if b != besides]
+        same = f"{name}-{besides.name.removeprefix(name + '-')[:12]}"  # its version's copies
+        builds.sort(key=lambda b: b.name != same and not b.name.startswith(same + "-"))
     for build in builds:
         try:
             lex = Lexicon.load(build)
