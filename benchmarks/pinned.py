@@ -16,8 +16,9 @@ against the size of their files on disk (goal: at most 1.5x).
 
 Speed: one server holding 2 builds; POST /v1/validate with 8 words, unpinned (`tr`), pinned
 to the current build (`tr@<current>`) and to the one before (`tr@<older>`), each run in
-turn, several rounds, median requests/s; each as a ratio of the unpinned one (goal: within
-5%). wrk when installed, else the Python client of benchmarks/validate.py.
+turn, the order rotated each round (after a short unrecorded warm-up), median requests/s;
+each as a ratio of the unpinned one (goal: within 5%). wrk when installed, else the Python
+client of benchmarks/validate.py.
 """
 
 from __future__ import annotations
@@ -142,8 +143,13 @@ def speed(data: Path, builds, words: list[str], client: str, seconds: float, rou
                                 ("pinned older", f"tr@{older}"))]
     os.environ["KELIME_KEEP_VERSIONS"] = "2"
     server = kelime_server(data, 1, tmp)
-    try:
-        rates, _ = measure_cases(server, cases, seconds, rounds, client, tmp)
+    rates: dict[str, list[float]] = {}
+    try:  # each round in another order (the first run of a round was favoured)
+        for turn in range(rounds):
+            order = cases[turn % len(cases):] + cases[:turn % len(cases)]
+            found, _ = measure_cases(server, order, seconds, 1, client, tmp)
+            for name, rate in found.items():
+                rates.setdefault(name, []).extend(rate)
     finally:
         server.stop()
     base = statistics.median(rates[cases[0].name])

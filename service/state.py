@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -55,11 +56,9 @@ class Kelime:
         if lex is not None and version is None:
             return lex
         if lex is not None:
-            held = self.held(lex.name)
-            for build in held:
-                if build.info["version"] == version:
-                    return build
-            versions = [build.info["version"] for build in held]
+            if (build := self.builds.get((lex.name, version))) is not None:
+                return build
+            versions = [build.info["version"] for build in self.held(lex.name)]
             raise NotFound("unknown_version", f"version {excerpt(version)} of {lex.name} is "
                            f"not held here; held: {', '.join(versions)} (the first is the "
                            f"current one): pin one of these, or name {lex.name} without "
@@ -70,6 +69,12 @@ class Kelime:
         loaded = sorted(self.lexicons)
         raise NotFound("unknown_lexicon", f"no lexicon {excerpt(key)} is loaded; loaded: "
                        f"{', '.join(loaded)}", {"known": loaded})
+
+    @cached_property
+    def builds(self) -> dict[tuple[str, str | None], Lexicon]:
+        """(name, version) → every build held (made once: a reload makes a new Kelime)."""
+        return {(name, build.info["version"]): build for name in self.lexicons
+                for build in self.held(name)}
 
     def held(self, name: str) -> list[Lexicon]:
         """The builds of lexicon `name` held here, the current one first."""
