@@ -157,6 +157,53 @@ def speed(data: Path, builds, words: list[str], client: str, seconds: float, rou
              f"{statistics.median(rates[c.name]) / base:.3f}x"] for c in cases]
 
 
+def in_app(data: Path, builds, words: list[str], rounds: int) -> list[list[str]]:
+    """The same questions straight into the app (ASGI, its fast path and middleware, no
+    socket): microseconds a request, median of `rounds`, the cases in turn."""
+    import asyncio
+
+    from starlette.testclient import TestClient
+
+    from kelime.service.app import create_app
+    from kelime.service.settings import Settings
+
+    older, current, _ = builds["tr"]
+    app = create_app(Settings(data=data, keep_versions=2))
+    pins = {"unpinned": "tr", "pinned current": f"tr@{current}", "pinned older": f"tr@{older}"}
+    rng = random.Random(3)
+    batches = [rng.sample(words, 8) for _ in range(50)]
+
+    async def run(pin: str, n: int) -> float:
+        bodies = [orjson.dumps({"words": b, "lexicon": pin}) for b in batches]
+
+        async def send(message) -> None:
+            pass
+
+        start = time.perf_counter()
+        for i in range(n):
+            body = bodies[i % len(bodies)]
+
+            async def receive(body=body):
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await app({"type": "http", "method": "POST", "path": "/v1/validate",
+                       "raw_path": b"/v1/validate", "query_string": b"", "root_path": "",
+                       "headers": [(b"content-type", b"application/json"),
+                                   (b"content-length", b"%d" % len(body))],
+                       "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000),
+                       "scheme": "http", "http_version": "1.1"}, receive, send)
+        return (time.perf_counter() - start) / n * 1e6
+
+    times: dict[str, list[float]] = {label: [] for label in pins}
+    with TestClient(app):  # the lifespan: lexicons loaded
+        for _ in range(rounds):
+            for label, pin in pins.items():
+                times[label].append(asyncio.run(run(pin, 5_000)))
+    base = statistics.median(times["unpinned"])
+    return [[f"POST /v1/validate x8 {label}", f"{statistics.median(t):.1f}",
+             f"{statistics.median(t) / base:.3f}x"] for label, t in times.items()]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
@@ -182,6 +229,8 @@ def main(argv: list[str] | None = None) -> None:
                     memory(data, builds, tmp))
         words = sample_words(__import__("kelime.lexicon", fromlist=["load_lexicon"])
                              .load_lexicon(data, "tr"), 5_000)
+        print_table(f"In the app (ASGI, no socket): µs a request, median of {rounds} rounds",
+                    ["case", "µs", "vs unpinned"], in_app(data, builds, words, rounds))
         print_table(f"Speed: 1 worker, {client}, {seconds:g} s a run, median of {rounds} "
                     "rounds (requests/s, ratio to unpinned)", ["case", "req/s", "vs unpinned"],
                     speed(data, builds, words, client, seconds, rounds, tmp))
