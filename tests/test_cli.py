@@ -90,18 +90,43 @@ def test_check_json_is_the_validate_reply(data, game):
 
 # --- build ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, message", [
-    ([], "choose exactly one source"),
-    (["--bootstrap", "--wordlist", "tr.txt"], "choose exactly one source"),
-    (["--wordlist", "missing.txt"], "word list missing.txt does not exist"),
-    (["--wordlist", "tr.txt", "--policy", "nope.toml"], "policy file nope.toml does not exist"),
-    (["--cache", "missing.sqlite"], "does not exist"),
+@pytest.mark.parametrize("args, message, status", [
+    # bad arguments: exit 2, as docs/cli.md says (they exited 1)
+    ([], "choose exactly one source", 2),
+    (["--bootstrap", "--wordlist", "tr.txt"], "choose exactly one source", 2),
+    (["--bootstrap", "--name", "xx"], "no offline lexicon is called 'xx'", 2),
+    (["--wordlist", "tr.txt", "--permissive"], "use it with --bootstrap", 2),
+    # the work failed
+    (["--wordlist", "missing.txt"], "word list missing.txt does not exist", 1),
+    (["--wordlist", "tr.txt", "--policy", "nope.toml"], "policy file nope.toml does not exist",
+     1),
+    (["--cache", "missing.sqlite"], "does not exist", 1),
 ])
-def test_build_errors(data, args, message):
+def test_build_errors(data, args, message, status):
     done = run("build", *args, "--out", "elsewhere", cwd=data.parent)
-    assert done.returncode == 1
+    assert done.returncode == status
     assert done.stderr.splitlines()[-1].startswith("Error: ")
     assert message in done.stderr and "Traceback" not in done.stderr
+    as_json = run("build", *args, "--out", "elsewhere", "--json", cwd=data.parent)
+    assert as_json.returncode == status
+    error = json.loads(as_json.stdout)["error"]  # --json: the error as JSON too
+    assert message in error["message"] and error["code"], as_json.stdout
+
+
+@pytest.mark.parametrize("args, status", [
+    (["reports", "--json"], 2),                                   # no store named
+    (["reports", "--reports", "missing.sqlite", "--json"], 1),
+    (["reports", "reject", "kitap", "--why", "x", "--reports", "missing.sqlite", "--json"], 1),
+    (["define", "--json", " "], 2),
+    (["check", "--json", "--data", "nowhere", "kitap"], 2),
+    (["lexicons", "--data", "nowhere", "rollback", "tr", "--json"], 2),
+])
+def test_every_command_prints_its_errors_as_json_with_json(data, args, status):
+    """`build`, `reports` and `define` took --json and printed plain-text errors."""
+    done = run(*args, cwd=data.parent)
+    assert done.returncode == status, done.stdout + done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] and error["message"] and "Traceback" not in done.stderr
 
 
 def test_build_change_refusal_summary_and_accept_changes(tmp_path):
@@ -141,8 +166,10 @@ def test_build_dict_py_is_kelime_build(tmp_path):
     for args in (["--wordlist", "w.txt", "--name", "tr"], [], ["--bootstrap", "--cache", "x"]):
         a = run("build", *args, "--out", "a", cwd=tmp_path)
         b = run(*args, "--out", "b", cwd=tmp_path, exe=script)
+        usage = "python build_dict.py build"  # a usage error names the program as run
         assert (a.returncode, a.stdout.replace("a/tr", "X"), a.stderr.replace("a/tr", "X")) == \
-            (b.returncode, b.stdout.replace("b/tr", "X"), b.stderr.replace("b/tr", "X"))
+            (b.returncode, b.stdout.replace("b/tr", "X"),
+             b.stderr.replace("b/tr", "X").replace(usage, "kelime build"))
     for name in ("words.marisa", "rejected.marisa", "manifest.json", "changes.json"):
         assert (tmp_path / "a" / "tr" / name).read_bytes() == \
             (tmp_path / "b" / "tr" / name).read_bytes()

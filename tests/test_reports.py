@@ -469,7 +469,7 @@ def test_accept_needs_a_store_and_an_open_report(tmp_path, policy):
                     ["check"], []):
         result = run("reports", *command, "--why", "x", "--data", data, ok=False) \
             if command[:1] in (["accept"], ["reject"]) else run("reports", *command, ok=False)
-        assert result.exit_code == 1 and "KELIME_REPORTS" in result.output, command
+        assert result.exit_code == 2 and "KELIME_REPORTS" in result.output, command  # usage
     store = tmp_path / "r.sqlite"
     ReportStore(store, create=True).close()
     with pytest.raises(NoOpenReport):

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import click
 
-from ..errors import BuildError
 from ..lexicon import compile_words, created_stamp, write_lexicon
 from ..lexicon.compile import MAX_PLAYABLE
 from ..lexicon.guard import MAX_CHANGE
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from ..sources.bootstrap import LANGUAGES
-from .common import data_dir, needs_extra, print_json, say
+from .common import data_dir, json_flag, needs_extra, print_json, say
 
 
 def _progress(entries, total: int):
@@ -48,11 +47,11 @@ def _source(bootstrap: bool, wordlist: Path | None, cache: Path | None, policy,
                                          progress=_progress), source)
     if bootstrap:
         if name not in LANGUAGES:
-            raise BuildError(f"no offline lexicon is called {name!r}: --bootstrap builds "
-                             f"{' or '.join(LANGUAGES)} (--name ku for Kurmanji)")
+            raise click.UsageError(f"no offline lexicon is called {name!r}: --bootstrap "
+                                   f"builds {' or '.join(LANGUAGES)} (--name ku for Kurmanji)")
         if permissive and name != "tr":
-            raise BuildError("--permissive is for the Turkish lexicon (Kurmanji's one list "
-                             "is CC BY-SA 4.0)")
+            raise click.UsageError("--permissive is for the Turkish lexicon (Kurmanji's one "
+                                   "list is CC BY-SA 4.0)")
         say(f"Reading the offline {LANGUAGES[name]} lists …")
         with needs_extra("offline", "kelime build --bootstrap"):
             made = sources.offline_lexicon(name, permissive)
@@ -123,7 +122,7 @@ class Percent(click.FloatRange):
 @click.option("--max-change", type=Percent(0, 100), default=MAX_CHANGE * 100,
               show_default=True, help="Percent of the last accepted build's words a build "
               "may add, or remove, before it needs --accept-changes.")
-@click.option("--json", "as_json", is_flag=True, help="Print the manifest and changes as JSON.")
+@json_flag("Print the manifest and changes as JSON (an error as the API's error object).")
 def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, alphabet, force,
           accept_changes, max_change, as_json) -> None:
     """Compile a lexicon into DATA/NAME (atomic, reproducible, versioned).
@@ -145,12 +144,14 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
 
     chosen = [flag for flag, on in (("--bootstrap", bootstrap), ("--wordlist", wordlist),
                                     ("--cache", cache)) if on]
-    if len(chosen) != 1:
-        raise BuildError("choose exactly one source: --bootstrap, --wordlist FILE or --cache PATH")
+    if len(chosen) != 1:  # (bad arguments: a usage error, exit 2, as for click's own)
+        raise click.UsageError("choose exactly one source: --bootstrap, --wordlist FILE or "
+                               "--cache PATH")
     if no_policy and policy:
-        raise BuildError("--policy and --no-policy contradict each other: choose one")
+        raise click.UsageError("--policy and --no-policy contradict each other: choose one")
     if permissive and not bootstrap:
-        raise BuildError("--permissive chooses among the offline lists: use it with --bootstrap")
+        raise click.UsageError("--permissive chooses among the offline lists: use it with "
+                               "--bootstrap")
     out = data_dir(out)
     name = name or ("tr" if not wordlist else wordlist.stem)
     alpha = Alphabet(alphabet) if alphabet else KURMANJI if bootstrap and name == "ku" \

@@ -119,6 +119,13 @@ class Group(click.Group):
                 raise
             raise JsonUnaskable({"error": {"code": "invalid_usage",
                                            "message": e.format_message()}}) from None
+        except (click.Abort, click.exceptions.Exit):
+            raise
+        except click.ClickException as e:  # a command's own `Error: …`
+            if not ctx.meta.get(JSON_META):
+                raise
+            raise json_failure({"error": {"code": "failed", "message": e.format_message()}},
+                               e.exit_code) from None
         except KelimeError as e:
             if ctx.meta.get(JSON_META):
                 details = getattr(e, "details", None)

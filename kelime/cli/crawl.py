@@ -338,7 +338,7 @@ def _check_client(user_agent: str, where: str = "--user-agent") -> None:
 @cache_option
 @base_url_option
 @click.option("--refresh", is_flag=True, help="Ask TDK even when the cache has the word.")
-@click.option("--json", "as_json", is_flag=True, help="Print the query and TDK's raw entries.")
+@json_flag("Print the query and TDK's raw entries (an error as the API's error object).")
 @ua_option
 @ciphers_option
 def define(word, cache, base_url, refresh, as_json, user_agent, ciphers) -> None:

@@ -26,6 +26,7 @@ from .common import (
     data_dir,
     data_option,
     environment,
+    json_flag,
     needs_extra,
     print_json,
     say,
@@ -42,13 +43,13 @@ reports_option = click.option(
     "--reports", "store_path", type=StoreAddress(), envvar="KELIME_REPORTS",
     help="The report store the server writes: a SQLite file, or a postgresql:// URL "
          "[env KELIME_REPORTS].")
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+json_option = json_flag("Print JSON (an error as the API's error object).")
 
 
 def _named(store_path: Path | str | None) -> Path | str:
     if store_path is None:
-        raise KelimeError("name the report store: --reports FILE, or set KELIME_REPORTS as "
-                          "the server has it")
+        raise click.UsageError("name the report store: --reports FILE, or set KELIME_REPORTS "
+                               "as the server has it")
     return store_path
 
 
