@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import tempfile
-import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from .reload import POLL, WORKERS, alive, pinned, read
+from .reload import alive, pinned, read, reloaded
 
 log = logging.getLogger("kelime.service")
 RECORDS = ".serve"  # in the data folder
@@ -107,38 +105,6 @@ def _start_time(pid: int) -> float:
 
 
 def reload(record: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """SIGHUP to the master of `record`, and its outcome once its workers follow:
-    {"pid", "binds", "outcome": reloaded | unchanged | refused | timeout, "versions",
-    "refused", "why"?}."""
-    runtime, pid = Path(record["runtime"]), record["pid"]
-    asked, deadline = time.monotonic(), time.monotonic() + timeout
-    out: dict[str, Any] = {"pid": pid, "binds": record.get("binds", [])}
-    os.kill(pid, signal.SIGHUP)
-    while (found := pinned(runtime)) is None or found["since"] < asked:
-        if time.monotonic() > deadline or not alive(pid):
-            return {**out, "outcome": "timeout", "versions": {}, "refused": {},
-                    "why": f"the master (pid {pid}) did not reload within {timeout:g} s; "
-                           f"its log says why"}
-        time.sleep(POLL)
-    out.update(outcome=found["outcome"], versions=found["versions"], refused=found["refused"],
-               generation=found["generation"])
-    if found["outcome"] == "refused":
-        return out
-    while lagging := _lagging(runtime, found["generation"], found["workers"]):
-        if time.monotonic() > deadline:
-            return {**out, "outcome": "timeout",
-                    "why": f"generation {found['generation']} was pinned, but worker(s) "
-                           f"{', '.join(lagging)} did not switch within {timeout:g} s and may "
-                           f"still answer from the old builds; the server's log says why"}
-        time.sleep(POLL)
-    return out
-
-
-def _lagging(runtime: Path, generation: int, workers: int) -> list[str]:
-    """The workers not serving `generation` yet ('(not started yet)' for missing ones)."""
-    markers: list[Path] = []
-    with suppress(OSError):
-        markers = list((runtime / WORKERS).iterdir())
-    serving = {p.name: read(p) for p in markers if p.name.isdigit() and alive(int(p.name))}
-    lagging = [pid for pid, g in serving.items() if not isinstance(g, int) or g < generation]
-    return lagging or (["(not started yet)"] if len(serving) < workers else [])
+    """`reload.reloaded` for the master of `record`: {"pid", "binds", "outcome", …}."""
+    return {"pid": record["pid"], "binds": record.get("binds", []),
+            **reloaded(record["pid"], Path(record["runtime"]), timeout)}

@@ -152,39 +152,19 @@ class Reloader:
                       self.ask_master(self.master))
 
     async def ask_master(self, master: Master) -> dict:
-        asked = time.monotonic()
         if os.getppid() != master.pid:  # killed (-9): its pid may be another process's now
             raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) is gone")
-        os.kill(master.pid, signal.SIGHUP)
-        deadline = asked + master.wait
-        while (found := pinned(master.runtime)) is None or found["since"] < asked:
-            if time.monotonic() > deadline:
-                raise ReloadTimeout("reload_timeout", f"the master (pid {master.pid}) did "
-                                    f"not reload within {master.wait:g} s; its log says why")
-            await anyio.sleep(POLL)
-        if found["outcome"] == "refused":
-            raise refusal(found["refused"], found["versions"])
-        generation = found["generation"]
-        while True:
-            markers: list[Path] = []
-            with suppress(OSError):  # (removed meanwhile: the workers make it again)
-                markers = list((master.runtime / WORKERS).iterdir())
-            serving = {int(p.name): read(p) for p in markers
-                       if p.name.isdigit() and alive(int(p.name))}
-            lagging = {pid: g for pid, g in serving.items() if not isinstance(g, int)
-                       or g < generation}
-            if not lagging and len(serving) >= found["workers"]:
-                return {"outcome": found["outcome"], "generation": generation,
-                        "lexicons": found["versions"]}
-            if time.monotonic() > deadline:
-                raise ReloadTimeout("reload_incomplete", f"generation {generation} was "
-                                    f"verified and pinned, but worker(s) "
-                                    f"{', '.join(map(str, lagging)) or '(not started yet)'} "
-                                    f"did not switch within {master.wait:g} s and may still "
-                                    f"answer from the old builds; the server's log says why",
-                                    {"lagging": {str(p): g for p, g in lagging.items()},
-                                     "generation": generation, "lexicons": found["versions"]})
-            await anyio.sleep(POLL)
+        done = await anyio.to_thread.run_sync(reloaded, master.pid, master.runtime,
+                                              master.wait)
+        if done["outcome"] == "refused":
+            raise refusal(done["refused"], done["versions"])
+        if done["outcome"] == "timeout":
+            raise ReloadTimeout("reload_incomplete", done["why"], {
+                "lagging": done["lagging"], "generation": done["generation"],
+                "lexicons": done["versions"]}) if "lagging" in done else ReloadTimeout(
+                "reload_timeout", done["why"])
+        return {"outcome": done["outcome"], "generation": done["generation"],
+                "lexicons": done["versions"]}
 
     async def reload_here(self) -> dict:
         """Reload in this process only (an app without the master)."""
@@ -197,6 +177,40 @@ class Reloader:
                 raise refusal(pins.refused, pins.versions)
             return {"outcome": pins.outcome, "generation": pins.generation,
                     "lexicons": pins.versions}
+
+
+def reloaded(pid: int, runtime: Path, wait: float) -> dict[str, Any]:
+    """SIGHUP to the master `pid` (its runtime folder `runtime`) and its outcome once every
+    worker serves the new generation (`kelime reload`, POST /v1/admin/reload): {"outcome":
+    reloaded | unchanged | refused | timeout, "generation", "versions", "refused"}, with
+    "why" (and "lagging": worker pid → generation) when it is a timeout."""
+    asked = time.monotonic()
+    deadline = asked + wait
+    os.kill(pid, signal.SIGHUP)
+    while (found := pinned(runtime)) is None or found["since"] < asked:
+        if time.monotonic() > deadline or not alive(pid):
+            return {"outcome": "timeout", "versions": {}, "refused": {},
+                    "why": f"the master (pid {pid}) did not reload within {wait:g} s; its "
+                           f"log says why"}
+        time.sleep(POLL)
+    done = {key: found[key] for key in ("outcome", "generation", "versions", "refused")}
+    while done["outcome"] != "refused":
+        markers: list[Path] = []
+        with suppress(OSError):  # (removed meanwhile: the workers make it again)
+            markers = list((runtime / WORKERS).iterdir())
+        serving = {p.name: read(p) for p in markers if p.name.isdigit() and alive(int(p.name))}
+        lagging = {w: g for w, g in serving.items() if not isinstance(g, int)
+                   or g < done["generation"]}
+        if not lagging and len(serving) >= found["workers"]:
+            break
+        if time.monotonic() > deadline:
+            return {**done, "outcome": "timeout", "lagging": lagging,
+                    "why": f"generation {done['generation']} was verified and pinned, but "
+                           f"worker(s) {', '.join(lagging) or '(not started yet)'} did not "
+                           f"switch within {wait:g} s and may still answer from the old "
+                           f"builds; the server's log says why"}
+        time.sleep(POLL)
+    return done
 
 
 def described(pins: Pins) -> str:
