@@ -65,10 +65,10 @@ def test_the_index_keeps_its_alphabet():
     kurdish = Alphabet("abcçdeêfghiîjklmnopqrsştuûvwxyz")
     index = AnagramIndex.from_buffer(build_index(["xwê", "êw"], kurdish))
     assert index.alphabet == kurdish
-    # Kurdish Kelimatik values its letters (x 5, w 5, ê 3; êw is under its 3 letters); a
+    # Kurdish Kelimatik values its letters (x 5, w 6, ê 2; êw is under its 3 letters); a
     # Turkish game, which gives them no value, is refused rather than scoring them 0
     assert [(h.word, h.score) for h in anagram(index, "wêx", "kelimatik-ku").words] == [
-        ("xwê", (5 + 5 + 3) * 3)]
+        ("xwê", (5 + 6 + 2) * 3)]
     with pytest.raises(ValueError, match="kelimelik gives no value to ê"):
         anagram(index, "wêx")
     with pytest.raises(ValueError, match="not words of the alphabet"):

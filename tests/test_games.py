@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from kelime import games
 from kelime.games import (
     DEFAULT_GAME,
     GAMES,
@@ -58,30 +60,40 @@ def test_kurdish_kelimatik_values_every_kurmanji_letter_and_is_played_with_ku():
 
 
 @pytest.mark.parametrize("tiles, score", [
-    (["ê", "v", "a", "r"], (3 + 5 + 1 + 1) * 4),          # êvar: ê = 3
-    (["x", "w", "î", "n"], (5 + 5 + 1 + 2) * 4),          # xwîn: x = 5, w = 5, î = 1
-    (["h", "û", "n"], (3 + 3 + 2) * 3),                    # hûn: û = 3
-    (["q", "e", "l", "e", "m"], (6 + 1 + 2 + 1 + 3) * 5),  # qelem: q = 6
-    (["x", "w", "e", "ş"], (5 + 5 + 1 + 4) * 4),          # xweş: 60, not 20 as before
-    (["?x", "w", "î"], (0 + 5 + 1) * 3),                   # a joker as x is worth 0
+    (["ê", "v", "a", "r"], (2 + 3 + 1 + 1) * 4),          # êvar: ê = 2
+    (["x", "w", "î", "n"], (5 + 6 + 2 + 1) * 4),          # xwîn: x = 5, w = 6, î = 2
+    (["h", "û", "n"], (3 + 7 + 1) * 3),                    # hûn: û = 7
+    (["q", "e", "l", "e", "m"], (10 + 1 + 3 + 1 + 3) * 5),  # qelem: q = 10
+    (["x", "w", "e", "ş"], (5 + 6 + 1 + 5) * 4),          # xweş: 68 (20 under Turkish values)
+    (["?x", "w", "î"], (0 + 6 + 2) * 3),                   # a joker as x is worth 0
+    (["j", "i", "n"], (4 + 1 + 1) * 3),                    # jin: j = 4 (it was 10)
 ])
 def test_kurdish_kelimatik_worked_examples(tiles, score):
     assert GAMES["kelimatik-ku"].score(tiles) == score
 
 
-def test_kurdish_values_follow_how_often_kurmanji_uses_each_letter():
-    """The profile's values are what `by_frequency` derives from KLPT's list (the method and
-    the shares are in kelimatik-ku.toml): recomputed here from the installed package."""
+def test_kurdish_values_follow_how_often_running_kurmanji_text_uses_each_letter():
+    """The profile's values are what `by_frequency` derives from running Kurmanji text, each
+    word counted as often as the text uses it (the method and the shares are in
+    kelimatik-ku.toml), recomputed here from the vendored table. They came from KLPT's
+    headwords, each counted once: j was worth 10 and u 7 though ji, ku and tu are among the
+    commonest words."""
     from kelime.games.values import by_frequency, letter_shares
-    from kelime.sources.offline import klpt
 
-    words = klpt().common
+    table = Path(games.__file__).with_name("kurmanji-text.tsv").read_text(encoding="utf-8")
+    header = [line for line in table.splitlines() if line.startswith("#")]
+    assert any("libreoffice-l10n-kmr" in line and "MPL-2.0" in line for line in header)
+    counts = {word: int(n) for word, n in (line.split("\t") for line in
+                                             table.splitlines() if not line.startswith("#"))}
+    assert sum(counts.values()) > 20_000 and counts["ji"] > counts["ku"] > counts["xwe"] > 50
+    words = [word for word, n in counts.items() for _ in range(n)]
     derived = by_frequency(words, KURMANJI, list(GAMES["kelimatik"].letter_values.values()))
-    assert derived == GAMES["kelimatik-ku"].letter_values
+    values = GAMES["kelimatik-ku"].letter_values
+    assert derived == values
     shares = letter_shares(words)
-    assert shares[0][0] == "e" and shares[-1][0] == "j"
-    assert GAMES["kelimatik-ku"].letter_values["e"] == 1 == min(derived.values())
-    assert GAMES["kelimatik-ku"].letter_values["j"] == 10 == max(derived.values())
+    assert shares[0][0] == "a" and shares[-1][0] == "q" and values["q"] == 10
+    assert values["a"] == values["e"] == 1 == min(derived.values())
+    assert values["j"] == values["u"] == 4  # ji, ku, tu: used, so cheap
 
 
 def test_kelimelik_has_the_rules_tile_table():

@@ -108,10 +108,10 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
                                               "game": "kelimatik-ku", "limit": 50})
         assert reply.status_code == 200, reply.text
         scores = {w["word"]: w["score"] for w in reply.json()["words"]}
-        assert scores["xweş"] == (5 + 5 + 1 + 4) * 4
+        assert scores["xweş"] == (5 + 6 + 1 + 5) * 4
         exact = api.post("/v1/anagram", json={"rack": "xwî", "lexicon": "ku", "mode": "exact",
                                               "game": "kelimatik-ku"}).json()["words"]
-        assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 5 + 1) * 3)]
+        assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 6 + 2) * 3)]
         turkish = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
                                                 "game": "kelimatik"})
         assert turkish.status_code == 409
@@ -120,7 +120,7 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
         assert error["details"]["letters"] == ["ê", "î", "q", "û", "w", "x"]
     shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
                                      "--data", str(data)])
-    assert shown.exit_code == 0 and "xweş   60" in shown.output, shown.output
+    assert shown.exit_code == 0 and "xweş   68" in shown.output, shown.output
     own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--data",
                                    str(data)])  # the game brings its lexicon
     assert own.exit_code == 0 and own.output == shown.output

@@ -509,7 +509,7 @@ def test_choosing_kurdish_kelimatik_brings_the_ku_lexicon_and_scores_kurmanji(br
     scores = {e.get_attribute("data-word"): e.get_attribute("data-score")
               for e in browser.find_elements("css selector", "#anagram-results [data-word]")}
     assert scores == {w["word"]: str(w["score"]) for w in asked["words"]}
-    assert scores["xweş"] == "60"  # (x 5 + w 5 + e 1 + ş 4) × 4
+    assert scores["xweş"] == "68"  # (x 5 + w 6 + e 1 + ş 5) × 4
     assert query_of(browser) == "rack=xwe%C5%9F%C3%AEn&game=kelimatik-ku&lex=ku"
     lexicons.select_by_value("tr")  # a Turkish lexicon brings a game for its letters
     settle(browser)
