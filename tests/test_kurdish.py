@@ -5,6 +5,7 @@ with Kurmanji casing (I → i, î û ê kept), over HTTP as on the command line.
 from __future__ import annotations
 
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +17,7 @@ from kelime.service.settings import Settings
 from tests.service_helpers import TestClient
 
 KURMANJI = set("abcçdeêfghiîjklmnopqrsştuûvwxyz")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +153,25 @@ def test_a_game_played_with_its_own_lexicon_brings_it_over_http(data):
         assert api.post("/v1/validate", json={"words": ["kitap"],
                                               "game": "kelimatik"}).json()["lexicon"]["name"] \
             == "tr"
+
+
+def test_the_reviewed_sample_of_the_kurmanji_list_and_its_machine_made_forms(data):
+    """docs/data/ku-sample-review.tsv: 200 words of the `ku` list, each judged (real,
+    plausible, machine-made, unverified). KLPT's adjectives made by stacking a participle on
+    a word in -î (durûtîkirî, westiyayîbûyî) were valid; they are left out now, and no real
+    or plausible word of the sample is."""
+    review = ROOT / "docs" / "data" / "ku-sample-review.tsv"
+    rows = [line.split("\t") for line in review.read_text(encoding="utf-8").splitlines()
+            if not line.startswith("#")][1:]
+    verdicts = {word: verdict for word, verdict, *_ in rows}
+    assert len(verdicts) == len(rows) >= 200
+    assert set(verdicts.values()) == {"real", "plausible", "machine-made", "unverified"}
+    dropped = {row[0] for row in rows if row[5] == "yes"}
+    assert len(dropped) >= 10 and {verdicts[w] for w in dropped} == {"machine-made"}
+    lex = Lexicon.load(data / "ku")
+    reasons = {r["normalized"]: r["reason"] for r in lex.validate(
+        [*verdicts, "westiyayîbûyî", "aqilmendîkirî", "spîkirî", "tijîkirî"])["results"]}
+    assert {w for w in verdicts if reasons[w] == "not_in_dictionary"} == dropped
+    assert reasons["westiyayîbûyî"] == reasons["aqilmendîkirî"] == "not_in_dictionary"
+    assert reasons["spîkirî"] is reasons["tijîkirî"] is None  # spî kirin: to whiten
+    assert lex.info["words"] < 18_000

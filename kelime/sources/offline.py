@@ -210,19 +210,36 @@ def hunspell_tr(path: Path = HUNSPELL_TR_VENDORED) -> WordList:
 _KLPT_STEMS = ("is:present_stem", "is:past_stem", "is:present_copula", "is:have_",
                "is:come_")
 
+#: KLPT's machine-made adjectives: a participle of kirin or bûyîn stacked on a word in -î
+#: (aqilmendîkirî, westiyayîbûyî: 623 entries; in a reviewed sample of the list all were
+#: doubtful, docs/lexicons.md). Spared: the few whose -î word is an adjective that does make
+#: a verb with kirin or bûn (spî kirin, to whiten).
+_KLPT_MADE = ("îkirî", "îbûyî")
+_KLPT_MADE_SPARED = frozenset({"spîbûyî", "spîkirî", "tijîkirî", "tarîkirî", "resmîkirî",
+                               "siyasîkirî", "îslamîkirî"})
+
+
+def _klpt_playable(word: str, tags: str) -> bool:
+    """False for a bare verb stem (`_KLPT_STEMS`) and a machine-made adjective (`_KLPT_MADE`)."""
+    if "po:verb" in tags and any(t in tags for t in _KLPT_STEMS):
+        return False
+    return not (tags.strip() == "po:adj" and word.endswith(_KLPT_MADE)
+                and word not in _KLPT_MADE_SPARED)
+
 
 def klpt_entries(lines: Iterable[str]) -> tuple[set[str], set[str]]:
     """(common, names) of KLPT's .dic lines: proper nouns (po:propn, or capitalised) are
     names; a word listed only as a bare verb stem is neither; a word spelt with a final
     `rr` beside the same word with one `r` (`jênegerr` beside `jêneger`) is a variant
-    spelling, left out.
+    spelling, left out, and so is a machine-made adjective (`_KLPT_MADE`: `durûtîkirî`).
 
     >>> common, names = klpt_entries(["avêj/V po:verb is:present_stem_transitive_active",
     ...   "avêtin/XF po:verb is:infinitive_transitive_active", "jêneger/AN po:adj",
     ...   "jênegerr/AN po:adj", "Amed/N po:propn", "kir/F po:noun_fem",
-    ...   "kir/V po:verb is:past_stem_transitive_active"])
+    ...   "kir/V po:verb is:past_stem_transitive_active", "durûtîkirî/AN po:adj",
+    ...   "spîkirî/AN po:adj", "perîşankirî/AN po:adj"])
     >>> sorted(common), names
-    (['avêtin', 'jêneger', 'kir'], {'Amed'})
+    (['avêtin', 'jêneger', 'kir', 'perîşankirî', 'spîkirî'], {'Amed'})
     """
     common: dict[str, bool] = {}
     names = set()
@@ -233,7 +250,7 @@ def klpt_entries(lines: Iterable[str]) -> tuple[set[str], set[str]]:
             continue
         if "po:propn" in tags or word[:1].isupper():
             names.add(word)
-        elif "po:verb" in tags and any(t in tags for t in _KLPT_STEMS):
+        elif not _klpt_playable(word, tags):
             common.setdefault(word, False)
         else:
             common[word] = True
