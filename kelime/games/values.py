@@ -1,7 +1,8 @@
 """Letter values "by how often the letter is used in the language" (Kelimatik's rule): the
 letters ranked by their share of a word list's letters, and a game's values dealt out over
 that ranking, the most used letter getting the lowest. How `kelimatik-ku`'s values were made
-(its profile gives the figures); a test recomputes them from the installed word list.
+(its profile gives the figures), from running Kurmanji text counted word by word
+(kelime/games/kurmanji-text.tsv); a test recomputes them from that table.
 
     >>> letter_shares(["ab", "aa"])
     [('a', 0.75), ('b', 0.25)]

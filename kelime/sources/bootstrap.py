@@ -47,9 +47,10 @@ AGREE = 3
 LANGUAGES = {"tr": "Turkish", "ku": "Kurmanji Kurdish"}
 NOTES = {"tr": "offline bootstrap, not a TDK crawl: rebuild with `kelime build --cache` after "
                "`kelime crawl` for the real dictionary",
-         "ku": "from KLPT's Kurmanji dictionary (TDK has no Kurmanji): bare verb stems and "
-               "variant spellings left out, kelime/policy/kurmanji-blocklist.txt refuses "
-               "obscene words. To improve it, fix entries upstream in KLPT, or build from a "
+         "ku": "from KLPT's Kurmanji dictionary (TDK has no Kurmanji): bare verb stems, "
+               "variant spellings and machine-made -îkirî/-îbûyî adjectives left out, "
+               "kelime/policy/kurmanji-blocklist.txt refuses obscene words. To improve it, "
+               "fix entries upstream in KLPT, or build from a "
                "reviewed list: kelime build --wordlist ku.txt --name ku --alphabet "
                "abcçdeêfghiîjklmnopqrsştuûvwxyz"}
 
