@@ -10,6 +10,7 @@ REASON_TEXT: dict[str | None, str] = {
     "proper_name": "proper name",
     "obscene": "obscene or insulting",
     "too_short": "too short for this game",
+    "too_long": "too long for any game to lay",
     "invalid_chars": "not a {language} word (characters)",
     "phrase": "a phrase, not one word",
 }

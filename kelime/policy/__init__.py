@@ -357,5 +357,4 @@ def apply_policy(compiled: Compiled, policy: Policy | None,
                             else str(policy.path))
     report = {"applied": True, "policy": name,
               "version": POLICY_VERSION, **counts}
-    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items())),
-                    compiled.too_long), report
+    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items()))), report
