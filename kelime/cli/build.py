@@ -153,7 +153,7 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
     candidates, source = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
     compiled = compile_words(candidates, alpha, max_length=longest_word())
-    compiled, applied = apply_policy(compiled, pol, alpha)
+    compiled, applied = apply_policy(compiled, pol, alpha, tags_read=cache is not None)
     source = {**source, "policy": applied}
     say(f"Writing {out / name} …")
     created = created_stamp(source, os.environ.get("SOURCE_DATE_EPOCH"),
