@@ -87,8 +87,9 @@ def proper_names(path: Path, common: set[str]) -> set[str]:
 
 
 def tdk_vulgar(folder: Path) -> set[str]:
-    """The words TDK tags vulgar or insulting in every sense: the shipped list, and what the
-    TDK path's rule refuses as obscene among the samples' full entries (dump-*.jsonl)."""
+    """The words TDK tags vulgar or insulting in every sense: the shipped list (this
+    checkout's file, whatever code is measured), and what the TDK path's rule refuses as
+    obscene among the samples' full entries (dump-*.json, dump-*.jsonl)."""
     from kelime.tdk.entries import classify_entries
 
     entries = [json.loads(line) for dump in sorted(folder.glob("dump-*.jsonl"))
@@ -96,8 +97,10 @@ def tdk_vulgar(folder: Path) -> set[str]:
     entries += [json.loads(dump.read_text(encoding="utf-8"))
                 for dump in sorted(folder.glob("dump-*.json"))]
     tagged = compile_words(classify_entries(entries, load_policy()))
-    return set(load_policy().tagged) | {w for w, why in tagged.rejected.items()
-                                        if why == "obscene"}
+    shipped = (Path(__file__).resolve().parents[1] / "kelime" / "policy" / "tdk-vulgar.txt")
+    return game_words(line.split("#")[0].strip() for line in shipped.read_text(
+        encoding="utf-8").splitlines()) | {w for w, why in tagged.rejected.items()
+                                           if why == "obscene"}
 
 
 def test_proper_names_are_the_capitalised_single_words_not_also_common(tmp_path):
