@@ -16,6 +16,7 @@ from kelime.games import (
     UnknownGame,
     get_game,
     load_games,
+    longest_word,
 )
 
 KELIMELIK = {  # the rules' table: letter → (value, count)
@@ -209,3 +210,11 @@ def test_an_unknown_game_name_is_quoted_short():
     with pytest.raises(UnknownGame) as caught:
         get_game("x" * 4_000_000)
     assert len(str(caught.value)) < 200 and "xxxx'…" in str(caught.value)
+
+
+def test_the_longest_word_each_game_can_lay():
+    """A build refuses what no game can lay (`too_long`); it left out every headword over 15
+    letters, though Harfbank's 14 tiles, two-letter ones among them, lay more."""
+    assert {name: game.longest_word for name, game in GAMES.items()} == {
+        "kelimelik": 15, "sozce": 15, "kelimatik": 11, "kelimatik-ku": 11, "harfbank": 28}
+    assert longest_word() == 28 and longest_word({"sozce": GAMES["sozce"]}) == 15

@@ -1,10 +1,10 @@
 """The policy files are data with a schema: every key and every list line is checked, and
 an error names the file, the line and the fix; a build refuses an unusable policy instead
-of quietly dropping a list. Headwords no board can place are left out, saying so."""
+of quietly dropping a list. Headwords no game can lay are refused as `too_long`, saying so."""
 
 from __future__ import annotations
 
-import json
+import re
 import subprocess
 import sys
 
@@ -75,12 +75,17 @@ def test_a_build_refuses_an_unusable_policy(tmp_path):
     assert "Traceback" not in built.stderr and not (tmp_path / "data" / "tr").exists()
 
 
-def test_a_headword_no_board_can_place_is_left_out_and_said(tmp_path):
-    """A 20,000-letter headword was built as a valid word."""
+def test_a_headword_no_game_can_lay_is_refused_as_too_long(tmp_path):
+    """A 20,000-letter headword was built as a valid word; then every headword over 15
+    letters was left out and answered `not_in_dictionary`, though Harfbank's hand of 14 tiles,
+    two-letter ones among them, lays 16 letters and more (alternatifsizlik), and a long
+    proper name is a proper name."""
     long_word = "a" * 20_000
     dump = write_dump(tmp_path / "tdk.jsonl", builtin_entries() + [
-        entry(900, long_word, [sense("Uzun")]), entry(901, "elektroensefalografi",
-                                                      [sense("Beyin")])])
+        entry(900, long_word, [sense("Uzun")]),
+        entry(901, "elektroensefalografi", [sense("Beyin")]),
+        entry(902, "alternatifsizlik", [sense("Seçeneksizlik")]),
+        entry(903, "Mustafakemalpaşalı", [sense("Bir ilçeden olan")])])
     cache = tmp_path / "tdk.sqlite"
     done = subprocess.run([*KELIME, "crawl", "import", str(dump), "--cache", str(cache)],
                           capture_output=True, text=True, timeout=120)
@@ -89,10 +94,10 @@ def test_a_headword_no_board_can_place_is_left_out_and_said(tmp_path):
     built = subprocess.run([*KELIME, "build", "--cache", str(cache), "--out", str(data)],
                            capture_output=True, text=True, timeout=120)
     assert built.returncode == 0, built.stderr
-    assert "2 headword(s) longer than 15 letters left out" in built.stdout + built.stderr
+    assert re.search(r"refused +1 +too_long", built.stdout + built.stderr), built.stdout
     lex = Lexicon.load(data / "tr")
-    assert lex.check("kitap").valid
-    assert not lex.check("elektroensefalografi").valid
-    assert max(len(w) for w in lex.words) <= 15
-    manifest = json.loads((data / "tr" / "manifest.json").read_text())
-    assert any("longer than 15 letters" in n for n in manifest["source"]["notes"])
+    assert {w: lex.judge(w)[1] for w in ["kitap", "elektroensefalografi", "alternatifsizlik",
+                                         "mustafakemalpaşalı", long_word]} == {
+        "kitap": None, "elektroensefalografi": None, "alternatifsizlik": None,
+        "mustafakemalpaşalı": "proper_name", long_word: "too_long"}
+    assert lex.manifest.counts["rejected_by_reason"]["too_long"] == 1

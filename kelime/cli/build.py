@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
+from ..games import longest_word
 from ..lexicon import compile_words, created_stamp, write_lexicon
-from ..lexicon.compile import MAX_PLAYABLE
 from ..lexicon.guard import MAX_CHANGE
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from ..sources.bootstrap import LANGUAGES
@@ -71,18 +71,6 @@ def _explain(cache: Path | None):
     from ..sources.tdk import cache_causes
 
     return lambda added, removed: cache_causes(cache, added, removed)
-
-
-def _too_long_note(source: dict, too_long: list[str]) -> dict:
-    """The manifest's note on headwords left out for their length ({} when none)."""
-    if not too_long:
-        return {}
-    shown = ", ".join(w[:30] + ("…" if len(w) > 30 else "") for w in too_long[:3])
-    note = (f"{len(too_long):,} headword(s) longer than {MAX_PLAYABLE} letters left out: no "
-            f"game's board can place them ({shown})")
-    return {"notes": [*source.get("notes", []), note]}
-
-
 
 
 class Percent(click.FloatRange):
@@ -164,9 +152,9 @@ def build(bootstrap, wordlist, cache, name, out, policy, no_policy, permissive, 
         pol = language_policy(alpha.language)
     candidates, source = _source(bootstrap, wordlist, cache, pol, name, permissive, force)
     say(f"Compiling {name} …")
-    compiled = compile_words(candidates, alpha, max_length=MAX_PLAYABLE)
-    compiled, applied = apply_policy(compiled, pol, alpha)
-    source = {**source, "policy": applied, **_too_long_note(source, compiled.too_long)}
+    compiled = compile_words(candidates, alpha, max_length=longest_word())
+    compiled, applied = apply_policy(compiled, pol, alpha, tags_read=cache is not None)
+    source = {**source, "policy": applied}
     say(f"Writing {out / name} …")
     created = created_stamp(source, os.environ.get("SOURCE_DATE_EPOCH"),
                             dt.datetime.now(dt.UTC))

@@ -10,6 +10,7 @@ REASON_TEXT: dict[str | None, str] = {
     "proper_name": "proper name",
     "obscene": "obscene or insulting",
     "too_short": "too short for this game",
+    "too_long": "too long for any game to lay",
     "invalid_chars": "not a {language} word (characters)",
     "phrase": "a phrase, not one word",
 }
@@ -63,9 +64,11 @@ def print_build(manifest: dict, changes: dict, unchanged: bool, path) -> None:
         out.print(f"  [yellow]note[/]     {escape(line)}")
     applied = manifest["source"].get("policy")
     if applied and applied.get("applied"):
+        tagged = (f"; TDK's vulgar-tagged list refused {applied['tagged']:,}"
+                  if applied.get("tagged") else "")
         out.print(f"  policy   {escape(applied['policy'])}; blocklist refused "
                   f"{applied['blocked']:,} word(s) and {applied['inflected']:,} inflected "
-                  f"form(s); allowlist added {applied['allowed']:,}")
+                  f"form(s){tagged}; allowlist added {applied['allowed']:,}")
     elif applied:
         out.print("  [yellow]policy   none (--no-policy): no blocklist, allowlist or name "
                   "rules[/]")

@@ -19,6 +19,16 @@ KELIMELIK_VALUES = dict(GAMES["kelimelik"].letter_values)
 KELIMATIK_VALUES = dict(GAMES["kelimatik"].letter_values)
 
 
+def longest_word(games: dict[str, Game] | None = None) -> int:
+    """The most letters a word of any of `games` (default: kelime's) can have: a longer
+    headword no game can lay (`kelime build` refuses it as ``too_long``).
+
+    >>> longest_word(), longest_word({"kelimelik": GAMES["kelimelik"]})
+    (28, 15)
+    """
+    return max(game.longest_word for game in (GAMES if games is None else games).values())
+
+
 class UnknownGame(KelimeError, ValueError):
     """A game name that kelime has no profile for."""
 
@@ -45,6 +55,7 @@ __all__ = [
     "UnknownGame",
     "get_game",
     "load_games",
+    "longest_word",
     "parse_profile",
     "read_profile",
 ]

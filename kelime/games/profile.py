@@ -19,6 +19,11 @@ BLANK = "?"
 SCORING_RULES = ("sum", "product")
 
 
+#: The side of the board games' board (kelimelik's and Sözce's 15×15): the longest word
+#: they can place.
+BOARD_SIDE = 15
+
+
 @dataclass(frozen=True)
 class Game:
     """One game's dictionary rules; `scoring` is ``"sum"`` or ``"product"``.
@@ -54,6 +59,20 @@ class Game:
     @property
     def has_two_letter_tiles(self) -> bool:
         return self.two_letter_default is not None
+
+    @property
+    def longest_word(self) -> int:
+        """The most letters one word of this game can have. A hand game (its hand dealt by
+        `composition`, or laid out whole to finish, `discard`) lays at most its hand: each
+        tile one letter, a two-letter tile two (Kelimatik: 10 tiles, one of them two-letter,
+        11 letters; Harfbank, whose hand's two-letter tiles are not counted by its rules:
+        14 tiles, every one of which may be two-letter, 28). A board game's word runs across
+        the board: `BOARD_SIDE` letters."""
+        if self.composition is None and not self.discard:
+            return BOARD_SIDE
+        two = ((self.composition or {}).get("two_letter", self.rack_size)
+               if self.has_two_letter_tiles else 0)
+        return self.rack_size + min(two, self.rack_size)
 
     @cached_property
     def tile_values(self) -> dict[str, int]:

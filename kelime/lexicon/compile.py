@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BuildError
@@ -18,10 +18,6 @@ from ..normalize import TURKISH, Alphabet, letters_problem, normalize, turkish_s
 from .format import REASONS
 
 SAMPLE_SIZE = 20
-#: The longest word a game can place: the 15×15 board of kelimelik and Sözce (Kelimatik's
-#: and Harfbank's racks are shorter). `kelime build` leaves longer headwords out, saying
-#: so: a poisoned reply's 20,000-letter headword was built as a valid word.
-MAX_PLAYABLE = 15
 
 
 @dataclass(frozen=True)
@@ -38,7 +34,6 @@ class Compiled:
 
     words: list[str]
     rejected: dict[str, str]
-    too_long: list[str] = field(default_factory=list)  # left out: longer than max_length
 
     def counts(self) -> dict[str, Any]:
         by_reason: dict[str, int] = {}
@@ -51,30 +46,27 @@ class Compiled:
 def compile_words(candidates: Iterable[Candidate], alphabet: Alphabet = TURKISH,
                   min_length: int = 2, max_length: int | None = None) -> Compiled:
     """Normalise and merge candidates: a word is valid when any source accepts it. A word
-    over `max_length` letters is left out (neither valid nor rejected: no game can place
-    it), listed in `too_long` for the build to say so."""
+    over `max_length` letters that nothing else refuses is refused as ``too_long`` (no game
+    can lay it: `kelime.games.longest_word`), never left out: the lexicon says why."""
     rank = {r: i for i, r in enumerate(REASONS)}
     valid: set[str] = set()
     rejected: dict[str, str] = {}
-    too_long: set[str] = set()
     for cand in candidates:
         norm = normalize(cand.word, alphabet)
         if not norm:
             continue
-        if max_length is not None and len(norm) > max_length and " " not in norm:
-            too_long.add(norm)
-            continue
         reason = letters_problem(norm, alphabet) or cand.reason
         if reason is None and len(norm) < min_length:
             reason = "too_short"
+        if reason is None and max_length is not None and len(norm) > max_length:
+            reason = "too_long"
         if reason is None:
             valid.add(norm)
         elif norm not in rejected or rank.get(reason, 99) < rank.get(rejected[norm], 99):
             rejected[norm] = reason
     for word in valid:
         rejected.pop(word, None)
-    return Compiled(turkish_sorted(valid, alphabet), dict(sorted(rejected.items())),
-                    sorted(too_long))
+    return Compiled(turkish_sorted(valid, alphabet), dict(sorted(rejected.items())))
 
 
 def diff_words(old: Iterable[str], new: Iterable[str],

@@ -60,7 +60,8 @@ REBUILD = "rebuild it with `kelime build`"
 MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a few KB; more is not one
 
 #: Every reason a word can be refused, most serious first (a word with several keeps the first).
-REASONS = ("obscene", "proper_name", "phrase", "invalid_chars", "too_short", "not_in_dictionary")
+REASONS = ("obscene", "proper_name", "phrase", "invalid_chars", "too_short", "too_long",
+           "not_in_dictionary")
 
 
 def _encode_words(words: list[str], rejected: dict[str, str], alphabet: Alphabet) -> bytes:

@@ -54,6 +54,9 @@ class Policy:
     proper_by_capital: bool = True
     blocked: dict[str, str] = field(default_factory=dict)
     allowed: list[str] = field(default_factory=list)
+    #: TDK's verdict from its tags (`tagged` in the TOML): the words every sense of which it
+    #: tags vulgar or insulting, refused from sources that carry no tags.
+    tagged: list[str] = field(default_factory=list)
     path: Path | None = None
     label: str = ""          # how a build summary names it when it has no file
     #: Words whose line came from a player report (`kelime reports accept`): the word as
@@ -219,7 +222,9 @@ SCHEMA = {
                 "blocklist": (_path, 'the path of a list file, e.g. "blocklist.txt" (leave '
                                      "the key out for no blocklist)"),
                 "allowlist": (_path, 'the path of a list file, e.g. "allowlist.txt" (leave '
-                                     "the key out for no allowlist)")},
+                                     "the key out for no allowlist)"),
+                "tagged": (_path, 'the path of a list file, e.g. "tdk-vulgar.txt" (leave '
+                                  "the key out for no list)")},
 }
 
 
@@ -277,12 +282,14 @@ def load_policy(path: str | Path | None = None, alphabet: Alphabet = TURKISH) ->
                if "blocklist" in obscene else {})
     allowed = (_allowed(path.parent / obscene["allowlist"], reviewed, alphabet)
                if "allowlist" in obscene else [])
+    tagged = (_allowed(path.parent / obscene["tagged"], {}, alphabet)
+              if "tagged" in obscene else [])
     return Policy(
         vulgar_tag_ids=frozenset(str(i) for i in obscene.get("tag_ids", [36, 38])),
         vulgar_tag_names=frozenset(obscene.get("tag_names", ["kaba konuşmada", "hakaret yollu"])),
         proper_by_flag=proper.get("ozel_mi", True),
         proper_by_capital=proper.get("capitalised", True),
-        blocked=blocked, allowed=allowed, path=path, reviewed=reviewed,
+        blocked=blocked, allowed=allowed, tagged=tagged, path=path, reviewed=reviewed,
     )
 
 
@@ -321,14 +328,25 @@ def inflections(word: str) -> frozenset[str]:
 
 
 def apply_policy(compiled: Compiled, policy: Policy | None,
-                 alphabet: Alphabet = TURKISH) -> tuple[Compiled, dict[str, Any]]:
+                 alphabet: Alphabet = TURKISH, tags_read: bool = False
+                 ) -> tuple[Compiled, dict[str, Any]]:
     """The curated lists over what the sources gave: the blocklist refuses its words and their
     inflected forms, the allowlist accepts (over everything but the blocklist's own words).
-    Returns the result and what the policy changed, for the build summary and manifest;
-    `policy` None (``--no-policy``) changes nothing and says so."""
+    Unless the source's TDK tags were read (`tags_read`: a crawl cache), the `tagged` list
+    refuses TDK's vulgar words as the tags would: the offline lists and word lists carry no
+    tags, and kept dasnik, teres, luti, veledizina valid. Returns the result and what the
+    policy changed, for the build summary and manifest; `policy` None (``--no-policy``)
+    changes nothing and says so."""
     if policy is None:
         return compiled, {"applied": False}
     words, rejected = set(compiled.words), dict(compiled.rejected)
+    allowed = {normalize(raw, alphabet) for raw in policy.allowed}
+    tagged = 0
+    for word in [] if tags_read else (normalize(raw, alphabet) for raw in policy.tagged):
+        if word in words and word not in allowed:
+            words.discard(word)
+            rejected[word] = "obscene"
+            tagged += 1
     blocked: dict[str, str] = {}
     inflected: dict[str, str] = {}
     for raw, reason in policy.blocked.items():
@@ -337,7 +355,6 @@ def apply_policy(compiled: Compiled, policy: Policy | None,
         if reason == "obscene" and len(word) >= INFLECTED_FROM:
             for form in inflections(word):
                 inflected.setdefault(form, reason)
-    allowed = {normalize(raw, alphabet) for raw in policy.allowed}
     allowed = {w for w in allowed if letters_problem(w, alphabet) is None}
     refused = {**{w: r for w, r in inflected.items() if w in words or w in rejected}, **blocked}
     counts = {"blocked": 0, "inflected": 0, "allowed": 0}
@@ -356,6 +373,5 @@ def apply_policy(compiled: Compiled, policy: Policy | None,
     name = policy.label or ("kelime's default" if shipped or policy.path is None
                             else str(policy.path))
     report = {"applied": True, "policy": name,
-              "version": POLICY_VERSION, **counts}
-    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items())),
-                    compiled.too_long), report
+              "version": POLICY_VERSION, **counts, **({"tagged": tagged} if tagged else {})}
+    return Compiled(turkish_sorted(words, alphabet), dict(sorted(rejected.items()))), report

