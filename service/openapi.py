@@ -248,7 +248,7 @@ LEXICON_NAME: dict[str, Any] = {
     "type": "string", "maxLength": NAME_CHARS,
     "pattern": r"^[a-z0-9][a-z0-9_-]*(?:@[0-9a-f]{12})?$",
     "description": "A lexicon: its name (`tr`: the version served now) or `name@version` "
-                   "(`tr@42b2c418bf19`: that build, version = 12 lowercase hex digits). GET "
+                   "(`tr@d4323d22aa28`: that build, version = 12 lowercase hex digits). GET "
                    "/v1/lexicons lists what this server has."}
 GAME_NAME: dict[str, Any] = {
     "type": "string", "maxLength": NAME_CHARS, "pattern": r"^[a-z0-9][a-z0-9_-]*$",

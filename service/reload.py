@@ -214,7 +214,7 @@ def reloaded(pid: int, runtime: Path, wait: float) -> dict[str, Any]:
 
 
 def described(pins: Pins) -> str:
-    """`tr 42b2c418bf19 (also 1a2b3c4d5e6f), ku 4f83dd48f305`: what a server serves."""
+    """`tr d4323d22aa28 (also 1a2b3c4d5e6f), ku a35dcf4a8b47`: what a server serves."""
     return ", ".join(f"{name} {versions[0]}" + (f" (also {', '.join(versions[1:])})"
                                                 if versions[1:] else "")
                      for name, versions in pins.held.items())

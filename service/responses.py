@@ -49,7 +49,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 def pinned(lexicon: str | None) -> bool:
-    """Whether a question names a build (`tr@42b2c418bf19`), not only a lexicon."""
+    """Whether a question names a build (`tr@d4323d22aa28`), not only a lexicon."""
     return split_pin(lexicon or "")[1] is not None
 
 

@@ -36,7 +36,7 @@ def ids(bits: int) -> list[int]:
 def members(bits: int) -> Ids:
     """The members of a set, ascending, as an array: what a question's listed words are read
     from, each step one call into C over every word (~25 µs for the ~1,000 members of a
-    40,663-bit set; `ids` ~140 µs, but it is quicker for a set of a few members)."""
+    40,773-bit set; `ids` ~140 µs, but it is quicker for a set of a few members)."""
     raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), np.uint8)
     return np.unpackbits(raw, bitorder="little").view(np.bool_).nonzero()[0]
 

@@ -61,7 +61,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
         aklen  4  a k l e ?n
         eflak  4  e ?f l a k
         elhak  4  e l ?h a k
-      lexicon tr 42b2c418bf19 (40,663 words)
+      lexicon tr d4323d22aa28 (40,773 words)
 
     \b
       $ kelime anagram ia --pattern k.t.p
@@ -69,7 +69,7 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       5 letters
         katip  12  k a t i p
         kitap  12  k i t a p
-      lexicon tr 42b2c418bf19 (40,663 words)
+      lexicon tr d4323d22aa28 (40,773 words)
 
     \b
       kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
@@ -108,7 +108,7 @@ def split(rack, game, lexicon, data, as_json) -> None:
         ilk      i l k
         itki     i t k i
       penalty 0 · the search was complete
-      lexicon tr 42b2c418bf19 (40,663 words)
+      lexicon tr d4323d22aa28 (40,773 words)
     """
     profile = game_profile(game)
     lex = open_lexicon(data, lexicon, profile)

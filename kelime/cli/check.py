@@ -39,7 +39,7 @@ def check(words, lexicon, game, data, as_json) -> None:
       ✓  kitap
       ✗  İstanbul  istanbul  proper name
       ✗  evler               not in the dictionary
-      lexicon tr 42b2c418bf19 (40,663 words)
+      lexicon tr d4323d22aa28 (40,773 words)
     """
     profile = game_profile(game)
     lex = open_lexicon(data, lexicon, profile)

@@ -198,7 +198,7 @@ def data_dir(flag: Path | None) -> Path:
 
 
 lexicon_option = click.option("--lexicon", "-l", default=None,
-                              help="Lexicon name, or one build of it (tr@42b2c418bf19) "
+                              help="Lexicon name, or one build of it (tr@d4323d22aa28) "
                                    "[default: the game's own (kelimatik-ku: ku), else tr].")
 
 
@@ -209,7 +209,7 @@ def open_lexicon(data: Path | None, name: str | None, game=None):
 
     folder = data_dir(data)
     key = (name or getattr(game, "lexicon", None) or DEFAULT_LEXICON).strip()
-    base, at, version = key.partition("@")  # (a build: tr@42b2c418bf19, as the API takes)
+    base, at, version = key.partition("@")  # (a build: tr@d4323d22aa28, as the API takes)
     if not (folder / base).exists() and (folder / base.lower()).exists():
         key = base.lower() + at + version
     try:

@@ -35,7 +35,7 @@ def _version(spec: str, name: str | None = None) -> tuple[str, str]:
     """`NAME@VERSION` → (name, version)."""
     found, at, version = spec.partition("@")
     if not at or not found or not version or (name and found != name):
-        raise click.BadParameter(f"{spec!r} is not NAME@VERSION (e.g. tr@42b2c418bf19)"
+        raise click.BadParameter(f"{spec!r} is not NAME@VERSION (e.g. tr@d4323d22aa28)"
                                  + (f" of {name}" if name else ""))
     return found, version
 

@@ -35,7 +35,7 @@ def load_named(folder: Path, name: str) -> Lexicon:
 
 
 def load_lexicon(folder: Path, name: str = DEFAULT_LEXICON) -> Lexicon:
-    """One lexicon by name (`tr`), or one build of it (`tr@42b2c418bf19`, from `.builds`),
+    """One lexicon by name (`tr`), or one build of it (`tr@d4323d22aa28`, from `.builds`),
     with an error that says how to build it, or which builds there are."""
     name, version = split_pin(name)
     if version is not None:
@@ -93,10 +93,10 @@ def build_folder(name: str) -> re.Pattern[str]:
 
 
 def split_pin(name: str) -> tuple[str, str | None]:
-    """`tr@42b2c418bf19` → ("tr", "42b2c418bf19"); `tr` → ("tr", None)::
+    """`tr@d4323d22aa28` → ("tr", "d4323d22aa28"); `tr` → ("tr", None)::
 
         >>> split_pin("tr@42B2c418bf19"), split_pin("ku")
-        (('tr', '42b2c418bf19'), ('ku', None))
+        (('tr', 'd4323d22aa28'), ('ku', None))
     """
     base, at, version = name.partition("@")
     return base, (version.strip().lower() if at else None)

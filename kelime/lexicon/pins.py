@@ -2,7 +2,7 @@
 
 Of each lexicon a server holds its current build (the data folder's link) and up to
 `keep` − 1 builds before it (the newest others of `.builds/` that verify), so that a game
-that pinned a version (``tr@42b2c418bf19``) keeps its verdicts through a rollout.
+that pinned a version (``tr@d4323d22aa28``) keeps its verdicts through a rollout.
 
 `next_pins` gives the data folder's current builds, each loaded (and so verified) when every
 one of them verifies; else the builds already served, with the refusal. A server pins the
