@@ -94,11 +94,11 @@ def warm(port: int, builds: dict[str, tuple[str, str, int]], keep: int) -> None:
             pin = f"{name}@{version}"
             assert post(port, "/v1/validate", {"words": ["kitap", "ev"], "lexicon": pin}
                         )["lexicon"]["version"] == version
-            game = {"game": "kelimatik-ku"} if name == "ku" else {}
+            game = {"game": "kelimatik-ku", "what_if": True} if name == "ku" else {}  # 7 tiles
             post(port, "/v1/anagram", {"rack": "kalemsi" if name == "tr" else "xwendin",
                                        "lexicon": pin, **game})
             if name == "tr":  # (Harfbank, the split's game, is played in Turkish)
-                post(port, "/v1/split", {"rack": "kalemsiev", "lexicon": pin})
+                post(port, "/v1/split", {"rack": "kalemsiev", "lexicon": pin, "what_if": True})
 
 
 def worker_rss(pid: int) -> float:

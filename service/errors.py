@@ -79,6 +79,12 @@ CODES: dict[str, Code] = {
     "invalid_request": Code(422, "A field or parameter that is missing, unknown or of the "
                                  "wrong type."),
     "invalid_rack": Code(422, "A rack that cannot be read as tiles."),
+    "rack_not_dealt": Code(422, "A rack the game cannot deal (Kelimatik: 5 consonants, 3 "
+                                "vowels, 1 two-letter tile, 1 joker; Harfbank: 14 or 15 tiles; "
+                                "kelimelik: at most 7, and its bag's counts); `details` has the "
+                                "`game`, the `rule` (`tiles`, `blanks`, `letter`, `vowels`, "
+                                "`consonants`, `two_letter`), `least`, `most` and `found`. "
+                                "`\"what_if\": true` asks anyway."),
     "invalid_pattern": Code(422, "A board pattern that cannot be read."),
     "invalid_option": Code(422, "An anagram option of the wrong type or out of range."),
     "invalid_query": Code(422, "An anagram or split question that cannot be answered as "

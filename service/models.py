@@ -122,14 +122,21 @@ class Ask(Body):
                            "maxItems": settings.max_suggest_words}}}}]}
 
 
+#: What `"what_if": true` does, for both questions' schemas.
+WHAT_IF = ("true: answer a rack the game cannot deal (a Kelimatik rack that is not 5 "
+           "consonants, 3 vowels, 1 two-letter tile and 1 joker; a Harfbank hand of other than "
+           "14 or 15 tiles; more kelimelik tiles than a rack or its bag holds) as if it "
+           "could; false or absent: refuse it, 422 `rack_not_dealt`.")
+
+
 class AnagramAsk(Body):
     """One anagram question as sent: the rack, names, and the core's options (what the
     values mean, the core checks: `kelime.anagram.make_query`)."""
 
-    example: ClassVar[str] = '{"rack": "kale?[lm]", "game": "kelimatik"}'
+    example: ClassVar[str] = '{"rack": "kaletn?[lm]ıs", "game": "kelimatik"}'
     #: The fields that are the core's options, passed on when sent and not null.
     OPTIONS: ClassVar[tuple[str, ...]] = ("mode", "min_length", "max_length", "pattern",
-                                          "exclude", "limit", "sort")
+                                          "exclude", "limit", "sort", "what_if")
     codes: ClassVar[dict[str, str]] = {"rack": "invalid_rack",
                                        **dict.fromkeys(OPTIONS, "invalid_option")}
     items: ClassVar[dict[str, str]] = {"exclude": "exclude lists words already played"}
@@ -150,6 +157,7 @@ class AnagramAsk(Body):
                        ] | UnsetType = UNSET
     limit: int | None | UnsetType = UNSET
     sort: str | UnsetType = UNSET
+    what_if: Annotated[bool, Meta(description=WHAT_IF)] | UnsetType = UNSET
 
     @property
     def options(self) -> dict[str, Any]:
@@ -172,6 +180,7 @@ class AnagramAsk(Body):
         return {"properties": {
             "mode": {"enum": ["build", "exact"], "default": "build"},
             "sort": {"enum": ["score", "length", "alpha"], "default": "score"},
+            "what_if": {"default": False},
             "game": {"default": "kelimelik"},
             "min_length": {"anyOf": [{"minimum": 1}, {}]},
             "max_length": {"anyOf": [{"minimum": 1}, {}]},
@@ -190,10 +199,11 @@ class SplitAsk(Body):
 
     rack: Annotated[str, Meta(description=(
         "One letter per tile (either case), `?` a blank, `[lm]` a two-letter tile in the "
-        "games that have them. At most the game's rack size, plus the tiles it may throw "
-        "away."))]
+        "games that have them: a hand the game deals (Harfbank: 14 tiles, or 15 with the "
+        "one to throw away), unless `what_if`."))]
     lexicon: Name = None
     game: str | None = None
+    what_if: Annotated[bool, Meta(description=WHAT_IF)] = False
 
     def check(self, limits: Settings) -> None:
         check_name("lexicon", self.lexicon, "left out")

@@ -10,7 +10,8 @@ FastAPI generates the schema of its own routes; `document` adds what it cannot k
   and reply, `Retry-After` on every 429 and 503;
 - what each game lets a rack hold: the rack and pattern syntax as regular expressions over
   its tiles' letters (every character that normalises to one of them, upper case too),
-  the tiles a hand may hold, two-letter tiles only in games that have them.
+  the racks it deals (the tiles a hand holds, its blanks, its makeup, its bag's counts),
+  unless the body asks `"what_if": true`, two-letter tiles only in games that have them.
 
 `lexicon` and `game` are plain strings (a pattern, not an enum of what is loaded): the
 schema is the same on every replica whatever it has loaded, during a rollout too; GET
@@ -34,6 +35,7 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
+from kelime.anagram.deal import VOWELS
 from kelime.games import DEFAULT_GAME, GAMES, Game
 from kelime.normalize import KURMANJI, TURKISH, WHITESPACE, Alphabet, normalize
 
@@ -74,12 +76,24 @@ def _spaces() -> str:
     return "[" + "".join(f"\\u{ord(c):04x}" for c in WHITESPACE) + "]*"
 
 
-def rack_pattern(letters: str, tiles: int, pairs: bool) -> str:
-    """1..tiles tiles: a letter, `?` a blank, `[lm]` a two-letter tile (when `pairs`),
+def rack_pattern(letters: str, tiles: int, pairs: bool, least: int = 1) -> str:
+    """least..tiles tiles: a letter, `?` a blank, `[lm]` a two-letter tile (when `pairs`),
     spaces around them allowed (they are trimmed)."""
     letter = _class(letters)
     unit = f"{letter}|\\?" + (f"|\\[{letter}{letter}\\]" if pairs else "")
-    return f"^{_spaces()}(?:{unit}){{1,{tiles}}}{_spaces()}$"
+    return f"^{_spaces()}(?:{unit}){{{max(least, 1)},{tiles}}}{_spaces()}$"
+
+
+def counted(chars: str, least: int, most: int) -> str:
+    """A pattern: least..most single tiles of `chars` (a two-letter tile's letters are not
+    counted), anything else between them."""
+    other = f"(?:\\[[^\\]]*\\]|[^{_class(chars)[1:-1]}\\[])"
+    return f"^{other}*(?:{_class(chars)}{other}*){{{least},{most}}}$"
+
+
+def brackets(least: int, most: int) -> str:
+    """A pattern: least..most two-letter tiles (`[`)."""
+    return f"^[^\\[]*(?:\\[[^\\[]*){{{least},{most}}}$"
 
 
 def at_most(char: str, count: int) -> str:
@@ -118,23 +132,46 @@ def _by_game(games: dict[str, Game]) -> dict[Alphabet, list[str]]:
     return groups
 
 
+def _dealt(game: Game, settings: Settings) -> tuple[str, ...]:
+    """The patterns of the racks `game` deals (`kelime.anagram.deal`): its tiles, exactly
+    its hand when fixed, its blanks, its makeup, no more of a letter than its bag has."""
+    alphabet, fixed = game_alphabet(game), game.fixed_hand
+    typed = typed_letters(alphabet)
+    most = min(settings.max_rack_tiles, game.rack_size + game.discard)
+    pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
+    found = [rack_pattern(typed, most, pairs, game.rack_size if fixed else 1),
+             at_most("?", min(settings.max_blanks, game.blanks))]
+    vowels = "".join(c for c in typed if normalize(c, alphabet) in VOWELS)
+    kinds = {"vowels": vowels, "consonants": "".join(c for c in typed if c not in vowels),
+             "blanks": "?"}
+    for key, n in (game.composition or {}).items():
+        least = n if fixed else 0
+        found.append(brackets(least, n) if key == "two_letter" else counted(kinds[key], least, n))
+    for letter, n in sorted((game.letter_counts or {}).items()):
+        if n < most:
+            found.append(counted("".join(c for c in typed if normalize(c, alphabet) == letter),
+                                 0, n))
+    return tuple(found)
+
+
 def _rack_rules(games: dict[str, Game], default: str, settings: Settings) -> list[dict]:
-    """Per game: the tiles a rack may hold (the hand, plus one a split throws away), the
-    blanks its bag has, whether two-letter tiles are allowed (`anagram.query.fit`), and its
-    tiles' letters (Kürtçe Kelimatik's are Kurmanji's)."""
-    groups: dict[tuple[int, int, bool, Alphabet], list[str]] = {}
+    """Per game: its tiles' letters (Kürtçe Kelimatik's are Kurmanji's) and kinds (two-letter
+    tiles); and, unless the body asks `what_if`, the racks it deals (`_dealt`)."""
+    groups: dict[tuple[tuple[str, ...], Alphabet, bool], list[str]] = {}
     for name, game in games.items():
-        most = min(settings.max_rack_tiles, game.rack_size + game.discard)
-        blanks = min(settings.max_blanks, game.blanks)
         pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
-        groups.setdefault((most, blanks, pairs, game_alphabet(game)), []).append(name)
+        key = (_dealt(game, settings), game_alphabet(game), pairs)
+        groups.setdefault(key, []).append(name)
     rules = []
-    for (most, blanks, pairs, alphabet), names in groups.items():
+    for (patterns, alphabet, pairs), names in groups.items():
         typed = typed_letters(alphabet)
         rules.append(_when("game", names, default, {"properties": {
-            "rack": {"allOf": [{"pattern": rack_pattern(typed, most, pairs)},
-                               {"pattern": at_most("?", blanks)}]},
+            "rack": {"pattern": rack_pattern(typed, settings.max_rack_tiles, pairs)},
             "pattern": {"pattern": f"^{_class(typed + '.' + WHITESPACE)}*$"}}}))
+        dealt = _when("game", names, default, {"properties": {
+            "rack": {"allOf": [{"pattern": p} for p in patterns]}}})
+        dealt["if"]["properties"]["what_if"] = {"const": False}
+        rules.append(dealt)
     return rules
 
 

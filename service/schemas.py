@@ -153,6 +153,10 @@ class GameInfo(Exact):
     joker_finish_multiplier: int = Field(description="What the other players' penalty is "
                                          "multiplied by when a hand finishes by throwing the "
                                          "joker (Harfbank: 2).")
+    fixed_hand: bool = Field(description="true: every hand holds exactly `rack_size` tiles "
+                             "(plus `discard` drawn: Kelimatik, Harfbank); false: at most, "
+                             "fewer at the end of a game (kelimelik, Sözce). A rack outside "
+                             "it is refused (`rack_not_dealt`) unless `what_if`.")
     min_hand_average: int | None = Field(description="Points a player must average a hand, "
                                          "when the game sets a minimum (Kelimatik: 100 in "
                                          "Turkish, 50 in Kurdish).")

@@ -29,7 +29,7 @@ def test_the_public_surface():
     assert sorted(anagram.__all__) == sorted(
         ["AnagramError", "AnagramIndex", "Answer", "Hit", "INDEX_FILE", "IndexFormatError",
          "Laid", "Limits", "OptionError", "OverLimit", "Pattern", "PatternError", "Query",
-         "Rack", "RackError", "Split", "anagram", "build_index", "make_query", "parse_exclude",
+         "Rack", "RackError", "RackNotDealt", "Split", "anagram", "build_index", "make_query", "parse_exclude",
          "parse_pattern", "parse_rack", "search", "split"])
     assert all(hasattr(anagram, name) for name in anagram.__all__)
 

@@ -67,7 +67,8 @@ def test_the_index_keeps_its_alphabet():
     assert index.alphabet == kurdish
     # Kurdish Kelimatik values its letters (x 5, w 6, ê 2; êw is under its 3 letters); a
     # Turkish game, which gives them no value, is refused rather than scoring them 0
-    assert [(h.word, h.score) for h in anagram(index, "wêx", "kelimatik-ku").words] == [
+    assert [(h.word, h.score) for h in anagram(index, "wêx", "kelimatik-ku",
+                                                                what_if=True).words] == [
         ("xwê", (5 + 6 + 2) * 3)]
     with pytest.raises(ValueError, match="kelimelik gives no value to ê"):
         anagram(index, "wêx")

@@ -15,6 +15,7 @@ from kelime.anagram import (
     OptionError,
     OverLimit,
     RackError,
+    RackNotDealt,
     anagram,
     build_index,
     make_query,
@@ -44,25 +45,25 @@ def test_kelimatik_worked_examples(index):
     assert kelimatik.score(["k", "o", "l"]) == 18
     assert kelimatik.score(["h", "a", "k", "?s", "ı", "z"]) == 78
     assert kelimatik.score(["?o", "lm", "a", "z"]) == 24
-    found = {h.word: h for h in anagram(index, "kol", kelimatik).words}
+    found = {h.word: h for h in anagram(index, "kol", kelimatik, what_if=True).words}
     assert found["kol"].score == 18
-    haksiz = {h.word: h for h in anagram(index, "hak?ız", kelimatik).words}["haksız"]
+    haksiz = {h.word: h for h in anagram(index, "hak?ız", kelimatik, what_if=True).words}["haksız"]
     assert (haksiz.score, haksiz.tiles) == (78, ("h", "a", "k", "?s", "ı", "z"))
-    olmaz = {h.word: h for h in anagram(index, "?[lm]az", kelimatik).words}["olmaz"]
+    olmaz = {h.word: h for h in anagram(index, "?[lm]az", kelimatik, what_if=True).words}["olmaz"]
     assert (olmaz.score, olmaz.tiles) == (24, ("?o", "lm", "a", "z"))
 
 
 def test_a_two_letter_tile_is_laid_only_on_side_by_side_letters(index):
     kelimatik = get_game("kelimatik")
-    assert "ilim" not in words_of(anagram(index, "[lm]ii", kelimatik))   # l and m apart
-    assert "ilmek" in words_of(anagram(index, "[lm]iek", kelimatik))
+    assert "ilim" not in words_of(anagram(index, "[lm]ii", kelimatik, what_if=True))   # l and m apart
+    assert "ilmek" in words_of(anagram(index, "[lm]iek", kelimatik, what_if=True))
 
 
 def test_a_word_takes_the_better_of_the_two_letter_tile_and_single_tiles(index):
     kelimatik = get_game("kelimatik")  # l = 3, m = 2, but the tile lm is worth 1
-    best = {h.word: h for h in anagram(index, "elma[lm]", kelimatik).words}
+    best = {h.word: h for h in anagram(index, "elma[lm]", kelimatik, what_if=True).words}
     assert best["elma"].tiles == ("e", "l", "m", "a") and best["elma"].score == (1 + 3 + 2 + 1) * 4
-    only_tile = {h.word: h for h in anagram(index, "ea[lm]", kelimatik).words}
+    only_tile = {h.word: h for h in anagram(index, "ea[lm]", kelimatik, what_if=True).words}
     assert only_tile["elma"].tiles == ("e", "lm", "a") and only_tile["elma"].score == 3 * 3
 
 
@@ -107,7 +108,7 @@ def test_lengths(index):
     assert words_of(anagram(index, "kat", min_length=3, sort="alpha")) == ["kat", "tak"]
     assert words_of(anagram(index, "kat", max_length=2, sort="alpha")) == ["ak", "at"]
     assert words_of(anagram(index, "kat", min_length=3, max_length=2)) == []  # no error
-    assert words_of(anagram(index, "kat", "kelimatik", sort="alpha")) == ["kat", "tak"]
+    assert words_of(anagram(index, "kat", "kelimatik", sort="alpha", what_if=True)) == ["kat", "tak"]
 
 
 @pytest.mark.parametrize("options, error, code", [
@@ -126,29 +127,32 @@ def test_bad_options(options, error, code):
 
 
 @pytest.mark.parametrize("rack, game, message, details", [
-    ("abcdefgğhıijkl", "kelimelik", "a kelimelik hand holds 7 tiles, not 14: leave out 7",
-     {"tiles": 14, "rack_size": 7, "most": 7}),
-    ("kalemler", "sozce", "a sozce hand holds 7 tiles, not 8", {"tiles": 8, "rack_size": 7,
-                                                                 "most": 7}),
-    ("kalemkitapsilgiç", "harfbank", "a harfbank hand holds 14 tiles (15 with the one to throw "
-     "away), not 16", {"tiles": 16, "rack_size": 14, "most": 15}),
-    ("kale??", "kelimatik", "kelimatik has 1 blank, but the rack has 2",
-     {"blanks": 2, "game_blanks": 1}),
+    ("abcdefgğhıijkl", "kelimelik", "Kelimelik gives a rack of at most 7 tiles; this rack has 14",
+     {"rule": "tiles", "least": 0, "most": 7, "found": 14}),
+    ("kalemler", "sozce", "Sözce gives a rack of at most 7 tiles; this rack has 8",
+     {"rule": "tiles", "least": 0, "most": 7, "found": 8}),
+    ("kalemkitapsilgiç", "harfbank", "Harfbank deals 14 tiles (15 with the one drawn to throw "
+     "away); this rack has 16", {"rule": "tiles", "least": 14, "most": 15, "found": 16}),
+    ("kale??", "kelimatik", "Kelimatik has 1 joker; this rack has 2",
+     {"rule": "blanks", "least": 0, "most": 1, "found": 2}),
 ])
 def test_a_rack_the_game_cannot_deal_is_refused(rack, game, message, details):
-    """No what-if racks: 14 tiles would give a kelimelik bingo to any 7 of them."""
-    with pytest.raises(RackError, match=re.escape(message)) as caught:
+    """No what-if racks unless asked: 14 tiles would give a kelimelik bingo to any 7."""
+    with pytest.raises(RackNotDealt, match=re.escape(message)) as caught:
         make_query(rack, get_game(game))
-    assert caught.value.details == details and caught.value.status == 422
+    assert caught.value.details == {"game": game, **details} and caught.value.status == 422
+    assert caught.value.code == "rack_not_dealt"
+    make_query(rack, get_game(game), what_if=True)  # asked anyway: answered
 
 
 def test_the_bingo_is_for_the_game_s_full_hand_exactly():
     index = AnagramIndex.from_buffer(build_index(["kitapla", "kitaplar", "kitap"]))
     full = {h.word: h.score for h in anagram(index, "kitapla").words}
     assert full == {"kitapla": 14 + 50, "kitap": 12}
-    with pytest.raises(RackError, match="not 8"):
+    with pytest.raises(RackNotDealt, match="this rack has 8"):
         anagram(index, "kitaplar")
-    harfbank = {h.word: h.score for h in anagram(index, "kitaplar", "harfbank").words}
+    harfbank = {h.word: h.score for h in anagram(index, "kitaplar", "harfbank",
+                                                what_if=True).words}
     assert harfbank == {"kitaplar": 16, "kitapla": 14, "kitap": 12}  # no bingo in harfbank
 
 
@@ -185,7 +189,7 @@ def test_search_matches_brute_force(data, lexicon, game):
         "max_length": data.draw(st.none() | st.integers(4, 8)),
         "exclude": data.draw(st.lists(st.sampled_from(lexicon), max_size=3)),
     }
-    query = make_query(rack_text(tiles), game, **options)
+    query = make_query(rack_text(tiles), game, what_if=True, **options)
     fast = search(AnagramIndex.from_buffer(build_index(lexicon)), query, game)
     same_answer(fast, brute_search(lexicon, query, game))
     for hit in fast.words:
@@ -199,7 +203,7 @@ def test_more_blanks_than_usual(data, lexicon, game):
     tiles, pattern = data.draw(questions(lexicon, game, max_blanks=2))
     limits, game = Limits(blanks=4), replace(game, blanks=4, rack_size=game.rack_size + 2)
     query = make_query(rack_text(tiles + ["?", "?"]), game, limits=limits, limit=50,
-                       pattern=pattern)
+                       pattern=pattern, what_if=True)
     fast = search(AnagramIndex.from_buffer(build_index(lexicon)), query, game)
     same_answer(fast, brute_search(lexicon, query, game))
 
@@ -209,7 +213,7 @@ def test_more_blanks_than_usual(data, lexicon, game):
 def test_every_candidates_ranking_score_is_its_best_score(data, lexicon, game):
     """The bit-sliced scores that rank the answers equal the best laying's, word by word."""
     tiles, pattern = data.draw(questions(lexicon, game))
-    query = make_query(rack_text(tiles), game, pattern=pattern,
+    query = make_query(rack_text(tiles), game, pattern=pattern, what_if=True,
                        mode=data.draw(st.sampled_from(["build", "exact"])))
     index = AnagramIndex.from_buffer(build_index(lexicon))
     found = planned(index, query, game)

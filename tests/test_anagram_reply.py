@@ -61,7 +61,7 @@ def test_many_racks_on_a_bigger_lexicon_take_the_quick_path_and_give_the_same_by
         if game.has_two_letter_tiles and n % 5 == 0:
             rack += "[lm]"
         pattern = (rng.choice(lexicon)[:2] + "..") if n % 7 == 0 else None
-        query = make_query(rack, game, index.alphabet, pattern=pattern,
+        query = make_query(rack, game, index.alphabet, pattern=pattern, what_if=True,
                            sort=rng.choice(SORTS), limit=rng.choice([0, 3, 100, 1000]))
         quick += replies.quick(query, game)
         assert replies.reply(query, game) == general(index, query, game), (rack, game.name)
@@ -83,7 +83,8 @@ def test_every_words_kept_json_is_the_general_paths_with_real_tiles_and_with_bla
                      word[:1] + "?" + word[2:]):
             if rack is None:
                 continue
-            query = make_query(rack, game, index.alphabet, mode="exact", limit=1000)
+            query = make_query(rack, game, index.alphabet, mode="exact", limit=1000,
+                               what_if=True)
             assert replies.quick(query, game)
             assert replies.reply(query, game) == general(index, query, game), rack
     assert replies._lengths.all()  # every word's kept JSON was checked
@@ -154,9 +155,11 @@ def test_a_lexicons_json_reply_is_its_dict_reply_serialised(tmp_path):
                   {"kind": "test", "name": "test", "licence": "n/a"},
                   created="2026-01-01T00:00:00Z")
     lex = Lexicon.load(tmp_path / "tr")
-    for rack, game, options in [("kalem??", None, {}), ("kale?", "kelimatik", {"sort": "alpha"}),
-                                ("kale?[lm]", "kelimatik", {"limit": 2}),
+    for rack, game, options in [("kalem??", None, {}),
+                                ("kaletn?[lm]ıs", "kelimatik", {"sort": "alpha"}),
+                                ("kale?[lm]", "kelimatik", {"limit": 2, "what_if": True}),
                                 ("ia", None, {"pattern": "k.t.p"}),
-                                ("kale", "harfbank", {"exclude": ["kale"], "mode": "exact"})]:
+                                ("kale", "harfbank", {"exclude": ["kale"], "mode": "exact",
+                                                      "what_if": True})]:
         assert lex.anagram_json(rack, game, **options) == orjson.dumps(
             lex.anagram(rack, game, **options))

@@ -71,7 +71,7 @@ def asked(draw, options=lambda lexicon: st.just({})):
     lexicon, game = draw(lexicons), draw(games)
     tiles, pattern = draw(questions(lexicon, game))
     index = AnagramIndex.from_buffer(build_index(lexicon))
-    query = make_query(rack_text(tiles), game, index.alphabet, pattern=pattern,
+    query = make_query(rack_text(tiles), game, index.alphabet, pattern=pattern, what_if=True,
                        **draw(options(lexicon)))
     return lexicon, game, index, query
 

@@ -37,7 +37,11 @@ def kelime(data, *args, env=None):
     (["anagram", "ia", "--pattern", "k.t.p"], {"rack": "ia", "pattern": "k.t.p"}),
     (["anagram", "kalem?", "-x", "kalem,Alem", "-x", "elma"],
      {"rack": "kalem?", "exclude": ["kalem", "Alem", "elma"]}),
-    (["anagram", "?[lm]az", "-g", "kelimatik"], {"rack": "?[lm]az", "game": "kelimatik"}),
+    (["anagram", "?[lm]az", "-g", "kelimatik", "--what-if"],
+     {"rack": "?[lm]az", "game": "kelimatik", "what_if": True}),
+    (["anagram", "kaletn?[lm]ıs", "-g", "kelimatik"], {"rack": "kaletn?[lm]ıs",
+                                                      "game": "kelimatik"}),
+    (["split", "kalem?", "--what-if"], {"rack": "kalem?", "what_if": True}),
     (["split", "kalpkitapkalem"], {"rack": "kalpkitapkalem"}),
     (["split", "kitapsilgkalem?", "--game", "harfbank"], {"rack": "kitapsilgkalem?"}),
 ])
@@ -82,7 +86,7 @@ def test_split_shows_the_layout_and_the_penalty(data):
     (["anagram", "kale???"], "the rack has 3 blanks; the limit is 2"),
     (["anagram", "kale", "--game", "scrabble"], "scrabble"),
     (["anagram", "kale", "--lexicon", "zz"], "no lexicon 'zz'"),
-    (["split", "kalemkitapsilgie"], "holds 14 tiles"),
+    (["split", "kalemkitapsilgie"], "Harfbank deals 14 tiles"),
 ])
 def test_bad_racks_are_one_error_line(data, args, says):
     """Exit 2: the question cannot be asked (as `check` says of a lexicon it cannot use)."""
@@ -93,11 +97,11 @@ def test_bad_racks_are_one_error_line(data, args, says):
 
 @pytest.mark.parametrize("args, code", [
     (["anagram", "kale[lm"], "invalid_rack"),
-    (["anagram", "abcdefgğhıijkl"], "invalid_rack"),
+    (["anagram", "abcdefgğhıijkl"], "rack_not_dealt"),
     (["anagram", "kale???"], "over_limit"),
     (["anagram", "kale", "--game", "scrabble"], "unknown_game"),
     (["anagram", "kale", "--lexicon", "zz"], "unknown_lexicon"),
-    (["split", "kalemkitapsilgie"], "invalid_rack"),
+    (["split", "kalemkitapsilgie"], "rack_not_dealt"),
     (["check", "kitap", "--lexicon", "zz"], "unknown_lexicon"),
     (["check", "kitap", "--game", "scrabble"], "unknown_game"),
 ])
@@ -139,3 +143,30 @@ def test_the_real_command_prints_unicode_and_quoted_racks(data):
     assert done.returncode == 0, done.stderr
     words = json.loads(done.stdout)["words"]
     assert {"word": "haksız", "score": 13, "tiles": ["h", "a", "k", "?s", "ı", "z"]} in words
+
+
+@pytest.mark.parametrize("args, says, details", [
+    (["anagram", "ka[lm][ar][ek]e?tnm", "-g", "kelimatik"],
+     "Kelimatik deals 1 two-letter tile; this rack has 3",
+     {"game": "kelimatik", "rule": "two_letter", "least": 1, "most": 1, "found": 3}),
+    (["split", "kalem"], "Harfbank deals 14 tiles (15 with the one drawn to throw away); "
+     "this rack has 5", {"game": "harfbank", "rule": "tiles", "least": 14, "most": 15,
+                         "found": 5}),
+])
+def test_a_rack_the_game_cannot_deal_exits_2_unless_what_if(data, args, says, details):
+    """Issue 32: a Kelimatik rack of three two-letter tiles, a 5-tile Harfbank hand were
+    answered as if the game could deal them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KELIME_")}
+    done = subprocess.run([*KELIME, *args, "--data", str(data)], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.startswith(f"Error: {says}; fix the rack, or ask anyway") and \
+        "--what-if" in done.stderr, done.stderr
+    done = subprocess.run([*KELIME, *args, "--data", str(data), "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "rack_not_dealt", done.stdout
+    assert error["details"] == details and error["message"].startswith(says)
+    done = subprocess.run([*KELIME, *args, "--what-if", "--data", str(data), "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0 and "lexicon" in json.loads(done.stdout), done.stderr

@@ -72,9 +72,12 @@ def test_a_generated_client_validates_finds_anagrams_and_splits(generated):
     assert isinstance(found, models.AnagramReply)
     assert "kitap" in [w.word for w in found.words] and found.count >= 1
 
-    hand = split.sync(client=client, body=models.SplitRequest(rack="kitapılık"))
+    hand = split.sync(client=client, body=models.SplitRequest(rack="kitapılık", what_if=True))
     assert isinstance(hand, models.SplitReply)
     assert hand.found and sorted(w.word for w in hand.words) == ["kitap", "ılık"]
+    dealt = split.sync(client=client, body=models.SplitRequest(rack="kitapılık"))
+    assert isinstance(dealt, models.Error)  # 9 tiles: no Harfbank hand
+    assert dealt.error.code == models.ErrorErrorCode.RACK_NOT_DEALT
 
     refused = validate.sync(client=client, body=models.ValidateRequest(words=["ev"],
                                                                        game="scrabble"))

@@ -87,7 +87,7 @@ def test_validate_and_anagram_in_kurmanji_over_http(data):
             ("birîn", None), ("ışık", "invalid_chars"), ("çav", None), ("av", "too_short")]
         assert reply["lexicon"]["name"] == "ku"
         found = api.post("/v1/anagram", json={"rack": "mêr?[an]", "lexicon": "ku",
-                                              "game": "kelimatik-ku"})
+                                              "game": "kelimatik-ku", "what_if": True})
         assert found.status_code == 200, found.text
         words = [w["word"] for w in found.json()["words"]]
         assert words and all(set(w) <= KURMANJI for w in words)
@@ -116,12 +116,14 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
         assert games["kelimatik-ku"]["title"] == "Kürtçe Kelimatik"
         assert games["kelimatik-ku"]["min_hand_average"] == 50
         reply = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
-                                              "game": "kelimatik-ku", "limit": 50})
+                                              "game": "kelimatik-ku", "limit": 50,
+                                              "what_if": True})
         assert reply.status_code == 200, reply.text
         scores = {w["word"]: w["score"] for w in reply.json()["words"]}
         assert scores["xweş"] == (5 + 6 + 1 + 5) * 4
         exact = api.post("/v1/anagram", json={"rack": "xwî", "lexicon": "ku", "mode": "exact",
-                                              "game": "kelimatik-ku"}).json()["words"]
+                                              "game": "kelimatik-ku", "what_if": True}
+                         ).json()["words"]
         assert [(w["word"], w["score"]) for w in exact] == [("xwî", (5 + 6 + 2) * 3)]
         turkish = api.post("/v1/anagram", json={"rack": "xweşîn", "lexicon": "ku",
                                                 "game": "kelimatik"})
@@ -130,10 +132,10 @@ def test_kurdish_kelimatik_scores_kurmanji_letters_over_http_and_on_the_command_
         assert error["code"] == "game_not_for_lexicon" and "kelimatik-ku" in error["message"]
         assert error["details"]["letters"] == ["ê", "î", "q", "û", "w", "x"]
     shown = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "-l", "ku",
-                                     "--data", str(data)])
+                                     "--what-if", "--data", str(data)])
     assert shown.exit_code == 0 and "xweş   68" in shown.output, shown.output
-    own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--data",
-                                   str(data)])  # the game brings its lexicon
+    own = CliRunner().invoke(cli, ["anagram", "xweşîn", "--game", "kelimatik-ku", "--what-if",
+                                   "--data", str(data)])  # the game brings its lexicon
     assert own.exit_code == 0 and own.output == shown.output
 
 
@@ -148,7 +150,8 @@ def test_a_game_played_with_its_own_lexicon_brings_it_over_http(data):
         assert got["lexicon"]["name"] == "ku" and got["all_valid"]
         word = api.get("/v1/words/xweş?game=kelimatik-ku").json()
         assert word["lexicon"]["name"] == "ku" and word["valid"]
-        found = api.post("/v1/anagram", json={"rack": "xweşîn", "game": "kelimatik-ku"})
+        found = api.post("/v1/anagram", json={"rack": "xweşîn", "game": "kelimatik-ku",
+                                              "what_if": True})
         assert found.status_code == 200 and found.json()["lexicon"]["name"] == "ku"
         assert api.post("/v1/validate", json={"words": ["kitap"],
                                               "game": "kelimatik"}).json()["lexicon"]["name"] \

@@ -145,9 +145,11 @@ def body_schema(schema: dict, path: str) -> dict:
     ("get", "/v1/words/KITAP", None, "/v1/words/{word}"),      # with suggestions
     ("get", "/v1/words/mêr?lexicon=ku", None, "/v1/words/{word}"),
     ("post", "/v1/anagram", {"rack": "kitap?", "game": "kelimelik"}, "/v1/anagram"),
-    ("post", "/v1/anagram", {"rack": "kit[ap]", "game": "kelimatik"}, "/v1/anagram"),
-    ("post", "/v1/split", {"rack": "kitapev?"}, "/v1/split"),
-    ("post", "/v1/split", {"rack": "zzz"}, "/v1/split"),
+    ("post", "/v1/anagram", {"rack": "kit[ap]", "game": "kelimatik", "what_if": True},
+     "/v1/anagram"),
+    ("post", "/v1/anagram", {"rack": "kitapm?[ar]ıs", "game": "kelimatik"}, "/v1/anagram"),
+    ("post", "/v1/split", {"rack": "kitapev?", "what_if": True}, "/v1/split"),
+    ("post", "/v1/split", {"rack": "zzzkitapevlerim"}, "/v1/split"),
     ("get", "/v1/lexicons", None, "/v1/lexicons"),
     ("get", "/v1/games", None, "/v1/games"),
     ("get", "/healthz", None, "/healthz"),
@@ -240,20 +242,35 @@ def test_the_schema_is_the_same_whatever_is_loaded(data_dir, tmp_path):
 
 def test_each_lexicon_and_game_has_its_own_rack_rule(live):
     """Kurdish racks use Kurdish letters; two-letter tiles only where a game has them; a
-    split holds at most the game's hand (Harfbank: 14, and one to throw away)."""
+    rack is one the game deals (Harfbank: 14, or 15 with one to throw away; Kelimatik: 5
+    consonants, 3 vowels, 1 two-letter tile, 1 joker), unless the body asks what_if."""
     _, schema = live
     validator = body_validator(schema, "/v1/split")
     assert validator.is_valid({"rack": "kalemkitapsilg?"})                 # harfbank, 15
     assert not validator.is_valid({"rack": "kalemkitapsilg?", "game": "kelimatik"})  # 10
     assert not validator.is_valid({"rack": "kale[lm]", "game": "kelimelik"})
-    assert validator.is_valid({"rack": "mêr", "lexicon": "ku", "game": "kelimatik-ku"})
-    assert not validator.is_valid({"rack": "mêr", "lexicon": "ku"})  # harfbank is Turkish
+    assert validator.is_valid({"rack": "mêr", "lexicon": "ku", "game": "kelimatik-ku",
+                               "what_if": True})
+    assert not validator.is_valid({"rack": "mêr", "lexicon": "ku", "game": "kelimatik-ku"})
+    assert not validator.is_valid({"rack": "kalem"})                       # harfbank, 5
+    assert validator.is_valid({"rack": "kalem", "what_if": True})
+    assert not validator.is_valid({"rack": "mêr", "lexicon": "ku", "what_if": True})  # Turkish
     assert not validator.is_valid({"rack": "ılık", "lexicon": "ku", "game": "kelimatik-ku"})
     assert not validator.is_valid({"rack": "kale???"})
     validator = body_validator(schema, "/v1/anagram")
     assert validator.is_valid({"rack": "abcdefg"}) and validator.is_valid({"rack": "kale??"})
     assert not validator.is_valid({"rack": "abcdefgğhıijkl"})  # kelimelik's rack is 7
     assert not validator.is_valid({"rack": "kale??", "game": "kelimatik"})  # 1 joker
+    for deal in ("kaletn?[lm]ıs", "KALETN?[LM]IS", "[lm]?âkltnesı", " kaletn?[lm]ıs "):
+        assert validator.is_valid({"rack": deal, "game": "kelimatik"}), deal
+    for rack in ("ka[lm][ar][ek]e?tnm", "aeıioöuüa?", "kaletn?[lm]ıe", "kaletn?[lm]ıss",
+                 "kale?[lm]"):  # 3 two-letter tiles, 9 vowels, 4 vowels, 11 tiles, 6 tiles
+        assert not validator.is_valid({"rack": rack, "game": "kelimatik"}), rack
+    assert validator.is_valid({"rack": "kale?[lm]", "game": "kelimatik", "what_if": True})
+    assert validator.is_valid({"rack": "xwêrn?[ar]dîa", "lexicon": "ku",
+                               "game": "kelimatik-ku"})
+    assert not validator.is_valid({"rack": "jj"}) and not validator.is_valid({"rack": "jJ"})
+    assert validator.is_valid({"rack": "jj", "what_if": True})  # kelimelik's bag has 1 j
     assert not validator.is_valid({"rack": "xweş", "lexicon": "ku", "game": "kelimatik"})
 
 

@@ -58,7 +58,8 @@ def error(reply, status: int, code: str) -> dict:
     {"rack": "kale?", "mode": "exact"},
     {"rack": "ia", "pattern": "k.t.p"},
     {"rack": "kalem?", "exclude": ["Kalem", "ALEM"], "min_length": 3, "max_length": 4},
-    {"rack": "kale?[lm]", "game": "kelimatik", "sort": "length"},
+    {"rack": "kale?[lm]", "game": "kelimatik", "sort": "length", "what_if": True},
+    {"rack": "kaletn?[lm]ıs", "game": "kelimatik", "sort": "length"},
 ])
 def test_anagram_answers_exactly_what_the_core_answers(api, lex, ask):
     reply = api.post("/v1/anagram", json=ask)
@@ -71,7 +72,7 @@ def test_anagram_answers_exactly_what_the_core_answers(api, lex, ask):
 def test_kelimatik_worked_examples_over_http(api):
     def best(rack: str, word: str) -> dict:
         words = api.post("/v1/anagram", json={"rack": rack, "game": "kelimatik",
-                                              "limit": 1000}).json()["words"]
+                                              "limit": 1000, "what_if": True}).json()["words"]
         return next(w for w in words if w["word"] == word)
 
     assert best("kol", "kol") == {"word": "kol", "score": 18, "tiles": ["k", "o", "l"]}
@@ -163,7 +164,11 @@ def test_split_answers_exactly_what_the_core_answers(patient_api, lex):
     ("/v1/split", b'{"rack": "kale", "mode": "exact"}', 422, "invalid_request"),
     ("/v1/split", b'{"rack": "[lm"}', 422, "invalid_rack"),
     ("/v1/split", b'{"rack": "kalemkitapsilgiev"}', 413, "over_limit"),
-    ("/v1/split", b'{"rack": "kalemkitapsilgie"}', 422, "invalid_rack"),  # 16 > 14 + 1
+    ("/v1/split", b'{"rack": "kalemkitapsilgie"}', 422, "rack_not_dealt"),  # 16 > 14 + 1
+    ("/v1/split", b'{"rack": "kalem"}', 422, "rack_not_dealt"),  # 5 < 14
+    ("/v1/anagram", b'{"rack": "kalem", "game": "kelimatik"}', 422, "rack_not_dealt"),
+    ("/v1/anagram", b'{"rack": "kalem", "what_if": 1}', 422, "invalid_option"),
+    ("/v1/split", b'{"rack": "kalem", "what_if": "yes"}', 422, "invalid_request"),
 ])
 def test_bad_questions_get_the_error_shape(api, path, body, status, code):
     message = error(api.post(path, content=body), status, code)["message"]
@@ -307,7 +312,7 @@ def test_a_broken_deployment_profile_stops_the_start_saying_which(lexicon_dir, t
 def test_min_length_never_goes_under_the_games_minimum(api):
     """`ev` is too short for kelimatik, so min_length 1 must not list it."""
     words = api.post("/v1/anagram", json={"rack": "kale", "game": "kelimatik",
-                                          "min_length": 1}).json()["words"]
+                                          "min_length": 1, "what_if": True}).json()["words"]
     assert words and all(len(w["word"]) >= 3 for w in words)
     verdicts = api.post("/v1/validate", json={"words": [w["word"] for w in words],
                                               "game": "kelimatik"}).json()
@@ -416,3 +421,26 @@ def test_a_question_that_would_wait_too_long_is_refused_and_none_waits_past_the_
         assert sorted(ran) == [1, 2]  # the refused questions were never searched
 
     anyio.run(main)
+
+
+@pytest.mark.parametrize("path, ask, rule, says", [
+    ("/v1/anagram", {"rack": "ka[lm][ar][ek]e?tnm", "game": "kelimatik"}, "two_letter",
+     "Kelimatik deals 1 two-letter tile; this rack has 3"),
+    ("/v1/anagram", {"rack": "aeıioöuüae", "game": "kelimatik"}, "vowels",
+     "Kelimatik deals 3 vowels; this rack has 10"),
+    ("/v1/split", {"rack": "kalem"}, "tiles",
+     "Harfbank deals 14 tiles (15 with the one drawn to throw away); this rack has 5"),
+    ("/v1/anagram", {"rack": "kalem", "game": "harfbank"}, "tiles",
+     "Harfbank deals 14 tiles (15 with the one drawn to throw away); this rack has 5"),
+])
+def test_a_rack_the_game_cannot_deal_is_refused_unless_what_if(api, lex, path, ask, rule, says):
+    """Issue 32: these were answered as if the game could deal them."""
+    refused = error(api.post(path, json=ask), 422, "rack_not_dealt")
+    assert refused["message"].startswith(says + "; fix the rack, or ask anyway: "
+                                         '"what_if": true')
+    assert refused["details"]["game"] == ask.get("game", "harfbank")
+    assert refused["details"]["rule"] == rule
+    answered = api.post(path, json={**ask, "what_if": True})
+    assert answered.status_code == 200, answered.text
+    again = error(api.post(path, json={**ask, "what_if": False}), 422, "rack_not_dealt")
+    assert again == refused

@@ -48,7 +48,8 @@ def same(app, ask: dict | bytes, headers=JSON, **kwargs) -> tuple[int, list, byt
     ("default", {"rack": "kalem??", "sort": "length", "limit": 0}, JSON),
     ("default", {"rack": "kale?", "mode": "exact"}, JSON),
     ("default", {"rack": "kalem?", "exclude": ["Kalem", "ALEM"], "min_length": 3}, JSON),
-    ("default", {"rack": "kitap?", "game": "kelimatik"}, JSON),
+    ("default", {"rack": "kitap?", "game": "kelimatik", "what_if": True}, JSON),
+    ("default", {"rack": "kitapl", "game": "harfbank", "what_if": True}, JSON),
     ("default", {"rack": "kale??"}, GZIP),
     ("default", {"rack": "kale??"}, []),  # no Content-Type is taken as JSON
     ("cors", {"rack": "kale?"}, JSON),
@@ -63,7 +64,9 @@ def test_the_fast_path_answers_as_the_whole_app(apps, handed_on, settings, ask, 
 
 
 @pytest.mark.parametrize(("ask", "status"), [
-    ({"rack": "kale?[lm]", "game": "kelimatik"}, 200),  # two-letter tiles: not quick
+    ({"rack": "kaletn?[lm]ıs", "game": "kelimatik"}, 200),  # two-letter tiles: not quick
+    ({"rack": "kitap?", "game": "kelimatik"}, 422),  # not a Kelimatik deal: rack_not_dealt
+    ({"rack": "kitapkitap", "game": "kelimelik"}, 422),  # 10 tiles: rack_not_dealt
     ({"rack": "ia", "pattern": "k.t.p"}, 200),  # a pattern: not quick
     ({"rack": "kale?", "exclude": [f"at{'a' * n}" for n in range(11)]}, 200),  # many words to exclude: not quick
     ({"rack": "kale?", "limit": 100_000}, 413),

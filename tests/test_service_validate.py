@@ -205,7 +205,7 @@ def test_null_lexicon_and_game_mean_the_defaults(client):
 def test_a_body_that_says_it_is_not_json_is_415(client, kind, status):
     headers = {"content-type": kind} if kind else {}
     for path, body in (("/v1/validate", b'{"words": ["ev"]}'), ("/v1/anagram", b'{"rack": "ev"}'),
-                       ("/v1/split", b'{"rack": "kitap"}')):
+                       ("/v1/split", b'{"rack": "kitapkalemsilg?"}')):
         reply = client.post(path, content=body, headers=headers)
         assert reply.status_code == status, (path, reply.text)
         if status == 415:

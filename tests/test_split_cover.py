@@ -104,7 +104,7 @@ def test_the_answer_is_the_least_penalty_over_the_rows(bootstrap):
     """Split (rows all through) against a plain search over `Usage` objects."""
     words, index = bootstrap
     for rack in hands(12, seed=7):
-        answer = split(index, rack, HARFBANK, deadline=10.0**9)
+        answer = split(index, rack, HARFBANK, deadline=10.0**9, what_if=True)
         check_layout(answer, list(rack.tiles), HARFBANK, words)
         assert (answer.penalty, len(answer.discarded)) == \
             plain_best(list(rack.tiles), hand_usages(index, rack, 3), HARFBANK)
@@ -114,6 +114,7 @@ def test_a_byte_per_kind_holds_the_most_tiles_a_hand_may_hold():
     assert MOST < 1 << WIDTH
     index = AnagramIndex.from_buffer(build_index(["aaa", "aaaa"]))
     big = replace(HARFBANK, rack_size=40)
-    answer = split(index, "a" * MOST + "b", big, Limits(rack_tiles=40), deadline=10.0**9)
+    answer = split(index, "a" * MOST + "b", big, Limits(rack_tiles=40), deadline=10.0**9,
+                   what_if=True)
     assert answer.discarded == ("b",) and answer.complete
     assert sum(len(w.word) for w in answer.words) == MOST

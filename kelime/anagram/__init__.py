@@ -6,17 +6,26 @@ profile and the question; no clock but the one a split is given, no disk but `lo
     >>> index = AnagramIndex.from_buffer(build_index(["kale", "kel", "ak", "ela"]))
     >>> [w["word"] for w in anagram(index, "kale?").as_dict()["words"]]
     ['kale', 'ela', 'kel', 'ak']
-    >>> answer = split(index, "kalek", "harfbank")
+    >>> answer = split(index, "kalek", "harfbank", what_if=True)  # a hand of 5: what if
     >>> answer.found, [w.word for w in answer.words], answer.discarded, answer.penalty
     (False, ['kale'], ('k',), 1)
 
-Modules, one idea each: `rack` (reading racks and patterns), `index` (the file format),
-`bits` (sets of words as ints), `plan`/`select`/`rank` (finding and ranking words), `tiles`
-(laying one word), `query`/`search` (anagram questions and answers), `usages`/`split`
-(Harfbank layouts), `brute` (the reference it is all tested against), `limits`, `errors`.
+Modules, one idea each: `rack` (reading racks and patterns), `deal` (racks a game can
+deal), `index` (the file format), `bits` (sets of words as ints), `plan`/`select`/`rank`
+(finding and ranking words), `tiles` (laying one word), `query`/`search` (anagram
+questions and answers), `usages`/`split` (Harfbank layouts), `brute` (the reference it is
+all tested against), `limits`, `errors`.
 """
 
-from .errors import AnagramError, IndexFormatError, OptionError, OverLimit, PatternError, RackError
+from .errors import (
+    AnagramError,
+    IndexFormatError,
+    OptionError,
+    OverLimit,
+    PatternError,
+    RackError,
+    RackNotDealt,
+)
 from .index import INDEX_FILE, AnagramIndex, build_index
 from .limits import Limits
 from .query import Query, make_query
@@ -40,6 +49,7 @@ __all__ = [
                      "Query",
                      "Rack",
                      "RackError",
+                     "RackNotDealt",
                      "Split",
                      "anagram",
                      "build_index",

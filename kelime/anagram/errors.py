@@ -3,6 +3,8 @@
     QueryError (kelime.errors)                  code, message, over_limit, details
     └── AnagramError (also a ValueError)        .status: 422, or 413 when over a limit
         ├── RackError        invalid_rack       a rack that is not tiles (``kale[lm``)
+        │   └── RackNotDealt  rack_not_dealt    tiles the game cannot deal (3 two-letter
+        │                                       tiles in Kelimatik); "what_if" lifts it
         ├── PatternError     invalid_pattern    a board slot that is not ``.`` and letters
         ├── OptionError      invalid_option     mode, sort, lengths or limit out of range
         │   └── GameMismatch  game_not_for_lexicon  (409) a game not of the lexicon's letters
@@ -36,6 +38,14 @@ class RackError(AnagramError):
     """A rack that cannot be read as tiles."""
 
     CODE = "invalid_rack"
+
+
+class RackNotDealt(RackError):
+    """Tiles the game cannot deal: more than its hand, fewer than a fixed hand, more blanks
+    or of a letter than its bag, a makeup its rules do not deal (`deal`). A question that
+    asks "what if" (`what_if`) is answered anyway."""
+
+    CODE = "rack_not_dealt"
 
 
 class PatternError(AnagramError):

@@ -1,7 +1,7 @@
 """An anagram question, checked before it is answered (see `search` for the answer).
 
     >>> from kelime.games import get_game
-    >>> q = make_query("KALE?[LM]", get_game("kelimatik"), pattern=None, exclude=["Kale"])
+    >>> q = make_query("KALE?[LM]", get_game("kelimatik"), what_if=True, exclude=["Kale"])
     >>> q.rack.tiles, q.exclude, q.limit, q.sort
     (('k', 'a', 'l', 'e', '?', 'lm'), frozenset({'kale'}), 100, 'score')
 
@@ -9,7 +9,8 @@
 ``min_length``/``max_length`` in letters, a two-letter tile counting 2 (default: the
 game's minimum); ``pattern`` a board slot (`rack.parse_pattern`); ``exclude`` words to
 leave out; ``limit`` how many words to list (default and maximum from `Limits`); ``sort``
-``score``, ``length`` or ``alpha``.
+``score``, ``length`` or ``alpha``; ``what_if`` answers a rack the game cannot deal
+(`deal`) rather than refusing it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from ..errors import excerpt, number
 from ..games import GAMES, Game
 from ..normalize import TURKISH, Alphabet
+from .deal import deal
 from .errors import GameMismatch, OptionError, OverLimit, RackError
 from .limits import Limits
 from .rack import Pattern, Rack, parse_exclude, parse_pattern, parse_rack
@@ -71,12 +73,13 @@ def make_query(rack: str | Rack, game: Game, alphabet: Alphabet | None = None,
                limits: Limits = Limits(), *, mode: str = "build",
                min_length: int | None = None, max_length: int | None = None,
                pattern: str | None = None, exclude: Iterable[str] | None = None,
-               limit: int | None = None, sort: str = "score") -> Query:
-    """A checked Query; AnagramError (RackError, PatternError, OptionError, OverLimit) if not."""
+               limit: int | None = None, sort: str = "score", what_if: bool = False) -> Query:
+    """A checked Query; AnagramError (RackError, RackNotDealt, PatternError, OptionError,
+    OverLimit) if not."""
     alphabet = alphabet or TURKISH
     plays(game, alphabet)  # first: a rack of the game's letters is not "unreadable" (422)
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, alphabet, limits)
-    fit(parsed, game)
+    fit(parsed, game, what_if)
     low, high = _length(min_length, "min_length"), _length(max_length, "max_length")
     # min_length over max_length is no error: like min_length 40, it asks for no word
     return Query(parsed, _choice(mode, "mode", MODES), low, high,
@@ -97,26 +100,15 @@ def plays(game: Game, alphabet: Alphabet) -> None:
                                                   "games": fitting})
 
 
-def fit(rack: Rack, game: Game) -> Rack:
-    """The rack, when the game could deal it: its kinds of tiles (two-letter tiles), no more
-    tiles than its hand holds (`rack_size`, plus the tile a split throws away) and no more
-    blanks than its bag has. A bigger rack is refused rather than answered as if legal (14
-    tiles would give a kelimelik bingo to any 7 of them)."""
+def fit(rack: Rack, game: Game, what_if: bool = False) -> Rack:
+    """The rack, when it is of the game's kinds of tiles (two-letter tiles: RackError, which
+    nothing lifts) and the game could deal it (`deal.deal`: RackNotDealt, unless `what_if`).
+    A rack the game cannot deal is refused rather than answered as if legal (14 tiles would
+    give a kelimelik bingo to any 7 of them)."""
     if rack.multi and not game.has_two_letter_tiles:
         raise RackError(f"{game.name} has no two-letter tiles, but the rack has "
                         f"[{rack.multi[0]}]", {"tile": rack.multi[0]})
-    hand = game.rack_size + game.discard
-    if len(rack) > hand:
-        spare = f" ({hand} with the one to throw away)" if game.discard else ""
-        raise RackError(f"a {game.name} hand holds {game.rack_size} tiles{spare}, not "
-                        f"{len(rack)}: leave out {len(rack) - hand}, or name the game this "
-                        f"rack is for", {"tiles": len(rack), "rack_size": game.rack_size,
-                                         "most": hand})
-    if rack.blanks > game.blanks:
-        raise RackError(f"{game.name} has {game.blanks} blank{'s' * (game.blanks != 1)}, "
-                        f"but the rack has {rack.blanks}",
-                        {"blanks": rack.blanks, "game_blanks": game.blanks})
-    return rack
+    return rack if what_if else deal(rack, game)
 
 
 def bounds(query: Query, game: Game) -> tuple[int, int]:

@@ -72,7 +72,7 @@ class Split:
 
 def _throws(rack: Rack, game: Game, kinds: list[str]) -> list[str | None]:
     """The tiles that may be thrown away: none, or each kind (the joker first)."""
-    if len(rack) <= game.rack_size:  # `fit` refused a hand over rack_size + discard
+    if len(rack) <= game.rack_size:  # a hand of at most rack_size keeps every tile
         return [None]
     return [*sorted(kinds, key=lambda k: (k != BLANK, -game.left_value(k), k))]
 
@@ -110,11 +110,12 @@ def _search(search: Cover, full: int, throws: list[str | None]) -> tuple[Layout,
     return best, True
 
 
-def check_hand(rack: Rack, game: Game) -> Rack:
-    """The hand, when a split can take it: the game's kinds of tiles, at most its rack size
-    plus the tiles it may throw away, fewer than 32 of a kind; RackError or OverLimit if not.
-    Cheap, so a server checks it before the question waits for its turn."""
-    fit(rack, game)  # the game's tiles, at most its hand (and the one to throw away)
+def check_hand(rack: Rack, game: Game, what_if: bool = False) -> Rack:
+    """The hand, when a split can take it: the game's kinds of tiles, a hand it deals (14 or
+    15 Harfbank tiles; any hand with `what_if`), fewer than 32 of a kind; RackError,
+    RackNotDealt or OverLimit if not. Cheap, so a server checks it before the question waits
+    for its turn."""
+    fit(rack, game, what_if)  # the game's tiles, a hand it deals (see `deal`)
     most = max(Counter(rack.tiles).values(), default=0)
     if most > MOST:
         raise OverLimit(f"the hand holds {most} tiles of one kind; a split takes at most "
@@ -123,9 +124,9 @@ def check_hand(rack: Rack, game: Game) -> Rack:
 
 
 def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
-               clock: Callable[[], float] = time.monotonic) -> Split:
+               clock: Callable[[], float] = time.monotonic, what_if: bool = False) -> Split:
     """The best layout of a parsed hand (see `split`)."""
-    check_hand(rack, game)
+    check_hand(rack, game, what_if)
     cut = []  # set when the clock ran out while the hand's words were still being listed
 
     def late() -> bool:
@@ -145,14 +146,15 @@ def split_rack(index: AnagramIndex, rack: Rack, game: Game, *, deadline: float,
 
 def split(index: AnagramIndex, rack: str | Rack, game: Game | str | None = None,
           limits: Limits = Limits(), *, clock: Callable[[], float] = time.monotonic,
-          deadline: float | None = None) -> Split:
+          deadline: float | None = None, what_if: bool = False) -> Split:
     """Lay the hand out as words: ``split(index, "kalem?[lm]…", "harfbank")``.
 
-    `deadline` is a `clock()` reading (default: now plus ``limits.time_budget``).
+    `deadline` is a `clock()` reading (default: now plus ``limits.time_budget``); `what_if`
+    lays out a hand the game cannot deal (`deal`) rather than refusing it.
     """
     game = get_game(game or "harfbank") if not isinstance(game, Game) else game
     parsed = rack if isinstance(rack, Rack) else parse_rack(rack, index.alphabet, limits)
     plays(game, index.alphabet)
     if deadline is None:
         deadline = clock() + limits.time_budget
-    return split_rack(index, parsed, game, deadline=deadline, clock=clock)
+    return split_rack(index, parsed, game, deadline=deadline, clock=clock, what_if=what_if)

@@ -20,6 +20,13 @@ json_option = json_flag("Print exactly what the HTTP API answers (an error as it
                         "object).")
 
 
+what_if_option = click.option(
+    "--what-if", is_flag=True,
+    help="Answer a rack the game cannot deal (a Kelimatik rack that is not 5 consonants, 3 "
+         "vowels, 1 two-letter tile and 1 joker; a Harfbank hand of other than 14 or 15 "
+         "tiles) instead of refusing it (exit 2).")
+
+
 def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
     """`--exclude kale,elma --exclude ela` → ["kale", "elma", "ela"]."""
     words = [w.strip() for chunk in value for w in chunk.split(",") if w.strip()]
@@ -43,14 +50,17 @@ def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:
               help="How many words to list [default 100].")
 @click.option("--sort", type=click.Choice(["score", "length", "alpha"]), default="score",
               show_default=True, help="Highest score, longest, or Turkish alphabetical order.")
+@what_if_option
 @lexicon_option
 @data_option
 @json_option
-def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, sort, lexicon,
-            data, as_json) -> None:
+def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, sort, what_if,
+            lexicon, data, as_json) -> None:
     """The words RACK makes: one letter a tile, ? a blank, [lm] a two-letter tile.
 
-    Quote the rack: the shell reads ? and [ ] as file patterns.
+    Quote the rack: the shell reads ? and [ ] as file patterns. A rack the game cannot
+    deal (3 two-letter tiles in Kelimatik, 8 kelimelik tiles) is refused, exit 2, unless
+    --what-if.
 
     \b
     Example:
@@ -72,13 +82,14 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
       lexicon tr d4323d22aa28 (40,773 words)
 
     \b
-      kelime anagram 'kale?[lm]' -g kelimatik --exclude kale,elma --json
+      kelime anagram 'kaletn?[lm]ıs' -g kelimatik --exclude kale,elma --json
+      kelime anagram 'kale?[lm]' -g kelimatik --what-if
     """
     profile = game_profile(game)
     lex = open_lexicon(data, lexicon, profile)
     answer = lex.anagram(rack, profile, environment().limits, mode="exact" if exact else "build",
                          min_length=min_length, max_length=max_length, pattern=pattern,
-                         exclude=exclude, limit=limit, sort=sort)
+                         exclude=exclude, limit=limit, sort=sort, what_if=what_if)
     if as_json:
         print_json(answer)
         return
@@ -90,15 +101,16 @@ def anagram(rack, game, exact, min_length, max_length, pattern, exclude, limit, 
 @click.command()
 @click.argument("rack")
 @click.option("--game", "-g", default="harfbank", show_default=True, help="Game profile.")
+@what_if_option
 @lexicon_option
 @data_option
 @json_option
-def split(rack, game, lexicon, data, as_json) -> None:
+def split(rack, game, what_if, lexicon, data, as_json) -> None:
     """Lay a whole hand (RACK) out as words, or find the layout with the least penalty.
 
-    A Harfbank hand is 14 tiles, or 15 with one to throw away; ? is the joker and [lm] a
-    two-letter tile. The search is exact until its time budget runs out (`complete` says
-    which; KELIME_SPLIT_BUDGET_MS sets it).
+    A Harfbank hand is 14 tiles, or 15 with one to throw away (another is refused, exit 2,
+    unless --what-if); ? is the joker and [lm] a two-letter tile. The search is exact until
+    its time budget runs out (`complete` says which; KELIME_SPLIT_BUDGET_MS sets it).
 
     \b
     Example:
@@ -112,7 +124,7 @@ def split(rack, game, lexicon, data, as_json) -> None:
     """
     profile = game_profile(game)
     lex = open_lexicon(data, lexicon, profile)
-    answer = lex.split(rack, profile, environment().limits)
+    answer = lex.split(rack, profile, environment().limits, what_if=what_if)
     if as_json:
         print_json(answer)
         return

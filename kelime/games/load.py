@@ -15,9 +15,13 @@ the files of a folder a deployment names. The packaged files document every key:
     joker_finish_multiplier = 2 # optional: the others' penalty when a hand finishes by
                                 #   throwing the joker (default 1)
     min_hand_average = 100      # optional: points a player must average a hand
+    fixed_hand = true           # optional: every hand holds exactly rack_size tiles (and
+                                #   `discard` more drawn); default false: at most rack_size,
+                                #   fewer at the end of a game when the bag runs out
     [blank]                     # optional: value (default 0) and count of blanks/jokers, and
                                 #   left_penalty: a joker left in the hand (default: value)
-    [composition]               # optional: what a hand holds, e.g. consonants = 5
+    [composition]               # optional: what a hand holds: consonants, vowels,
+                                #   two_letter, blanks (exactly, with fixed_hand; else at most)
     [two_letter]                # optional: the game has two-letter tiles
     default_value = 1           #   value of a two-letter tile not listed below
     [two_letter.tiles]          #   "lm" = { value = 1 }
@@ -36,9 +40,11 @@ from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
 from .profile import SCORING_RULES, Game
 
 KEYS = {"name", "title", "order", "lexicon", "description", "rack_size", "min_length", "scoring",
-        "bingo_bonus", "discard", "joker_finish_multiplier", "min_hand_average", "blank",
-        "composition", "two_letter", "tiles"}
+        "bingo_bonus", "discard", "joker_finish_multiplier", "min_hand_average", "fixed_hand",
+        "blank", "composition", "two_letter", "tiles"}
 BLANK_KEYS = {"value", "count", "left_penalty"}
+#: What a `[composition]` counts (kelime.anagram.deal checks a rack against it).
+COMPOSITION_KEYS = ("consonants", "vowels", "two_letter", "blanks")
 #: The letters of a profile's `lexicon`, for the lexicons kelime builds offline.
 ALPHABETS = {"ku": KURMANJI}
 
@@ -108,6 +114,12 @@ def parse_profile(data: dict[str, Any], where: str) -> Game:
     two_values, _ = (_tiles(_table(two, "tiles", where), 2, where, alphabet) if two is not None
                      else ({}, {}))
     composition = _table(data, "composition", where) or None
+    if composition and set(composition) - set(COMPOSITION_KEYS):
+        raise GameProfileError(f"{where}: unknown key(s) in [composition]: "
+                               f"{', '.join(sorted(set(composition) - set(COMPOSITION_KEYS)))}"
+                               f"; it counts {', '.join(COMPOSITION_KEYS)}")
+    if not isinstance(data.get("fixed_hand", False), bool):
+        raise GameProfileError(f"{where}: `fixed_hand` must be true or false")
     game = Game(
         name=data["name"], title=data.get("title", data["name"]), lexicon=data.get("lexicon"),
         min_length=_int(data, "min_length", where, low=1),
@@ -124,6 +136,7 @@ def parse_profile(data: dict[str, Any], where: str) -> Game:
         joker_finish_multiplier=_int(data, "joker_finish_multiplier", where, 1, low=1),
         min_hand_average=(_int(data, "min_hand_average", where)
                           if "min_hand_average" in data else None),
+        fixed_hand=data.get("fixed_hand", False),
     )
     _check_values(game, where)
     return game

@@ -55,6 +55,8 @@ class Game:
     joker_finish_multiplier: int = 1      # the others' penalty, when a hand finishes by
                                           # throwing the joker (Harfbank: 2)
     min_hand_average: int | None = None   # points a hand must average to stay at the table
+    fixed_hand: bool = False              # every hand holds rack_size tiles (+ `discard`
+                                          # drawn); else at most, fewer when the bag runs out
 
     @property
     def has_two_letter_tiles(self) -> bool:
@@ -160,6 +162,7 @@ class Game:
             "blank_penalty": self.left_value(BLANK) if self.blanks else None,
             "joker_finish_multiplier": self.joker_finish_multiplier,
             "min_hand_average": self.min_hand_average,
+            "fixed_hand": self.fixed_hand,
             "scoring": self.scoring,
             "score_formula": self.score_formula,
         }

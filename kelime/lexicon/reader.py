@@ -138,9 +138,11 @@ class Lexicon:
         return Replies(self.anagrams, self.info)
 
     def split(self, rack: str | Rack, game: Game | str | None = None,
-              limits: Limits = Limits(), **clock: Any) -> dict[str, Any]:
-        """The reply of POST /v1/split (and `kelime split --json`); see `kelime.anagram.split`."""
-        return {"lexicon": self.info, **split(self.anagrams, rack, game, limits, **clock).as_dict()}
+              limits: Limits = Limits(), **options: Any) -> dict[str, Any]:
+        """The reply of POST /v1/split (and `kelime split --json`); see `kelime.anagram.split`
+        (its `options`: clock, deadline, what_if)."""
+        return {"lexicon": self.info,
+                **split(self.anagrams, rack, game, limits, **options).as_dict()}
 
     def hooks(self, normalized: str, min_length: int = 2) -> dict[str, list[str]]:
         """The letters that make a valid word of at least `min_length` letters when put

@@ -107,9 +107,11 @@ async def split_post(request: Request) -> Response:
                       settings)
     lex, profile = kelime.played(ask.lexicon, ask.game, "harfbank")
     plays(profile, lex.anagrams.alphabet)  # (409) before the rack is read in its letters
-    rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile)
+    rack = check_hand(parse_rack(ask.rack, lex.anagrams.alphabet, settings.limits), profile,
+                      ask.what_if)
     reply = await run_search(request, counted(
-        kelime, request.scope, "split", lex, lambda: lex.split(rack, profile, settings.limits)))
+        kelime, request.scope, "split", lex,
+        lambda: lex.split(rack, profile, settings.limits, what_if=ask.what_if)))
     return json_response(reply)  # no ETag: an answer cut short by the clock can differ
 
 
@@ -118,8 +120,9 @@ routes = [NamedRoute(ANAGRAM, anagram_post, methods=["POST"]),
 
 _ERRORS = {"413": {"description": "Over a limit (tiles, blanks, two-letter tiles, results, "
                                   "pattern squares, exclude words, body size)."},
-           "422": {"description": "A rack, pattern or option that cannot be read; the message "
-                                  "says what to fix."},
+           "422": {"description": "A rack, pattern or option that cannot be read, or a rack "
+                                  "the game cannot deal (`rack_not_dealt`: send `\"what_if\": "
+                                  "true` to ask anyway); the message says what to fix."},
            "503": {"description": "Busy (`Retry-After`), or the lexicon has no anagram index: "
                                   "rebuild it with `kelime build`."}}
 
@@ -143,7 +146,7 @@ def openapi(anagram_body: dict, split_body: dict, anagram_rules: list, split_rul
             "tags": ["anagram"], "summary": "Words a rack makes", "operationId": "anagram",
             "description": anagram_post.__doc__,
             "requestBody": body(anagram_body, anagram_rules,
-                                {"rack": "kale?[lm]", "game": "kelimatik"}),
+                                {"rack": "kaletn?[lm]ıs", "game": "kelimatik"}),
             "responses": reply("The words, best first by `sort`.", replies["anagram"])}},
         SPLIT: {"post": {
             "tags": ["anagram"], "summary": "Lay a whole hand out as words (Harfbank)",
