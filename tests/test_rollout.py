@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kelime.lexicon.format import WORDS_FILE
-from kelime.service.reload import KEYS
+from kelime.lexicon.pins import RECORD_KEYS as KEYS
 from tests.servers import kelime_command
 from tests.test_reload import build, serve
 from tests.waiting import wait_until
