@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hello
 
-from kelime.service.serve import Worker, uvicorn_options
-from kelime.service.settings import Settings
+from kelime.service.serve import Worker
+from kelime.service.settings import Settings, uvicorn_options
 
 
 class Hello(BaseApplication):

@@ -7,6 +7,7 @@ given them, loaded by the `kelime serve` master: see `serve.py`, and `prepare`).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -30,10 +31,12 @@ from .openapi import document
 from .reload import Master, Reloader
 from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
-from .state import Kelime
+from .state import Kelime, Served
 
 if TYPE_CHECKING:
     from kelime.reports import ReportLimits
+
+log = logging.getLogger("kelime.service")
 
 
 def create_app(settings: Settings | None = None, pins: Pins | None = None,
@@ -52,12 +55,16 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
                                            settings.report_limits)
         served = pins if pins is not None else await anyio.to_thread.run_sync(load_here,
                                                                               settings)
-        reloader = app.state.reloader = Reloader(app, settings, metrics, served, master)
         metrics.lexicons_loaded(served.lexicons)
         app.state.kelime = Kelime(settings, served.lexicons, metrics, known, served.older)
         loop = asyncio.get_running_loop()
         metrics.batch_on(loop)
-        following = loop.create_task(reloader.follow(master)) if master else None
+        following = None
+        if master:
+            app.state.reloader = reloader = Reloader(app, settings, metrics, served, master)
+            following = loop.create_task(reloader.follow())
+        else:
+            app.state.reloader = Served(app, settings, metrics, served)
         yield
         if following:
             following.cancel()
@@ -105,16 +112,24 @@ def load_here(settings: Settings) -> Pins:
     return replace(pins, generation=0)
 
 
-def prepare(settings: Settings) -> Callable[[Pins, Master], FastAPI]:
-    """What the `kelime serve` master checks once, before any worker starts (the game
-    profiles, the report store: a broken one stops the start, saying why), and the app its
-    workers make, given the pins and the games: a worker forked in place of a dead one reads
-    neither again (a profile being edited, or the store locked by a maintainer's write,
-    made it fail to boot, and gunicorn then stops the whole server)."""
+def prepare(settings: Settings) -> tuple[Pins, Callable[[Pins, Master], FastAPI]]:
+    """What the `kelime serve` master checks once, before any worker starts: the builds it
+    pins (`first_pins`: LexiconError when there is none to serve), the game profiles and the
+    report store (a broken one stops the start, saying why); and the app its workers make,
+    given the pins and the games: a worker forked in place of a dead one reads neither again
+    (a profile being edited, or the store locked by a maintainer's write, made it fail to
+    boot, and gunicorn then stops the whole server)."""
+    pins, problems = first_pins(settings.data, settings.default_lexicon, settings.keep_versions)
+    for why in [*problems.values(), *pins.skipped]:  # not served (a link to nothing, no
+        log.warning("%s", why)  # manifest, an older build damaged), or a damaged current
+        #                         build: the last good one served
+    if settings.default_lexicon not in pins.lexicons:
+        log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name one of "
+                    "%s", settings.default_lexicon, settings.data, ", ".join(pins.lexicons))
     games = load_games(settings.games)
     if settings.reports:
         open_report_store(settings.reports, settings.report_limits)
-    return partial(create_app, settings, games=games)
+    return pins, partial(create_app, settings, games=games)
 
 
 def open_report_store(target: Path | str, limits: ReportLimits) -> None:

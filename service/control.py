@@ -1,11 +1,11 @@
-"""Finding the `kelime serve` masters of a data folder, and reloading them (`kelime reload`).
+"""Finding the `kelime serve` masters of a data folder, to reload them (`kelime reload`).
 
 A master records itself (its pid, binds, runtime folder and data folder) in
 ``<data>/.serve/<pid>.json`` and in its runtime folder once it has pinned its builds, and
 removes the record when it stops; a record whose pid is gone (a master killed with -9) is
-ignored, and removed by the next start. A reload
-is a SIGHUP to the master, then a look at its ``pins.json`` (`reload.py`) until it says the
-reload was done after it was asked, and at its workers until each serves that generation.
+ignored, and removed by the next start. A reload is a SIGHUP to the master, then a look at
+its ``pins.json`` until it says the reload was done after it was asked, and at its workers
+until each serves that generation (`reload.reloaded`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from typing import Any
 
 import orjson
 
-from .reload import alive, pinned, read, reloaded
+from kelime.lexicon.pins import read_record
+
+from .reload import PINS, alive, read, write_whole
 
 log = logging.getLogger("kelime.service")
 RECORDS = ".serve"  # in the data folder
@@ -35,25 +37,19 @@ def register(data: Path, runtime: Path, binds: list[str]) -> Path | None:
     record = orjson.dumps({"pid": pid, "binds": binds, "runtime": str(runtime),
                            "data": str(data.resolve())})
     with suppress(OSError):
-        _write(runtime / SERVER, record)
+        write_whole(runtime / SERVER, record)
     folder = data / RECORDS
     try:
         folder.mkdir(exist_ok=True)
         for stale in folder.glob("*.json"):
             if stale.stem.isdigit() and not alive(int(stale.stem)):
                 stale.unlink(missing_ok=True)
-        return _write(folder / f"{pid}.json", record)
+        return write_whole(folder / f"{pid}.json", record)
     except OSError as e:
         log.warning("cannot record this server in %s (%s): `kelime reload` finds it only "
                     "from this machine's %s; or send SIGHUP to pid %d", folder,
                     e.strerror or e, tempfile.gettempdir(), pid)
         return None
-
-
-def _write(path: Path, data: bytes) -> Path:
-    (new := path.with_name(f".{path.name}.new")).write_bytes(data)
-    os.replace(new, path)
-    return path
 
 
 def servers(data: Path) -> list[dict[str, Any]]:
@@ -72,7 +68,7 @@ def servers(data: Path) -> list[dict[str, Any]]:
         with suppress(OSError):
             if Path(record["data"]).resolve() != data.resolve():
                 continue
-        if master(record, path) and pinned(Path(record["runtime"])) is not None:
+        if master(record, path) and read_record(Path(record["runtime"]) / PINS) is not None:
             found.setdefault(record["pid"], record)
     return list(found.values())
 
@@ -102,9 +98,3 @@ def _start_time(pid: int) -> float:
     boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
                 if line.startswith("btime "))
     return boot + ticks / os.sysconf("SC_CLK_TCK")
-
-
-def reload(record: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """`reload.reloaded` for the master of `record`: {"pid", "binds", "outcome", …}."""
-    return {"pid": record["pid"], "binds": record.get("binds", []),
-            **reloaded(record["pid"], Path(record["runtime"]), timeout)}

@@ -2,9 +2,10 @@
 serve (`reload.py`).
 
 - The master (`Serve`) loads, verifies and pins every lexicon of the data folder, and checks
-  the games and the report store, before any worker starts; workers are forked with them, so
-  a replacement serves what the others serve and never reads the disk. It holds the pinned
-  build folders (`kelime.lexicon.hold`): `kelime build` never prunes them.
+  the games and the report store, before any worker starts (`app.prepare`); workers are
+  forked with them, so a replacement serves what the others serve and never reads the disk.
+  It holds the pinned build folders (`kelime.lexicon.folder.Holds`): `kelime build` never
+  prunes them.
 - SIGHUP reloads in place (none restarted), taken from the first lines of `kelime serve` on
   (`kelime.cli.HANGUPS`); workers ignore it, so one sent to the process group is a reload.
   gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
@@ -28,28 +29,20 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+import orjson
 from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
-from kelime.lexicon import hold
-from kelime.lexicon.pins import Pins, first_pins, next_pins
+from kelime.lexicon.folder import Holds
+from kelime.lexicon.pins import Pins, next_pins
 
 from .control import PREFIX, register
-from .reload import WORKERS, Master, alive, described, write_pins
-from .settings import Settings
+from .reload import PINS, WORKERS, Master, alive, write_whole
+from .settings import Settings, uvicorn_options
 
 log = logging.getLogger("kelime.service")
 METRICS = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess folder
 HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serve's methods
-
-
-def uvicorn_options(settings: Settings) -> dict:
-    """uvicorn.Config's options (X-Forwarded-For is not uvicorn's to believe: `trust.py`)."""
-    return {"loop": "uvloop", "http": "httptools", "ws": "none", "lifespan": "on",
-            "proxy_headers": False, "server_header": False, "access_log": False,
-            "timeout_keep_alive": settings.keepalive_timeout,
-            "limit_concurrency": settings.max_connections,
-            "timeout_graceful_shutdown": 2 * settings.worker_timeout - 1}
 
 
 class Worker(UvicornWorker):
@@ -72,7 +65,7 @@ class Serve(BaseApplication):
     def __init__(self, settings: Settings, binds: list[str], workers: int, pins: Pins,
                  runtime: Path, hangups: list[int], app: Callable[[Pins, Master], Any]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
-        self.runtime, self.hangups, self.app, self.holds = runtime, hangups, app, dict[str, int]()
+        self.runtime, self.hangups, self.app, self.holds = runtime, hangups, app, Holds()
         self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold(pins)
@@ -122,27 +115,22 @@ class Serve(BaseApplication):
         since = time.monotonic()
         pins = next_pins(self.settings.data, self.settings.default_lexicon, self.pins,
                          self.settings.keep_versions)
-        served = described(pins)
         for name, why in pins.refused.items():
-            log.error("reload refused (%s): %s; still serving %s", name, why, served)
+            log.error("reload refused (%s): %s; still serving %s", name, why, pins.described)
         self.hold(self.pins, pins)  # the new builds too, before a worker loads them
         if publish(self.runtime, pins, since, self.arbiter.num_workers):  # else: unchanged
             self.pins, self.since = pins, since
             if pins.outcome != "refused":
-                log.info("reload %s: serving %s", pins.outcome, served)
+                log.info("reload %s: serving %s", pins.outcome, pins.described)
                 for why in pins.skipped:
                     log.warning("%s", why)
         self.hold(self.pins)
 
     def hold(self, *served: Pins) -> None:
-        wanted = {str(path) for pins in served for path in pins.loaded()}
-        for path in wanted - set(self.holds):
-            self.holds[path] = hold(Path(path))
-        for path in set(self.holds) - wanted:
-            os.close(self.holds.pop(path))
+        self.holds.keep(path for pins in served for path in pins.loaded())
 
     def post_fork(self, server, worker: Worker) -> None:  # the master's to hold, not theirs
-        for fd in self.holds.values():
+        for fd in self.holds.fds.values():
             os.close(fd)
 
     def pre_fork(self, server, worker: Worker) -> None:
@@ -166,18 +154,10 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
     record: Path | None = None
     try:
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
-        pins, problems = first_pins(settings.data, settings.default_lexicon,
-                                    settings.keep_versions)
-        for why in [*problems.values(), *pins.skipped]:  # not served (a link to nothing, no
-            log.warning("%s", why)  # manifest, an older build damaged), or a damaged current
-            #                         build: the last good one served
-        if settings.default_lexicon not in pins.lexicons:
-            log.warning("no %r lexicon in %s: /readyz answers 503 and requests must name "
-                        "one of %s", settings.default_lexicon, settings.data,
-                        ", ".join(pins.lexicons))
         from .app import prepare  # loaded once, here: the workers fork with it
 
-        app = prepare(settings)  # a broken game profile or report store stops the start
+        pins, app = prepare(settings)  # no build to serve, a broken game profile or report
+        #                                store: the start stops, saying why
         server = Serve(settings, binds, workers, pins, runtime, hangups, app)
         record = register(settings.data, runtime, binds)  # for `kelime reload`
         server.run()
@@ -189,10 +169,12 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
 
 
 def publish(runtime: Path, pins: Pins, since: float, workers: int) -> bool:
-    """`write_pins`, the runtime folder made again if removed; False when the disk refuses."""
+    """The master's pins, for its workers (`Pins.record`), the runtime folder made again if
+    removed; False when the disk refuses."""
     try:
-        (runtime / "metrics").mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_pins(runtime, pins, since, workers)
+        for folder in ("metrics", WORKERS):
+            (runtime / folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_whole(runtime / PINS, orjson.dumps(pins.record(since, workers)))
     except OSError as e:  # a full disk costs reloads and metrics, never a worker
         log.error("cannot write in %s (%s): reloads and metrics wait until it can", runtime, e)
         return False

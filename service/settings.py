@@ -304,6 +304,15 @@ class Settings(BaseModel):
 ENV = {env_var(name): name for name in Settings.model_fields}
 
 
+def uvicorn_options(settings: Settings) -> dict:
+    """uvicorn.Config's options (X-Forwarded-For is not uvicorn's to believe: `trust.py`)."""
+    return {"loop": "uvloop", "http": "httptools", "ws": "none", "lifespan": "on",
+            "proxy_headers": False, "server_header": False, "access_log": False,
+            "timeout_keep_alive": settings.keepalive_timeout,
+            "limit_concurrency": settings.max_connections,
+            "timeout_graceful_shutdown": 2 * settings.worker_timeout - 1}
+
+
 def misspelt(environ: Mapping[str, str]) -> dict[str, str]:
     """KELIME_* variables that are no setting but nearly spell one (KELIME_MAX_WORD →
     KELIME_MAX_WORDS): a typo is otherwise ignored in silence, its limit left at the

@@ -5,23 +5,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import logging
+import os
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, Request
+import anyio
+from fastapi import Depends, FastAPI, Request
 
 from kelime.errors import excerpt
 from kelime.games import GAMES, Game, UnknownGame, get_game
 from kelime.lexicon import Lexicon
 from kelime.lexicon.folder import split_pin
+from kelime.lexicon.pins import Pins, next_pins
 from kelime.lexicon.reader import LexiconInfo
 
 from .errors import NotFound, Unavailable
-from .metrics import Metrics
 from .parse import refuse_query
 from .settings import Settings
 
+if TYPE_CHECKING:  # (not at run time: `kelime serve` imports this module, by `reload`,
+    from .metrics import Metrics  # before it names prometheus_client's folder)
+
+log = logging.getLogger("uvicorn.error")  # where uvicorn workers log
 
 @dataclass(frozen=True)
 class Kelime:
@@ -96,6 +103,38 @@ class Kelime:
         verdict = lex.check(word, min_length)
         self.metrics.count_tally(lex.name, {verdict.reason: 1})
         return verdict.as_dict()
+
+
+class Served:
+    """The builds an app serves (its pins), switched in place: `app.state.kelime` is one
+    reference, replaced whole (each request reads it once). Without a `kelime serve` master
+    (tests, `uvicorn --factory`) a reload is this process's own (`reload`); under one, the
+    master's (`reload.Reloader`)."""
+
+    def __init__(self, app: FastAPI, settings: Settings, metrics: Metrics, pins: Pins):
+        self.app, self.settings, self.metrics, self.pins = app, settings, metrics, pins
+        self.lock = anyio.Lock()  # one reload at a time
+        metrics.reloads_seen(pins.reloads)
+
+    def swap(self, pins: Pins) -> None:
+        if pins.lexicons != self.pins.lexicons or pins.older != self.pins.older:
+            self.app.state.kelime = replace(self.app.state.kelime, lexicons=pins.lexicons,
+                                            older=pins.older)
+            self.metrics.lexicons_loaded(pins.lexicons)
+            log.info("worker %d serves %s", os.getpid(), pins.described)
+        self.pins = pins
+        self.metrics.reloads_seen(pins.reloads)
+
+    async def reload(self) -> dict[str, Any]:
+        """POST /v1/admin/reload's outcome, in `reload.reloaded`'s shape: the data folder's
+        current builds when they all verify (`next_pins`), else these, refused."""
+        async with self.lock:
+            pins = await anyio.to_thread.run_sync(next_pins, self.settings.data,
+                                                  self.settings.default_lexicon, self.pins,
+                                                  self.settings.keep_versions)
+            self.swap(pins)
+            return {"outcome": pins.outcome, "generation": pins.generation,
+                    "versions": pins.versions, "refused": pins.refused}
 
 
 def not_ready(settings: Settings) -> Unavailable:

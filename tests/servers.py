@@ -23,8 +23,7 @@ from typing import Any
 
 import uvicorn
 
-from kelime.service.serve import uvicorn_options
-from kelime.service.settings import Settings
+from kelime.service.settings import Settings, uvicorn_options
 
 HOST = "127.0.0.1"
 

@@ -35,8 +35,7 @@ from kelime.reports import (
     note_problem,
 )
 from kelime.service.app import create_app
-from kelime.service.serve import uvicorn_options
-from kelime.service.settings import Settings
+from kelime.service.settings import Settings, uvicorn_options
 
 from .fake_tdk import serve_in_thread as fake_tdk
 from .service_helpers import build_data, serve_in_thread

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kelime.lexicon.format import WORDS_FILE
-from kelime.service.reload import KEYS
+from kelime.lexicon.pins import RECORD_KEYS
 from tests.servers import kelime_command
 from tests.test_reload import build, serve
 from tests.waiting import wait_until
@@ -64,7 +64,7 @@ def test_reload_with_no_server_says_what_to_run(tmp_path):
     build(data)
     runtime = tmp_path / "kelime-serve-999999999-x"
     runtime.mkdir()
-    (runtime / "pins.json").write_text(json.dumps({key: {} for key in KEYS} | {"generation": 1}))
+    (runtime / "pins.json").write_text(json.dumps({key: {} for key in RECORD_KEYS} | {"generation": 1}))
     (data / ".serve").mkdir()
     for pid, folder in ((999999999, runtime), (os.getpid(), tmp_path / "none")):
         (data / ".serve" / f"{pid}.json").write_text(json.dumps(
@@ -90,7 +90,7 @@ def test_reload_never_signals_a_process_that_is_not_the_master_that_wrote_the_re
         for i, runtime in enumerate(runtimes):
             runtime.mkdir()
             (runtime / "pins.json").write_text(json.dumps(
-                {key: {} for key in KEYS} | {"generation": 1, "since": 1e12, "workers": 1,
+                {key: {} for key in RECORD_KEYS} | {"generation": 1, "since": 1e12, "workers": 1,
                                              "outcome": "refused", "refused": {"tr": "x"}}))
             record = {"pid": victim.pid, "binds": [], "runtime": str(runtime),
                       "data": str(data)}

@@ -1,6 +1,6 @@
 """What a client reaching a replica directly can make it hold, and for how long: the limits
 that are the app's own (a body's deadline and the bodies' shared budget) and uvicorn's public
-options (`serve.uvicorn_options`). The connection-level attacks (huge or endless heads,
+options (`settings.uvicorn_options`). The connection-level attacks (huge or endless heads,
 slow readers, pipelining floods, malformed chunks) are nginx's to stop: tests/test_nginx.py
 sends them through the shipped config.
 
@@ -26,8 +26,7 @@ import httpx
 import orjson
 import pytest
 
-from kelime.service.serve import uvicorn_options
-from kelime.service.settings import Settings
+from kelime.service.settings import Settings, uvicorn_options
 from tests.servers import listening_socket, port_of, stop, wait_ready
 
 MIB = 1024 * 1024
@@ -36,8 +35,7 @@ import json, socket, sys
 from pathlib import Path
 import uvicorn
 from kelime.service.app import create_app
-from kelime.service.serve import uvicorn_options
-from kelime.service.settings import Settings
+from kelime.service.settings import Settings, uvicorn_options
 settings = Settings(data=Path(sys.argv[1]), **json.loads(sys.argv[3]))
 config = uvicorn.Config(create_app(settings), log_level="warning", **uvicorn_options(settings))
 uvicorn.Server(config).run(sockets=[socket.socket(fileno=int(sys.argv[2]))])

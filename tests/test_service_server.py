@@ -6,12 +6,13 @@ import socket
 import subprocess
 
 import httpx
+import orjson
 import pytest
 from click.testing import CliRunner
 
 from kelime.cli import cli
 from kelime.lexicon import LexiconError
-from kelime.lexicon.pins import first_pins
+from kelime.lexicon.pins import first_pins, from_record, next_pins, read_record
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
 from tests.servers import kelime_command, kelime_serve, serve_in_thread
@@ -71,6 +72,27 @@ def test_first_pins_refuse_a_corrupt_lexicon(tmp_path):
         f.write(b"\0")
     with pytest.raises(LexiconError, match="does not match its manifest"):
         first_pins(tmp_path, "tr")
+
+
+def test_the_pins_a_master_records_are_what_its_workers_load(tmp_path):
+    """The master writes its pins for its workers as a record (`Pins.record`); a worker reads
+    it back (`read_record`) and loads the same builds, reusing those it holds already."""
+    build_data(tmp_path)
+    pins, _ = first_pins(tmp_path, "tr")
+    pins = next_pins(tmp_path, "tr", pins)
+    (tmp_path / "pins.json").write_bytes(orjson.dumps(pins.record(12.5, 2)))
+    found = read_record(tmp_path / "pins.json")
+    assert found is not None and (found["since"], found["workers"]) == (12.5, 2)
+    loaded = from_record(found, {})
+    assert (loaded.generation, loaded.outcome, loaded.versions, loaded.held, loaded.reloads) == (
+        pins.generation, "unchanged", pins.versions, pins.held, pins.reloads)
+    assert loaded.described == pins.described == ", ".join(
+        f"{name} {version}" for name, version in pins.versions.items())
+    kept = from_record(found, loaded.loaded())
+    assert all(kept.lexicons[name] is loaded.lexicons[name] for name in loaded.lexicons)
+    (tmp_path / "other.json").write_text('{"generation": 1}')  # not pins: someone else's
+    assert read_record(tmp_path / "other.json") is None
+    assert read_record(tmp_path / "missing.json") is None
 
 
 def test_kelime_serve_says_how_to_build_a_lexicon(tmp_path):

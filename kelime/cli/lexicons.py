@@ -172,7 +172,7 @@ def reload(data: Path | None, timeout: float, as_json: bool) -> None:
     """
     with needs_extra("serve", "kelime reload"):
         from ..service.control import RECORDS, servers
-        from ..service.control import reload as reload_one
+        from ..service.reload import reloaded
     folder = data_dir(data)
     found = servers(folder)
     if not found:
@@ -183,7 +183,9 @@ def reload(data: Path | None, timeout: float, as_json: bool) -> None:
         if as_json:
             raise json_failure({"error": {"code": "no_server", "message": message}}, USAGE)
         raise failure(message, USAGE)
-    outcomes = [reload_one(record, timeout) for record in found]
+    outcomes = [{"pid": record["pid"], "binds": record.get("binds", []),
+                 **reloaded(record["pid"], Path(record["runtime"]), timeout)}
+                for record in found]
     if as_json:
         print_json({"data": str(folder), "servers": outcomes})
     else:

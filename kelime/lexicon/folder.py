@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
@@ -108,6 +109,21 @@ def hold(build: Path) -> int:
     fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
     fcntl.flock(fd, fcntl.LOCK_SH)
     return fd
+
+
+class Holds:
+    """The build folders a process holds (`hold`), by folder: `keep` holds exactly those
+    given, and lets the others go (`kelime build` may prune them again)."""
+
+    def __init__(self) -> None:
+        self.fds: dict[Path, int] = {}
+
+    def keep(self, builds: Iterable[Path]) -> None:
+        wanted = set(builds)
+        for path in wanted - set(self.fds):
+            self.fds[path] = hold(path)
+        for path in set(self.fds) - wanted:
+            os.close(self.fds.pop(path))
 
 
 def held(build: Path) -> bool:

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from ..errors import LexiconError
 from .folder import BUILDS_DIR, builds_of, current_builds, last_good
@@ -25,6 +28,8 @@ from .reader import Lexicon
 
 OUTCOMES = ("reloaded", "unchanged", "refused")
 KEEP_VERSIONS = 2  # builds of each lexicon a server holds: the current one and the one before
+RECORD_KEYS = frozenset({"generation", "since", "outcome", "workers", "lexicons", "versions",
+                         "refused", "reloads", "older", "held"})  # `Pins.record`'s
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,23 @@ class Pins:
         """name → the versions held, the current one first."""
         return {name: [lex.info["version"] for lex in (cur, *self.older.get(name, ()))]
                 for name, cur in sorted(self.lexicons.items())}
+
+    @property
+    def described(self) -> str:
+        """`tr d4323d22aa28 (also 1a2b3c4d5e6f), ku a35dcf4a8b47`: what a server serves."""
+        return ", ".join(f"{name} {versions[0]}" + (f" (also {', '.join(versions[1:])})"
+                                                    if versions[1:] else "")
+                         for name, versions in self.held.items())
+
+    def record(self, since: float, workers: int) -> dict[str, Any]:
+        """The pins as a server's master writes them for its workers (`from_record` reads
+        them): build folders, not lexicons; `since` (when the reload was asked) and `workers`
+        (how many must follow) are the master's."""
+        return {"generation": self.generation, "since": since, "outcome": self.outcome,
+                "workers": workers, "lexicons": {n: str(p) for n, p in self.paths().items()},
+                "versions": self.versions, "refused": self.refused, "reloads": self.reloads,
+                "older": {n: [str(p) for p in paths] for n, paths in self.older_paths().items()},
+                "held": self.held}
 
     def paths(self) -> dict[str, Path]:
         return {name: lex.path for name, lex in self.lexicons.items() if lex.path}
@@ -78,12 +100,27 @@ def load_builds(builds: dict[str, Path], keep: dict[Path, Lexicon]) -> dict[str,
     return {name: load_build(path, name, keep) for name, path in builds.items()}
 
 
-def load_pins(builds: dict[str, Path], older: dict[str, list[Path]], keep: dict[Path, Lexicon]
-              ) -> tuple[dict[str, Lexicon], dict[str, tuple[Lexicon, ...]]]:
-    """What a worker loads for the master's pins: the current builds and the older ones."""
-    return load_builds(builds, keep), {
-        name: tuple(load_build(path, name, keep) for path in paths)
-        for name, paths in older.items()}
+def read_record(path: Path) -> dict[str, Any] | None:
+    """The pins a master recorded in `path` (`Pins.record`); None while there are none (not
+    written yet, its folder removed) or `path` holds something else."""
+    try:
+        found = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    ok = isinstance(found, dict) and RECORD_KEYS <= found.keys() and isinstance(
+        found["generation"], int)
+    return found if ok else None
+
+
+def from_record(found: dict[str, Any], keep: dict[Path, Lexicon]) -> Pins:
+    """The pins of a master's record (`Pins.record`), their builds loaded (those of `keep`
+    reused, by folder): what a worker serves. LexiconError when one cannot be loaded."""
+    lexicons = load_builds({name: Path(path) for name, path in found["lexicons"].items()},
+                           keep)
+    older = {name: tuple(load_build(Path(path), name, keep) for path in paths)
+             for name, paths in found["older"].items()}
+    return Pins(found["generation"], found["outcome"], lexicons, found["refused"],
+                found["reloads"], older)
 
 
 def hold_older(data: Path, lexicons: dict[str, Lexicon], keep_versions: int,

@@ -22,6 +22,7 @@ import hmac
 import logging
 import math
 import time
+from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
@@ -98,4 +99,22 @@ async def reload(request: Request, kelime: KelimeDep) -> Response:
     token = kelime.settings.admin_token
     assert token is not None  # create_app adds this route only when a token is set
     check_token(request, token)
-    return json_response(await request.app.state.reloader.reload())
+    return json_response(answer(await request.app.state.reloader.reload()))
+
+
+def answer(done: dict[str, Any]) -> dict[str, Any]:
+    """The reply to a reload's outcome (`reload.reloaded`'s shape), or the error saying why
+    there is none: 409 refused, 504 with the laggards (or with why the master did not
+    answer)."""
+    if done["outcome"] == "refused":
+        raise ServiceError("reload_refused", "the current builds cannot be served, so the old "
+                           "ones still are: " + "; ".join(done["refused"].values()),
+                           {"refused": done["refused"], "serving": done["versions"]})
+    if "lagging" in done:
+        raise ServiceError("reload_incomplete", done["why"], {
+            "lagging": done["lagging"], "generation": done["generation"],
+            "lexicons": done["versions"]})
+    if done["outcome"] == "timeout":
+        raise ServiceError("reload_timeout", done["why"])
+    return {"outcome": done["outcome"], "generation": done["generation"],
+            "lexicons": done["versions"]}
