@@ -642,7 +642,8 @@
       el("dl", {},
         row(t("lex_words"), "words", count(lex.words)),
         date ? row(t("lex_date"), "date", el("time", {datetime: date}, date)) : null,
-        source.kind ? row(t("lex_source"), "source", t(`kind_${source.kind}`) || source.kind) : null,
+        source.kind || source.attribution ? row(t("lex_source"), "source",  // CC BY-SA asks for it
+          source.attribution || t(`kind_${source.kind}`) || source.kind) : null,
         licence ? row(t("lex_licence"), "licence", licence) : null,
         row(t("lex_version"), "version", el("code", {}, lex.version || ""))));
   }
