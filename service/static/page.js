@@ -73,14 +73,22 @@
     const errors = M().errors;
     const d = (err.details && typeof err.details === "object") ? err.details : {};
     if (err.code === "invalid_rack") {
-      if (d.most !== undefined) return fill(errors.invalid_rack_tiles, {...d, over: d.tiles - d.most});
+      if (d.tiles !== undefined && d.most !== undefined) {
+        return fill(errors.invalid_rack_tiles, {...d, over: d.tiles - d.most});
+      }
       if (d.game_blanks !== undefined) return fill(errors.invalid_rack_blanks, d);
       if (d.tile && d.position === undefined) return fill(errors.invalid_rack_two_letter, d);
       if (d.character) return fill(errors.invalid_rack_character, d);
       if (d.position !== undefined) return fill(errors.invalid_rack_position, d);
     }
-    if (err.code === "rack_not_dealt") {
-      return fill(errors.rack_not_dealt, {makeup: makeup(games[d.game] || games[gameSelect.value])});
+    if (err.code === "rack_not_dealt") {  // details: game, rule, least, most, found (letter)
+      const game = games[d.game] || games[gameSelect.value];
+      const values = {...d, game: gameName(d.game || gameSelect.value),
+                      want: d.least === d.most ? d.most : t("at_most", {n: d.most})};
+      if (d.rule === "tiles") return fill(errors.rack_not_dealt_tiles, values);
+      if (d.rule === "letter") return fill(errors.rack_not_dealt_letter, values);
+      if (M().text[`kind_${d.rule}`]) return fill(errors.rack_not_dealt_kind, {...values, kind: t(`kind_${d.rule}`)});
+      return fill(errors.rack_not_dealt, {makeup: makeup(game)});
     }
     if (err.code === "game_not_for_lexicon") {
       return fill(errors.game_not_for_lexicon, {games: (d.games || []).map(gameName).join(", ") || null});
@@ -349,7 +357,7 @@
   const runWords = (text, game) => runSection("words", wordsOut,
     JSON.stringify([text, game, lexSelect.value, lang]), (signal) => askWords(text, game, signal));
   const runRack = (s) => runSection("rack", rackOut,
-    JSON.stringify([s.rack, s.game, s.lex, lang, ...FILTERS.map((f) => s[f])]),
+    JSON.stringify([s.rack, s.game, s.lex, lang, s.whatIf, ...FILTERS.map((f) => s[f])]),
     (signal) => askRack(s, signal));
 
   async function askWords(text, game, signal) {
@@ -505,7 +513,7 @@
     async function worker() {
       while (next < patterns.length) {
         const pattern = patterns[next++];
-        reply = await api("v1/anagram", {rack: s.rack, game: s.game, lexicon, pattern}, signal);
+        reply = await api("v1/anagram", {rack: s.rack, game: s.game, lexicon, pattern, ...asked(s)}, signal);
         truncated = truncated || reply.truncated;
         for (const item of reply.words) {
           const had = words.get(item.word);
@@ -517,6 +525,15 @@
     const sorted = [...words.values()].sort((a, b) => b.score - a.score || a.word.localeCompare(b.word, "tr"));
     return {lexicon: reply.lexicon, count: sorted.length, truncated: truncated || sorted.length > SHOWN,
             words: sorted.slice(0, SHOWN)};
+  }
+  // A rack the game cannot deal may still be asked about, on purpose: "what_if": true.
+  const asked = (s) => (s.whatIf ? {what_if: true} : {});
+  function whatIfButton(error, s) {
+    if (!error || error.code !== "rack_not_dealt" || s.whatIf) return null;
+    const button = el("button", {type: "button", class: "what-if-go"}, t("what_if"), " ",
+                      el("span", {class: "hint"}, t("what_if_hint")));
+    button.addEventListener("click", () => runRack({...state(), whatIf: true}));
+    return button;
   }
   async function askRack(s, signal) {
     const {rack, game} = s;
@@ -535,17 +552,18 @@
     const splitting = Boolean(profile.discard) && !filtering;  // Harfbank's split
     const lexicon = lexSelect.value || undefined;
     const [anagram, split] = await Promise.allSettled([
-      filtering ? filtered(s, patterns, lexicon, signal) : api("v1/anagram", {rack, game, lexicon}, signal),
-      splitting ? api("v1/split", {rack, game, lexicon}, signal) : Promise.resolve(null)]);
+      filtering ? filtered(s, patterns, lexicon, signal) : api("v1/anagram", {rack, game, lexicon, ...asked(s)}, signal),
+      splitting ? api("v1/split", {rack, game, lexicon, ...asked(s)}, signal) : Promise.resolve(null)]);
     if (signal.aborted) return;
-    const parts = [];
+    const parts = s.whatIf ? [el("p", {class: "status what-if"}, t("what_if_shown"), " ",
+                                      en("tiles this game does not deal: what if"))] : [];
     if (splitting) {  // Harfbank's own question first: can the hand be laid out whole?
       if (split.status === "fulfilled") parts.push(splitBlock(split.value, rack, game));
       else if (anagram.status === "fulfilled") parts.push(errorBox(split.reason));
     }
     if (anagram.status === "fulfilled" && anagram.value.lexicon) parts.push(...anagramBlock(anagram.value, rack, game));
     else if (anagram.status === "fulfilled") parts.push(status(t("no_words"), "no words from these tiles"));
-    else parts.push(errorBox(anagram.reason));
+    else parts.push(errorBox(anagram.reason), whatIfButton(anagram.reason, s));
     announce("rack", anagram.status === "fulfilled" ? t("n_words", {n: anagram.value.count}) : "");
     if (anagram.status === "fulfilled" && anagram.value.lexicon) {
       const lex = anagram.value.lexicon;
