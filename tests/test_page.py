@@ -952,3 +952,16 @@ def test_a_rack_the_game_cannot_deal_can_be_asked_anyway(browser, site):
     assert browser.find_element("css selector", "#rack-out .what-if").text.startswith(
         "Bu oyunun dağıtmayacağı taşlarla (ya öyle olsaydı):")
     assert [b.get("what_if") for b in browser.execute_script("return window.sent")] == [None, True]
+
+
+@needs_browser
+def test_reporting_in_kurdish_kelimatik_speaks_kurmanji(browser, report_site):
+    """The report form was Turkish whatever the game."""
+    url, _ = report_site
+    open_page(browser, url, "?w=nan+nanik&game=kelimatik-ku")
+    opener = verdict_of(browser, "nanik").find_element("css selector", ".report-open")
+    assert opener.text.startswith("Ragihîne")
+    opener.click()
+    label = browser.find_element("css selector", '.report label[for$="-missing"]').text
+    assert label.startswith("Kêm: peyveke rastîn, lîstik qebûl nake")
+    assert report(browser, "nanik").startswith("Spas: rapor #")

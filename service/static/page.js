@@ -23,10 +23,10 @@
   const EXAMPLES = {tr: ["kalem?", "kale?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêr?[an]"]};
   // POST /v1/reports: what a player may say is wrong with a verdict (kelime.reports.KINDS)
   const REPORT_KINDS = [
-    ["missing", "Eksik: gerçek bir kelime, oyun kabul etmiyor", "missing: a real word the game refuses"],
-    ["wrong", "Yanlış: oyun kabul ediyor ama kelime değil ya da yanlış yazılmış",
+    ["missing", "report_missing", "missing: a real word the game refuses"],
+    ["wrong", "report_wrong",
      "wrong: the game accepts it, but it is not a word or misspelt"],
-    ["offensive", "Hakaret ya da müstehcen: oyun kabul ediyor",
+    ["offensive", "report_offensive",
      "offensive: an insult or obscenity the game accepts"],
   ];
   const NOTE_CHARS = 500;        // a report's note (KELIME_MAX_NOTE_CHARS' default)
@@ -182,7 +182,7 @@
     const reason = result.reason || "";
     const opener = reportsTaken ? el("button", {type: "button", class: "report-open",
                                                 "aria-expanded": "false"},
-      "Bildir", el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word")) : null;
+      t("report"), el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word")) : null;
     const head = el("div", {class: "verdict-head"},
       el("span", {class: "mark", "aria-hidden": "true"}, valid ? "✓" : "✗"),
       el("span", {class: "word"}, result.word),
@@ -225,20 +225,20 @@
     const kinds = REPORT_KINDS.map(([kind, text, english]) => el("div", {class: "choice"},
       el("input", {type: "radio", name: id("kind"), id: id(kind), value: kind,
                    checked: kind === chosen}),
-      el("label", {for: id(kind)}, text, " ", en(english))));
+      el("label", {for: id(kind)}, t(text), " ", en(english))));
     const note = el("textarea", {id: id("note"), rows: 3, maxlength: NOTE_CHARS,
                                  "aria-describedby": id("note-hint")});
-    const send = el("button", {type: "button", class: "report-send"}, "Gönder ", en("send"));
-    const cancel = el("button", {type: "button", class: "report-cancel"}, "Vazgeç ", en("cancel"));
+    const send = el("button", {type: "button", class: "report-send"}, `${t("report_send")} `, en("send"));
+    const cancel = el("button", {type: "button", class: "report-cancel"}, `${t("report_cancel")} `, en("cancel"));
     const panel = el("div", {class: "report", id: id("form"), role: "group",
                              "aria-labelledby": id("title")},
       el("fieldset", {},
-        el("legend", {id: id("title")}, "Bildirim: ", el("q", {}, result.word), " ",
+        el("legend", {id: id("title")}, `${t("report_title")} `, el("q", {}, result.word), " ",
            en("report this word: what is wrong with the verdict?")),
         kinds),
-      el("label", {for: id("note")}, "Not ", en("note, optional")), note,
+      el("label", {for: id("note")}, `${t("report_note")} `, en("note, optional")), note,
       el("p", {class: "hint", id: id("note-hint")},
-         `İsteğe bağlı, en çok ${count(NOTE_CHARS)} karakter; düz metin olarak saklanır. `,
+         `${t("report_note_hint", {n: NOTE_CHARS})} `,
          en(`Optional, up to ${NOTE_CHARS} characters, kept as plain text.`)),
       el("div", {class: "report-buttons"}, send, cancel));
     panel.dismiss = close;
@@ -255,14 +255,14 @@
       send.setAttribute("aria-disabled", "true");
       panel.setAttribute("aria-busy", "true");
       outcome.className = "report-outcome";
-      outcome.replaceChildren("Gönderiliyor… ", en("sending…"));
+      outcome.replaceChildren(`${t("report_sending")} `, en("sending…"));
       const body = {word: result.word, kind: panel.querySelector("input:checked").value,
                     game: asked.game, note: note.value.trim() ? note.value : null};
       if (asked.lexicon) body.lexicon = asked.lexicon;
       try {
         const reply = await api("v1/reports", body);
         outcome.className = "report-outcome done";
-        outcome.replaceChildren(`Teşekkürler: bildirim #${reply.id} (${count(reply.count)}. kez) `,
+        outcome.replaceChildren(`${t("report_thanks", {id: String(reply.id), n: reply.count})} `,
           en(`thank you: report #${reply.id} (reported ${reply.count} ${reply.count === 1 ? "time" : "times"})`));
         close();
       } catch (e) {
@@ -279,21 +279,21 @@
   }
   function reportFailure(e) {
     if (e.status === 404 && (!e.code || e.code === "not_found")) {
-      return ["Bu sunucu kelime bildirimi toplamıyor. ", en("This server does not collect reports.")];
+      return [`${t("report_none")} `, en("This server does not collect reports.")];
     }
     if (e.status === 429) {
       const seconds = /^\d+$/.test(e.retryAfter || "") ? Number(e.retryAfter) : 0;
       const minutes = Math.max(1, Math.ceil(seconds / 60));
       return seconds
-        ? [`Çok fazla bildirim: ${count(minutes)} dakika sonra yeniden deneyin. `,
+        ? [`${t("report_later_minutes", {n: minutes})} `,
            en(`Too many reports: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`)]
-        : ["Çok fazla bildirim: daha sonra yeniden deneyin. ", en("Too many reports: try again later.")];
+        : [`${t("report_later")} `, en("Too many reports: try again later.")];
     }
     if (e.code === "reports_full" || e.code === "reports_unavailable" || e.code === "busy") {
-      return ["Bildirimler şu an alınamıyor: daha sonra yeniden gönderin. ",
+      return [`${t("report_unavailable")} `,
               en("Reports cannot be taken right now: send it again later.")];
     }
-    return ["Bildirim gönderilemedi: ", errorSentence(e), " ", technical(e)];
+    return [`${t("report_failed")} `, errorSentence(e), " ", technical(e)];
   }
   function letters(label, english, list) {
     if (!list || !list.length) return null;
