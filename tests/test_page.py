@@ -573,8 +573,11 @@ def test_errors_speak_turkish_and_no_maintainer_note_shows(browser, page_setting
         assert error.startswith("Hata: Istaka 5. karakterde okunamadı") and "never" not in error
         open_page(browser, url, "?rack=abcdefgh%C4%9F%C4%B1ijkl")
         error = browser.find_element("css selector", "#rack-out .error").text
-        assert error.startswith("Hata: Bu oyunda el 7 taş (7 taşa kadar), ıstakada 14 taş var: "
-                                "7 taşı çıkarın.")
+        assert error.startswith("Hata: Bu oyunda el 7 taş, ıstakada 14 taş var: 7 taşı çıkarın.")
+        open_page(browser, url, "?rack=abcdefgh%C4%9F%C4%B1ijklmn&game=harfbank")
+        error = browser.find_element("css selector", "#rack-out .error").text
+        assert error.startswith("Hata: Bu oyunda el 14 taş (15 taşa kadar), ıstakada 16 taş var: "
+                                "1 taşı çıkarın.")
         assert "hand holds" not in error
 
 

@@ -74,7 +74,8 @@
     const d = (err.details && typeof err.details === "object") ? err.details : {};
     if (err.code === "invalid_rack") {
       if (d.tiles !== undefined && d.most !== undefined) {
-        return fill(errors.invalid_rack_tiles, {...d, over: d.tiles - d.most});
+        return fill(errors.invalid_rack_tiles, {...d, over: d.tiles - d.most,  // "(15 taşa kadar)":
+                                                most: d.most === d.rack_size ? null : d.most});  // Harfbank's
       }
       if (d.game_blanks !== undefined) return fill(errors.invalid_rack_blanks, d);
       if (d.tile && d.position === undefined) return fill(errors.invalid_rack_two_letter, d);
