@@ -689,7 +689,9 @@ def test_kurdish_kelimatik_speaks_kurmanji(browser, site):
     assert browser.find_element("id", "rack-go").text == "Peyvan bibîne"
     assert browser.find_element("id", "words-out").text.startswith(
         "Ji 2 peyvan 1 derbasdar in")
-    assert "di ferhengê de tune" in browser.find_element("id", "words-out").text
+    words = browser.find_element("id", "words-out").text
+    assert "di ferhengê de tune" in words and "Pênaseya vê peyvê tune." in words
+    assert not re.search("[ğıİ]|kelime|TDK'de", words), words  # no Turkish left
     error = browser.find_element("css selector", "#rack-out .error").text
     assert error.startswith("Çewtî: Tîpa 6. (ğ) ne tîpeke vê ferhengê ye"), error
     assert browser.find_element("css selector", '#lexicons [data-lexicon="ku"] h3').text == (

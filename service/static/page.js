@@ -326,7 +326,7 @@
     const parts = [];
     const suggestions = Array.isArray(info.suggestions) ? info.suggestions : null;
     if (suggestions && suggestions.length) {
-      parts.push(el("p", {}, el("span", {class: "label"}, "Öneriler"), " ", en("suggestions"), ": ",
+      parts.push(el("p", {}, el("span", {class: "label"}, t("suggestions")), " ", en("suggestions"), ": ",
         el("ul", {class: "chips"}, suggestions.map((s) => {
           const word = typeof s === "string" ? s : (s && s.word) || "";
           return el("li", {}, el("a", {href: pageLink({w: word, game: game !== defaultGame && game}),
@@ -334,11 +334,11 @@
         }))));
     }
     if (info.hooks) {
-      parts.push(letters("Başına gelebilen harfler", "front hooks", info.hooks.front));
-      parts.push(letters("Sonuna gelebilen harfler", "back hooks", info.hooks.back));
+      parts.push(letters(t("front_hooks"), "front hooks", info.hooks.front));
+      parts.push(letters(t("back_hooks"), "back hooks", info.hooks.back));
     }
     if (info.entries && info.entries.length) parts.push(entriesBlock(info.entries));
-    else if (info.cache) parts.push(el("p", {class: "hint"}, "TDK'de bu kelimenin tanımı yok. ",
+    else if (info.cache) parts.push(el("p", {class: "hint"}, t("no_tdk"), " ",
                                        en("No TDK definition for this word.")));
     return parts;
   }
