@@ -15,7 +15,7 @@ import shutil
 import time
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote_plus, urlsplit
 
 import httpx
 import pytest
@@ -144,8 +144,12 @@ needs_browser = pytest.mark.skipif(
            f"selenium={SELENIUM})")
 
 PAGE_WORDS = [*TR_WORDS, *(Candidate(w) for w in (
-    "kale", "elma", "lale", "kalem", "alem", "elmalık", "kel", "ela",  # from kale?[lm]
+    "kale", "elma", "lale", "kalem", "alem", "elmalık", "kel", "ela",  # from kale?[lm]trso
     "galip", "ikamet", "ilk"))]                                         # kalemkitap?ilgi
+#: Racks Kelimatik and Kurdish Kelimatik deal: 5 consonants, 3 vowels, a two-letter tile and
+#: a joker (issue 32, item 5: another rack is refused, rack_not_dealt).
+DEALT, DEALT_KU = "kale?[lm]trso", "mêrxweşî?[an]"
+DEALT_Q = quote_plus(DEALT)
 PAGE_KU_WORDS = [Candidate(w) for w in ("xweş", "xwîn", "şîn", "mêr", "mêran", "mêrane", "hêman",
                                         "nan")]
 
@@ -271,17 +275,17 @@ def test_typing_words_and_a_rack_and_submitting_by_keyboard(browser, site):
 
 @needs_browser
 def test_a_rack_link_shows_the_anagram_words_of_the_api(browser, site):
-    open_page(browser, site, "?rack=kale%3F%5Blm%5D&game=kelimatik")
-    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "kale?[lm]", "game": "kelimatik"})
+    open_page(browser, site, f"?rack={DEALT_Q}&game=kelimatik")
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": DEALT, "game": "kelimatik"})
     expected = [w["word"] for w in asked.json()["words"]]
     assert "elmalık" in expected
     shown = rack_words(browser)
     assert sorted(shown) == sorted(expected) and len(shown) == len(expected)
     lengths = [len(w) for w in shown]
     assert lengths == sorted(lengths, reverse=True)  # grouped by length, the longest first
-    assert browser.find_element("id", "rack").get_attribute("value") == "kale?[lm]"
+    assert browser.find_element("id", "rack").get_attribute("value") == DEALT
     assert browser.find_element("id", "game").get_attribute("value") == "kelimatik"
-    assert query_of(browser) == "rack=kale%3F%5Blm%5D&game=kelimatik"
+    assert query_of(browser) == f"rack={DEALT_Q}&game=kelimatik"
     scores = {e.get_attribute("data-word"): e.get_attribute("data-score")
               for e in browser.find_elements("css selector", "#anagram-results [data-word]")}
     assert scores == {w["word"]: str(w["score"]) for w in asked.json()["words"]}
@@ -343,7 +347,7 @@ def test_no_request_leaves_127_0_0_1_and_a_screenshot(browser, site, tmp_path_fa
                                                       capsys):
     # Once cached, the icon is taken from the cache unlogged: this page surely asks for it.
     browser.execute_cdp_cmd("Network.clearBrowserCache", {})
-    open_page(browser, site, "?w=kitap+%C4%B0stanbul+evler+kalem&rack=kale%3F%5Blm%5D"
+    open_page(browser, site, "?w=kitap+%C4%B0stanbul+evler+kalem&rack=" + DEALT_Q +
                              "&game=kelimatik")
     origin = urlsplit(site)
     assert origin.hostname == "127.0.0.1"
@@ -520,15 +524,15 @@ def test_choosing_kurdish_kelimatik_brings_the_ku_lexicon_and_scores_kurmanji(br
     assert lexicons.first_selected_option.get_attribute("value") == "ku"
     assert "navînî her dest herî kêm 50 xal" in browser.find_element("id", "game-desc").text
     rack = browser.find_element("id", "rack")
-    rack.send_keys("xweşîn", Keys.ENTER)
+    rack.send_keys(DEALT_KU, Keys.ENTER)
     settle(browser)
-    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "xweşîn", "game": "kelimatik-ku",
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": DEALT_KU, "game": "kelimatik-ku",
                                                     "lexicon": "ku"}).json()
     scores = {e.get_attribute("data-word"): e.get_attribute("data-score")
               for e in browser.find_elements("css selector", "#anagram-results [data-word]")}
     assert scores == {w["word"]: str(w["score"]) for w in asked["words"]}
     assert scores["xweş"] == "60"  # (x 5 + w 5 + e 1 + ş 4) × 4
-    assert query_of(browser) == "rack=xwe%C5%9F%C3%AEn&game=kelimatik-ku&lex=ku"
+    assert query_of(browser) == f"rack={quote_plus(DEALT_KU)}&game=kelimatik-ku&lex=ku"
     lexicons.select_by_value("tr")  # a Turkish lexicon brings a game for its letters
     settle(browser)
     assert games.first_selected_option.text == "Kelimelik"
@@ -536,7 +540,8 @@ def test_choosing_kurdish_kelimatik_brings_the_ku_lexicon_and_scores_kurmanji(br
 
 @needs_browser
 def test_every_game_s_example_rack_works_in_that_game(browser, site):
-    """The placeholder kale?[lm] was an error in the default game (no two-letter tiles)."""
+    """The placeholder kale?[lm] was an error in the default game (no two-letter tiles); each
+    is a rack its game deals (Kelimatik's 10 tiles: 5 consonants, 3 vowels, [lm], a joker)."""
     from selenium.webdriver.support.ui import Select
 
     open_page(browser, site)
@@ -571,14 +576,21 @@ def test_errors_speak_turkish_and_no_maintainer_note_shows(browser, page_setting
         assert browser.find_elements("css selector", "#words-out .tdk") == []
         error = browser.find_element("css selector", "#rack-out .error").text
         assert error.startswith("Hata: Istaka 5. karakterde okunamadı") and "never" not in error
+        # invalid_rack, or rack_not_dealt from a server with the games' deal (issue 32, item 5)
         open_page(browser, url, "?rack=abcdefgh%C4%9F%C4%B1ijkl")
-        error = browser.find_element("css selector", "#rack-out .error").text
-        assert error.startswith("Hata: Bu oyunda el 7 taş, ıstakada 14 taş var: 7 taşı çıkarın.")
+        error = browser.find_element("css selector", "#rack-out .error")
+        assert error.text.startswith({
+            "invalid_rack": "Hata: Bu oyunda el 7 taş, ıstakada 14 taş var: 7 taşı çıkarın.",
+            "rack_not_dealt": "Hata: Kelimelik elde en çok 7 taş dağıtır; bu ıstakada 14 taş "
+                              "var: 7 taşı çıkarın."}[error.get_attribute("data-code")]), error.text
         open_page(browser, url, "?rack=abcdefgh%C4%9F%C4%B1ijklmn&game=harfbank")
-        error = browser.find_element("css selector", "#rack-out .error").text
-        assert error.startswith("Hata: Bu oyunda el 14 taş (15 taşa kadar), ıstakada 16 taş var: "
-                                "1 taşı çıkarın.")
-        assert "hand holds" not in error
+        error = browser.find_element("css selector", "#rack-out .error")
+        assert error.text.startswith({
+            "invalid_rack": "Hata: Bu oyunda el 14 taş (15 taşa kadar), ıstakada 16 taş var: "
+                            "1 taşı çıkarın.",
+            "rack_not_dealt": "Hata: Harfbank elde en çok 15 taş dağıtır; bu ıstakada 16 taş "
+                              "var: 1 taşı çıkarın."}[error.get_attribute("data-code")]), error.text
+        assert "hand holds" not in error.text and "deals" not in error.text
 
 
 @needs_browser
@@ -728,7 +740,7 @@ def tile_values(element) -> list[tuple[str, str]]:
 def test_tiles_show_their_letter_values(browser, site):
     """No tile showed its value: the game's letter values are on every tile now, and the
     game card lists them."""
-    open_page(browser, site, "?rack=kale%3F%5Blm%5D&game=kelimatik")
+    open_page(browser, site, f"?rack={DEALT_Q}&game=kelimatik")
     values = httpx.get(f"{site}/v1/games").json()
     kelimatik = next(g for g in values["games"] if g["name"] == "kelimatik")
     elmalik = browser.find_element("css selector", '#anagram-results [data-word="elmalık"]')
@@ -874,8 +886,8 @@ BOXES = """
 @needs_browser
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("lang, query", [
-    ("tr", "?w=kitap+evler&rack=kale%3F%5Blm%5D&game=kelimatik&contains=a"),
-    ("ku", "?w=xwe%C5%9F+nanik&rack=m%C3%AAr%3Fn&game=kelimatik-ku")])
+    ("tr", f"?w=kitap+evler&rack={DEALT_Q}&game=kelimatik&contains=a"),
+    ("ku", f"?w=xwe%C5%9F+nanik&rack={quote_plus(DEALT_KU)}&game=kelimatik-ku")])
 def test_the_page_fits_a_phone_and_a_desktop(browser, site, width, lang, query,
                                              tmp_path_factory, capsys):
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -929,30 +941,36 @@ def test_a_rack_the_game_cannot_deal_can_be_asked_anyway(browser, site):
     """rack_not_dealt (a 422 naming the rule) offers "Yine de dene": the same question with
     "what_if": true, its answer marked as one the game would not deal."""
     open_page(browser, site, "?game=kelimatik")
+    # A server with racks' rule refuses kale? itself; one without it (before issue 32, item 5)
+    # is stood in for: the refusal it would send, and the question without what_if after.
+    knows = "what_if" in httpx.get(f"{site}/openapi.json").text
     browser.execute_script("""
-        const real = window.fetch;
+        const real = window.fetch, knows = arguments[0];
         window.sent = [];
         window.fetch = async (url, init) => {
           if (!String(url).startsWith("v1/anagram")) return real(url, init);
           const body = JSON.parse(init.body);
           window.sent.push({...body});
+          if (knows) return real(url, init);
           if (!body.what_if) return new Response(JSON.stringify({error: {
-              code: "rack_not_dealt", message: "Kelimatik deals 1 two-letter tile; this rack has 0",
-              details: {game: "kelimatik", rule: "two_letter", least: 1, most: 1, found: 0}}}),
+              code: "rack_not_dealt", message: "Kelimatik deals 10 tiles; this rack has 5",
+              details: {game: "kelimatik", rule: "tiles", least: 10, most: 10, found: 5}}}),
             {status: 422, headers: {"Content-Type": "application/json"}});
-          delete body.what_if;  // this server's API before racks: the question as it was
+          delete body.what_if;
           return real(url, {...init, body: JSON.stringify(body)});
-        };""")
+        };""", knows)
     rack = browser.find_element("id", "rack")
     rack.send_keys("kale?")
     browser.find_element("id", "rack-go").click()
     settle(browser)
     error = browser.find_element("css selector", "#rack-out .error").text
-    assert error.startswith("Hata: Kelimatik elde 1 iki harfli taş dağıtır; bu ıstakada 0 var")
+    assert error.startswith("Hata: Kelimatik elde 10 taş dağıtır; bu ıstakada 5 taş var: "
+                            "5 taş ekleyin."), error
     assert rack_words(browser) == []
     browser.find_element("css selector", "#rack-out .what-if-go").click()
     settle(browser)
-    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "kale?", "game": "kelimatik"})
+    asked = httpx.post(f"{site}/v1/anagram", json={"rack": "kale?", "game": "kelimatik",
+                                                    **({"what_if": True} if knows else {})})
     assert sorted(rack_words(browser)) == sorted(w["word"] for w in asked.json()["words"])
     assert browser.find_element("css selector", "#rack-out .what-if").text.startswith(
         "Bu oyunun dağıtmayacağı taşlarla (ya öyle olsaydı):")

@@ -20,7 +20,9 @@
   const ui = (key) => M().ui[key];
   // A lexicon's language, by its letters (GET /v1/lexicons gives each one's alphabet).
   const LANGUAGES = {"abcçdefgğhıijklmnoöprsştuüvyz": "tr", "abcçdeêfghiîjklmnopqrsştuûvwxyz": "ku"};
-  const EXAMPLES = {tr: ["kalem?", "kale?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêr?[an]"]};
+  // Each a rack its game deals: Kelimatik's 10 tiles are 5 consonants, 3 vowels, a two-letter
+  // tile and a joker; a Harfbank hand 14 tiles, or 15 with the one drawn to throw away.
+  const EXAMPLES = {tr: ["kalem?", "kelimats?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêrxweşî?[an]"]};
   // POST /v1/reports: what a player may say is wrong with a verdict (kelime.reports.KINDS)
   const REPORT_KINDS = [
     ["missing", "report_missing", "missing: a real word the game refuses"],
@@ -86,7 +88,11 @@
       const game = games[d.game] || games[gameSelect.value];
       const values = {...d, game: gameName(d.game || gameSelect.value),
                       want: d.least === d.most ? d.most : t("at_most", {n: d.most})};
-      if (d.rule === "tiles") return fill(errors.rack_not_dealt_tiles, values);
+      if (d.rule === "tiles") {  // how many to take out or add, when the figures say
+        if (d.found > d.most) return fill(errors.rack_not_dealt_over, {...values, over: d.found - d.most});
+        if (d.found < d.least) return fill(errors.rack_not_dealt_under, {...values, under: d.least - d.found});
+        return fill(errors.rack_not_dealt_tiles, values);
+      }
       if (d.rule === "letter") return fill(errors.rack_not_dealt_letter, values);
       if (M().text[`kind_${d.rule}`]) return fill(errors.rack_not_dealt_kind, {...values, kind: t(`kind_${d.rule}`)});
       return fill(errors.rack_not_dealt, {makeup: makeup(game)});
