@@ -774,6 +774,16 @@ def test_starts_with_ends_with_and_contains_use_the_board_letters(browser, site)
     assert all("m" in w for w in rack_words(browser))
 
 
+def open_lists(driver) -> None:
+    """Open the study lists and wait for them (the toggle event comes after the click)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.find_element("css selector", "#lists summary").click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(
+        "css selector", "#lists-out [data-list], #lists-out .error"))
+    settle(driver)
+
+
 @needs_browser
 def test_the_short_word_lists_players_study(browser, site):
     """Two- and three-letter words and short words with the game's dearest letters, from
@@ -781,8 +791,7 @@ def test_the_short_word_lists_players_study(browser, site):
     from selenium.webdriver.support.ui import Select
 
     open_page(browser, site)
-    browser.find_element("css selector", "#lists summary").click()
-    settle(browser)
+    open_lists(browser)
     words = httpx.get(f"{site}/v1/lexicons/tr/words").text.split()
 
     def listed(key: str) -> list[str]:
@@ -894,8 +903,7 @@ def test_the_page_fits_a_phone_and_a_desktop(browser, site, width, lang, query,
         "width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 500})
     try:
         open_page(browser, site, query)
-        browser.find_element("css selector", "#lists summary").click()
-        settle(browser)
+        open_lists(browser)
         assert browser.execute_script("return document.documentElement.lang") == lang
         seen = browser.execute_script(BOXES)
         assert seen["scroll"] <= seen["width"] <= width, seen  # no sideways scroll
