@@ -32,9 +32,9 @@
      "offensive: an insult or obscenity the game accepts"],
   ];
   const NOTE_CHARS = 500;        // a report's note (KELIME_MAX_NOTE_CHARS' default)
-  const DETAILS_FOR = 20;
+  const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
   const PATTERN_SQUARES = 15;    // a board row: KELIME_MAX_PATTERN_LENGTH's default
-  const SHOWN = 200;             // the filtered words shown, best first        // GET /v1/words (hooks, TDK entries) for the first 20 words
+  const SHOWN = 200;             // the filtered words shown, best first
   const numbers = new Intl.NumberFormat("tr-TR");
   const $ = (id) => document.getElementById(id);
   const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
