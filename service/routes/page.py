@@ -1,9 +1,13 @@
-"""GET /: the page for people (check words, try a rack, see the lexicon), and its static files.
+"""GET /: the page for people (check words, try a rack, study short words, see the lexicon),
+and its static files.
 
 The page is plain files under `service/static/` (no build step, nothing loaded from outside):
 `index.html` renders a usable `<form method=get>` without JavaScript; `page.js` fetches the
 answers from the JSON API and keeps the question in the URL (`/?w=kitap+evler`,
 `/?rack=kale%3F%5Blm%5D&game=kelimatik`) so that a result can be shared as a link.
+`messages.json` holds every sentence it shows, in Turkish and in Kurmanji (spoken when the
+lexicon is Kurmanji): the interface, each verdict reason and each error code of `CODES`
+(tests/test_page.py holds the codes and reasons equal to the server's).
 
 Every reply here carries a strict Content-Security-Policy (scripts, styles and requests only
 from this origin, no inline script) and `X-Content-Type-Options: nosniff`. The files are read
@@ -31,6 +35,7 @@ CONTENT_TYPES = {
     ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".json": "application/json",
 }
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -83,8 +88,8 @@ async def page(request: Request) -> Response:
 
 @router.api_route("/static/{name}", methods=["GET", "HEAD"])
 async def static(request: Request, name: str) -> Response:
-    """One of the page's files: page.js, page.css, icon.svg (the page itself is at /, where
-    its relative links work)."""
+    """One of the page's files: page.js, page.css, messages.json, icon.svg (the page itself
+    is at /, where its relative links work)."""
     if name == PAGE:
         raise NotFound("not_found", "the page is at /, not /static/index.html")
     return serve(request, name)

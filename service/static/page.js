@@ -4,49 +4,47 @@
 "use strict";
 
 (() => {
-  const REASONS = {
-    not_in_dictionary: ["sözlükte yok", "not in the dictionary"],
-    proper_name: ["özel ad", "proper name"],
-    obscene: ["müstehcen veya hakaret", "obscene or insulting"],
-    too_short: ["bu oyun için çok kısa", "too short for this game"],
-    invalid_chars: ["sözlüğün alfabesinde olmayan karakter", "letters outside the lexicon's alphabet"],
-    phrase: ["tek kelime değil, söz öbeği", "a phrase, not one word"],
-  };
-  const SOURCE_KINDS = {bootstrap: "çevrimdışı başlangıç listesi", tdk: "TDK taraması",
-                        list: "kelime listesi", test: "deneme"};
-  // The API's error codes in Turkish; its English message follows as the gloss.
-  const ERRORS = {
-    invalid_rack: "ıstaka okunamadı ya da bu oyunun ıstakası değil",
-    invalid_pattern: "tahta deseni okunamadı", invalid_option: "bu seçenekle sorulamaz",
-    over_limit: "sınırın üstünde", unknown_lexicon: "bu sözlük yüklü değil",
-    unknown_game: "bu oyun bilinmiyor", invalid_request: "istek okunamadı",
-    too_many_words: "çok fazla kelime", word_too_long: "kelime çok uzun",
-    not_ready: "sözlük henüz yüklenmedi", busy: "sunucu meşgul, biraz sonra yeniden deneyin",
-    index_missing: "bu sözlükle taş denenemiyor", network: "sunucuya ulaşılamadı",
-  };
+  // Every sentence a player reads, in Turkish ("tr") and Kurmanji ("ku"): static/messages.json
+  // (the server's error codes and verdict reasons, each mapped to a sentence; the interface
+  // text, whose Turkish is index.html's too). The page speaks Kurmanji when the lexicon is.
+  let messages = null, lang = "tr";
+  const M = () => messages[lang];
+  // A template with its {names} filled; a bracket whose value is missing is left out.
+  function fill(template, values) {
+    const has = (name) => values && values[name] !== undefined && values[name] !== null;
+    return template.replace(/\s*\([^()]*\{(\w+)\}[^()]*\)/g, (group, name) => (has(name) ? group : ""))
+      .replace(/\{(\w+)\}/g, (_, name) => (has(name) ? (typeof values[name] === "number"
+        ? count(values[name]) : String(values[name])) : "…"));
+  }
+  const t = (key, values) => fill(M().text[key] || "", values);
+  const ui = (key) => M().ui[key];
   // A lexicon's language, by its letters (GET /v1/lexicons gives each one's alphabet).
-  const LANGUAGES = {"abcçdefgğhıijklmnoöprsştuüvyz": "Türkçe",
-                     "abcçdeêfghiîjklmnopqrsştuûvwxyz": "Kürtçe (Kurmancî)"};
-  const EXAMPLES = {tr: ["kalem?", "kale?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêr?[an]"]};
+  const LANGUAGES = {"abcçdefgğhıijklmnoöprsştuüvyz": "tr", "abcçdeêfghiîjklmnopqrsştuûvwxyz": "ku"};
+  // Each a rack its game deals: Kelimatik's 10 tiles are 5 consonants, 3 vowels, a two-letter
+  // tile and a joker; a Harfbank hand 14 tiles, or 15 with the one drawn to throw away.
+  const EXAMPLES = {tr: ["kalem?", "kelimats?[lm]", "kalemkitap?ilgi"], ku: ["mêr?n", "mêrxweşî?[an]"]};
   // POST /v1/reports: what a player may say is wrong with a verdict (kelime.reports.KINDS)
   const REPORT_KINDS = [
-    ["missing", "Eksik: gerçek bir kelime, oyun kabul etmiyor", "missing: a real word the game refuses"],
-    ["wrong", "Yanlış: oyun kabul ediyor ama kelime değil ya da yanlış yazılmış",
+    ["missing", "report_missing", "missing: a real word the game refuses"],
+    ["wrong", "report_wrong",
      "wrong: the game accepts it, but it is not a word or misspelt"],
-    ["offensive", "Hakaret ya da müstehcen: oyun kabul ediyor",
+    ["offensive", "report_offensive",
      "offensive: an insult or obscenity the game accepts"],
   ];
   const NOTE_CHARS = 500;        // a report's note (KELIME_MAX_NOTE_CHARS' default)
   const DETAILS_FOR = 20;        // GET /v1/words (hooks, TDK entries) for the first 20 words
+  const PATTERN_SQUARES = 15;    // a board row: KELIME_MAX_PATTERN_LENGTH's default
+  const SHOWN = 200;             // the filtered words shown, best first
   const numbers = new Intl.NumberFormat("tr-TR");
   const $ = (id) => document.getElementById(id);
   const form = $("soru"), wordsInput = $("w"), rackInput = $("rack"), gameSelect = $("game");
   const lexSelect = $("lex");
+  const FILTERS = ["starts", "ends", "contains"];   // letters on the board: anagram patterns
   const wordsOut = $("words-out"), rackOut = $("rack-out");
   // What a screen reader announces (role=status): the summary of an answer, not all of it.
   const announce = (section, text) => { $(`${section}-status`).textContent = text; };
   let games = {}, defaultGame = "kelimelik";
-  let lexicons = {}, defaultLexicon = "";
+  let lexicons = {}, defaultLexicon = "", lexiconsFailed = null;
   let reportsTaken = false;   // GET v1/reports is 405 (the POST route is there), else 404
   const last = {words: null, rack: null};             // the question each section shows
   const running = {words: null, rack: null};          // its AbortController
@@ -67,9 +65,49 @@
   }
   const en = (text) => el("span", {lang: "en", class: "en"}, text);
   const status = (text, english) => el("p", {class: "status"}, text, english ? [" ", en(english)] : null);
-  const errorBox = (err) => el("p", {class: "error", role: "alert"}, "Hata: ",
-    ERRORS[err.code] || "istek yanıtlanamadı", ". ", en(err.message),
-    err.code ? el("span", {class: "en"}, ` (${err.code})`) : null);
+  // What went wrong, as a sentence for the player; the server's own words (English, for
+  // whoever maintains it) stay folded away under "Ayrıntı".
+  const errorBox = (err) => el("p", {class: "error", role: "alert", "data-code": err.code || ""},
+    `${t("error")}: `, errorSentence(err), " ", technical(err));
+  const technical = (err) => el("details", {class: "technical"}, el("summary", {}, t("detail")),
+    el("span", {lang: "en"}, err.message || "", err.code ? ` (${err.code})` : ""));
+  function errorSentence(err) {
+    const errors = M().errors;
+    const d = (err.details && typeof err.details === "object") ? err.details : {};
+    if (err.code === "invalid_rack") {
+      if (d.tiles !== undefined && d.most !== undefined) {
+        return fill(errors.invalid_rack_tiles, {...d, over: d.tiles - d.most,  // "(15 taşa kadar)":
+                                                most: d.most === d.rack_size ? null : d.most});  // Harfbank's
+      }
+      if (d.game_blanks !== undefined) return fill(errors.invalid_rack_blanks, d);
+      if (d.tile && d.position === undefined) return fill(errors.invalid_rack_two_letter, d);
+      if (d.character) return fill(errors.invalid_rack_character, d);
+      if (d.position !== undefined) return fill(errors.invalid_rack_position, d);
+    }
+    if (err.code === "rack_not_dealt") {  // details: game, rule, least, most, found (letter)
+      const game = games[d.game] || games[gameSelect.value];
+      const values = {...d, game: gameName(d.game || gameSelect.value),
+                      want: d.least === d.most ? d.most : t("at_most", {n: d.most})};
+      if (d.rule === "tiles") {  // how many to take out or add, when the figures say
+        if (d.found > d.most) return fill(errors.rack_not_dealt_over, {...values, over: d.found - d.most});
+        if (d.found < d.least) return fill(errors.rack_not_dealt_under, {...values, under: d.least - d.found});
+        return fill(errors.rack_not_dealt_tiles, values);
+      }
+      if (d.rule === "letter") return fill(errors.rack_not_dealt_letter, values);
+      if (M().text[`kind_${d.rule}`]) return fill(errors.rack_not_dealt_kind, {...values, kind: t(`kind_${d.rule}`)});
+      return fill(errors.rack_not_dealt, {makeup: makeup(game)});
+    }
+    if (err.code === "game_not_for_lexicon") {
+      return fill(errors.game_not_for_lexicon, {games: (d.games || []).map(gameName).join(", ") || null});
+    }
+    return fill(errors[err.code] || errors.other, d);
+  }
+  // What a game deals: its hand's makeup where the rules give one, else its size.
+  function makeup(game) {
+    if (!game) return "";
+    const c = game.composition;
+    return c ? t("makeup", c) : t("makeup_hand", {n: game.rack_size + (game.discard || 0)});
+  }
   const gameName = (name) => (games[name] && games[name].title) || name;
   const count = (n) => numbers.format(n);
   function pageLink(params) {
@@ -80,9 +118,9 @@
 
   // ---- the API ----------------------------------------------------------------------
   class ApiError extends Error {
-    constructor(message, code, status, retryAfter) {
+    constructor(message, code, status, retryAfter, details) {
       super(message);
-      this.code = code; this.status = status; this.retryAfter = retryAfter;
+      this.code = code; this.status = status; this.retryAfter = retryAfter; this.details = details;
     }
   }
   async function api(path, body, signal) {
@@ -105,7 +143,7 @@
       const error = data && data.error;
       throw new ApiError(error && error.message ? error.message : `HTTP ${reply.status}`,
                          error && error.code ? error.code : null, reply.status,
-                         reply.headers.get("Retry-After"));
+                         reply.headers.get("Retry-After"), error && error.details);
     }
     return data;
   }
@@ -120,16 +158,17 @@
   function readURL() {
     const q = new URLSearchParams(location.search);
     return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || "",
-            lex: q.get("lex") || ""};
+            lex: q.get("lex") || "", ...Object.fromEntries(FILTERS.map((f) => [f, q.get(f) || ""]))};
   }
   function state() {
     return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value,
-            lex: lexSelect.value};
+            lex: lexSelect.value, ...Object.fromEntries(FILTERS.map((f) => [f, $(f).value.trim()]))};
   }
   function writeURL(s) {
     const q = new URLSearchParams();
     if (s.w) q.set("w", s.w);
     if (s.rack) q.set("rack", s.rack);
+    for (const f of FILTERS) if (s[f]) q.set(f, s[f]);
     if (s.game && s.game !== defaultGame) q.set("game", s.game);
     if (s.lex && s.lex !== defaultLexicon) q.set("lex", s.lex);
     const query = q.toString();
@@ -142,8 +181,7 @@
 
   // ---- words -----------------------------------------------------------------------
   function reasonText(reason) {
-    const known = REASONS[reason];
-    return known ? [known[0], " ", en(`(${known[1]})`)] : [reason || "geçersiz"];
+    return M().reasons[reason] || M().reasons.other;
   }
   // `asked`: the lexicon and game the verdict came from, which a report of it names too.
   function verdictItem(result, asked) {
@@ -151,14 +189,14 @@
     const reason = result.reason || "";
     const opener = reportsTaken ? el("button", {type: "button", class: "report-open",
                                                 "aria-expanded": "false"},
-      "Bildir", el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word")) : null;
+      t("report"), el("span", {class: "sr"}, ` (${result.word})`), " ", en("report this word")) : null;
     const head = el("div", {class: "verdict-head"},
       el("span", {class: "mark", "aria-hidden": "true"}, valid ? "✓" : "✗"),
       el("span", {class: "word"}, result.word),
       result.normalized && result.normalized !== result.word
         ? el("span", {class: "normal"}, "→ ", result.normalized) : null,
-      el("span", {class: "state"}, valid ? "geçerli" : "geçersiz:"),
-      valid ? en("valid") : el("span", {class: "reason"}, reasonText(reason)),
+      el("span", {class: "state"}, valid ? t("valid") : t("invalid")),
+      valid ? null : el("span", {class: "reason"}, reasonText(reason)),
       opener);
     // The report's outcome is announced from here (a live region there before it is filled).
     const outcome = el("p", {class: "report-outcome", "aria-live": "polite"});
@@ -194,20 +232,20 @@
     const kinds = REPORT_KINDS.map(([kind, text, english]) => el("div", {class: "choice"},
       el("input", {type: "radio", name: id("kind"), id: id(kind), value: kind,
                    checked: kind === chosen}),
-      el("label", {for: id(kind)}, text, " ", en(english))));
+      el("label", {for: id(kind)}, t(text), " ", en(english))));
     const note = el("textarea", {id: id("note"), rows: 3, maxlength: NOTE_CHARS,
                                  "aria-describedby": id("note-hint")});
-    const send = el("button", {type: "button", class: "report-send"}, "Gönder ", en("send"));
-    const cancel = el("button", {type: "button", class: "report-cancel"}, "Vazgeç ", en("cancel"));
+    const send = el("button", {type: "button", class: "report-send"}, `${t("report_send")} `, en("send"));
+    const cancel = el("button", {type: "button", class: "report-cancel"}, `${t("report_cancel")} `, en("cancel"));
     const panel = el("div", {class: "report", id: id("form"), role: "group",
                              "aria-labelledby": id("title")},
       el("fieldset", {},
-        el("legend", {id: id("title")}, "Bildirim: ", el("q", {}, result.word), " ",
+        el("legend", {id: id("title")}, `${t("report_title")} `, el("q", {}, result.word), " ",
            en("report this word: what is wrong with the verdict?")),
         kinds),
-      el("label", {for: id("note")}, "Not ", en("note, optional")), note,
+      el("label", {for: id("note")}, `${t("report_note")} `, en("note, optional")), note,
       el("p", {class: "hint", id: id("note-hint")},
-         `İsteğe bağlı, en çok ${count(NOTE_CHARS)} karakter; düz metin olarak saklanır. `,
+         `${t("report_note_hint", {n: NOTE_CHARS})} `,
          en(`Optional, up to ${NOTE_CHARS} characters, kept as plain text.`)),
       el("div", {class: "report-buttons"}, send, cancel));
     panel.dismiss = close;
@@ -224,14 +262,14 @@
       send.setAttribute("aria-disabled", "true");
       panel.setAttribute("aria-busy", "true");
       outcome.className = "report-outcome";
-      outcome.replaceChildren("Gönderiliyor… ", en("sending…"));
+      outcome.replaceChildren(`${t("report_sending")} `, en("sending…"));
       const body = {word: result.word, kind: panel.querySelector("input:checked").value,
                     game: asked.game, note: note.value.trim() ? note.value : null};
       if (asked.lexicon) body.lexicon = asked.lexicon;
       try {
         const reply = await api("v1/reports", body);
         outcome.className = "report-outcome done";
-        outcome.replaceChildren(`Teşekkürler: bildirim #${reply.id} (${count(reply.count)}. kez) `,
+        outcome.replaceChildren(`${t("report_thanks", {id: String(reply.id), n: reply.count})} `,
           en(`thank you: report #${reply.id} (reported ${reply.count} ${reply.count === 1 ? "time" : "times"})`));
         close();
       } catch (e) {
@@ -248,21 +286,21 @@
   }
   function reportFailure(e) {
     if (e.status === 404 && (!e.code || e.code === "not_found")) {
-      return ["Bu sunucu kelime bildirimi toplamıyor. ", en("This server does not collect reports.")];
+      return [`${t("report_none")} `, en("This server does not collect reports.")];
     }
     if (e.status === 429) {
       const seconds = /^\d+$/.test(e.retryAfter || "") ? Number(e.retryAfter) : 0;
       const minutes = Math.max(1, Math.ceil(seconds / 60));
       return seconds
-        ? [`Çok fazla bildirim: ${count(minutes)} dakika sonra yeniden deneyin. `,
+        ? [`${t("report_later_minutes", {n: minutes})} `,
            en(`Too many reports: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`)]
-        : ["Çok fazla bildirim: daha sonra yeniden deneyin. ", en("Too many reports: try again later.")];
+        : [`${t("report_later")} `, en("Too many reports: try again later.")];
     }
     if (e.code === "reports_full" || e.code === "reports_unavailable" || e.code === "busy") {
-      return ["Bildirimler şu an alınamıyor: daha sonra yeniden gönderin. ",
+      return [`${t("report_unavailable")} `,
               en("Reports cannot be taken right now: send it again later.")];
     }
-    return ["Bildirim gönderilemedi: ", e.message, e.code ? en(` (${e.code})`) : null];
+    return [`${t("report_failed")} `, errorSentence(e), " ", technical(e)];
   }
   function letters(label, english, list) {
     if (!list || !list.length) return null;
@@ -294,7 +332,7 @@
     const parts = [];
     const suggestions = Array.isArray(info.suggestions) ? info.suggestions : null;
     if (suggestions && suggestions.length) {
-      parts.push(el("p", {}, el("span", {class: "label"}, "Öneriler"), " ", en("suggestions"), ": ",
+      parts.push(el("p", {}, el("span", {class: "label"}, t("suggestions")), " ", en("suggestions"), ": ",
         el("ul", {class: "chips"}, suggestions.map((s) => {
           const word = typeof s === "string" ? s : (s && s.word) || "";
           return el("li", {}, el("a", {href: pageLink({w: word, game: game !== defaultGame && game}),
@@ -302,11 +340,11 @@
         }))));
     }
     if (info.hooks) {
-      parts.push(letters("Başına gelebilen harfler", "front hooks", info.hooks.front));
-      parts.push(letters("Sonuna gelebilen harfler", "back hooks", info.hooks.back));
+      parts.push(letters(t("front_hooks"), "front hooks", info.hooks.front));
+      parts.push(letters(t("back_hooks"), "back hooks", info.hooks.back));
     }
     if (info.entries && info.entries.length) parts.push(entriesBlock(info.entries));
-    else if (info.cache) parts.push(el("p", {class: "hint"}, "TDK'de bu kelimenin tanımı yok. ",
+    else if (info.cache) parts.push(el("p", {class: "hint"}, t("no_tdk"), " ",
                                        en("No TDK definition for this word.")));
     return parts;
   }
@@ -323,15 +361,16 @@
       if (!signal.aborted) out.removeAttribute("aria-busy");
     }
   }
-  const runWords = (text, game) => runSection("words", wordsOut, JSON.stringify([text, game]),
-                                               (signal) => askWords(text, game, signal));
-  const runRack = (rack, game) => runSection("rack", rackOut, JSON.stringify([rack, game]),
-                                             (signal) => askRack(rack, game, signal));
+  const runWords = (text, game) => runSection("words", wordsOut,
+    JSON.stringify([text, game, lexSelect.value, lang]), (signal) => askWords(text, game, signal));
+  const runRack = (s) => runSection("rack", rackOut,
+    JSON.stringify([s.rack, s.game, s.lex, lang, s.whatIf, ...FILTERS.map((f) => s[f])]),
+    (signal) => askRack(s, signal));
 
   async function askWords(text, game, signal) {
     const words = splitWords(text);
     if (!words.length) { wordsOut.replaceChildren(); announce("words", ""); return; }
-    wordsOut.replaceChildren(status("Denetleniyor…", "checking…"));
+    wordsOut.replaceChildren(status(t("checking"), "checking…"));
     let reply;
     try {
       // The first DETAILS_FOR words get their suggestions from GET /v1/words below; only
@@ -348,7 +387,8 @@
       return;
     }
     const valid = reply.results.filter((r) => r.valid).length;
-    announce("words", reply.all_valid ? "Hepsi geçerli" : `${reply.results.length} kelimeden ${valid} tanesi geçerli`);
+    const summary = reply.all_valid ? t("all_valid") : t("some_valid", {n: reply.results.length, valid});
+    announce("words", summary);
     const source = {lexicon: reply.lexicon && reply.lexicon.name, game};
     const items = reply.results.map((r) => verdictItem(r, source));
     reply.results.forEach((r, i) => {  // the words past DETAILS_FOR get their suggestions here
@@ -357,10 +397,10 @@
       }
     });
     wordsOut.replaceChildren(
-      el("p", {class: "summary"}, reply.all_valid ? "Hepsi geçerli" : `${count(reply.results.length)} kelimeden ${count(valid)} tanesi geçerli`,
-         " ", en(reply.all_valid ? "all valid" : `${valid} of ${reply.results.length} valid`)),
+      el("p", {class: "summary"}, summary, " ", en(reply.all_valid ? "all valid" : `${valid} of ${reply.results.length} valid`)),
       el("ul", {class: "verdicts", id: "verdicts"}, items),
-      el("p", {class: "lexicon-line"}, `Sözlük: ${reply.lexicon.name} ${reply.lexicon.version} · ${count(reply.lexicon.words)} kelime · oyun: ${gameName(game)}`));
+      el("p", {class: "lexicon-line"}, t("lexicon_line", {name: reply.lexicon.name,
+        version: reply.lexicon.version, words: reply.lexicon.words, game: gameName(game)})));
     // Details (hooks, TDK entries, suggestions), one GET a word, for the first DETAILS_FOR.
     const asked = reply.results.slice(0, DETAILS_FOR);
     await Promise.all(asked.map((r, i) => /^\.{1,2}$/.test(r.word) ? null :  // a dot segment
@@ -374,23 +414,42 @@
   }
 
   // ---- rack ------------------------------------------------------------------------
-  function tiles(list) {
-    const spoken = list.map((t) => (t.startsWith("?") ? `joker ${t.slice(1)}` : t)).join(", ");
-    return [el("span", {class: "tiles", "aria-hidden": "true"},
-               list.map((t) => t.startsWith("?")
-                 ? el("span", {class: "tile blank", title: `joker: ${t.slice(1)}`}, t.slice(1) || "?")
-                 : el("span", {class: "tile"}, t))),
-            el("span", {class: "sr"}, ` taşlar: ${spoken}`)];
+  // A tile's value in `game` (a blank's is the game's blank value; a two-letter tile's its own).
+  function tileValue(tile, game) {
+    if (!game) return null;
+    if (tile.startsWith("?")) return game.blank_value || 0;
+    if (tile.length > 1) {
+      const pairs = game.two_letter_tiles || {};
+      return (pairs.values || {})[tile] ?? pairs.default_value ?? null;
+    }
+    return (game.letter_values || {})[tile] ?? null;
+  }
+  function tile(face, value, kind) {
+    return el("span", {class: "tile" + (kind ? ` ${kind}` : "")}, face,
+              value === null || value === undefined ? null : el("sub", {class: "value"}, String(value)));
+  }
+  // `squares`: the pattern the word was found on (its letters are on the board, not tiles).
+  function tiles(list, game, squares) {
+    const spoken = list.map((x) => (x.startsWith("?") ? `${t("joker")} ${x.slice(1)}` : x)).join(", ");
+    let at = 0;
+    return [el("span", {class: "tiles", "aria-hidden": "true"}, list.map((x) => {
+              const board = squares && x.length === 1 && squares[at] !== ".";
+              at += x.startsWith("?") ? 1 : x.length;
+              if (board) return tile(x, null, "board");
+              return x.startsWith("?") ? tile(x.slice(1) || "?", tileValue(x, game), "blank")
+                                       : tile(x, tileValue(x, game));
+            })),
+            el("span", {class: "sr"}, ` ${t("tiles")}: ${spoken}`)];
   }
   function rackWord(item, rack, game) {
     return el("li", {"data-word": item.word, "data-score": item.score},
       el("a", {class: "word", href: pageLink({w: item.word, rack, game: game !== defaultGame && game}),
-               title: "Bu kelimeyi denetle (check this word)"}, item.word),
-      tiles(item.tiles || []),
-      item.score === undefined ? null : el("span", {class: "score"}, `${count(item.score)} puan`));
+               title: t("check_word")}, item.word),
+      tiles(item.tiles || [], games[game], item.squares),
+      item.score === undefined ? null : el("span", {class: "score"}, t("points", {n: item.score})));
   }
   function anagramBlock(reply, rack, game) {
-    if (!reply.words.length) return [status("Bu taşlarla kelime yok.", "no words from these tiles")];
+    if (!reply.words.length) return [status(t("no_words"), "no words from these tiles")];
     const groups = new Map();
     for (const item of reply.words) {
       const n = Array.from(item.word).length;
@@ -400,59 +459,123 @@
     const lengths = [...groups.keys()].sort((a, b) => b - a);
     const shown = reply.words.length;
     return [
-      el("p", {class: "summary"}, `${count(reply.count)} kelime`,
-         reply.truncated ? `, puana göre ilk ${count(shown)} tanesi gösteriliyor` : "", " ",
+      el("p", {class: "summary"}, t("n_words", {n: reply.count}),
+         reply.truncated ? t("first_shown", {shown}) : "", " ",
          en(reply.truncated ? `${reply.count} words, the first ${shown} shown` : `${reply.count} words`)),
       el("div", {id: "anagram-results"}, lengths.map((n) => {
         const items = groups.get(n);
-        return el("section", {class: "length-group", "aria-label": `${n} harfli kelimeler`},
-          el("h3", {}, `${n} harfli `, el("span", {class: "count"}, `(${count(items.length)})`)),
+        return el("section", {class: "length-group", "aria-label": t("n_letter_words", {n})},
+          el("h3", {}, `${t("n_letters", {n})} `, el("span", {class: "count"}, `(${count(items.length)})`)),
           el("ul", {class: "words"}, items.map((item) => rackWord(item, rack, game))));
       })),
     ];
   }
   function splitBlock(reply, rack, game) {
     const verdict = reply.found
-      ? el("p", {class: "verdict-line ok"}, "El tamamen dizildi ", en("laid out whole"))
-      : el("p", {class: "verdict-line no"}, "El tamamen dizilemedi ", en("not laid out whole"));
+      ? el("p", {class: "verdict-line ok"}, t("laid_whole"), " ", en("laid out whole"))
+      : el("p", {class: "verdict-line no"}, t("not_laid_whole"), " ", en("not laid out whole"));
     const facts = [];
-    if (reply.thrown) facts.push(el("p", {}, el("span", {class: "label"}, "Atılan taş: "),
-                                    el("span", {class: "tile" + (reply.thrown === "?" ? " blank" : "")}, reply.thrown)));
+    const profile = games[game];
+    if (reply.thrown) facts.push(el("p", {}, el("span", {class: "label"}, `${t("thrown")} `),
+      tile(reply.thrown, tileValue(reply.thrown === "?" ? "?" : reply.thrown, profile),
+           reply.thrown === "?" ? "blank" : null)));
     if ((reply.others_penalty_multiplier || 1) > 1)
-      facts.push(el("p", {class: "joker-finish"}, el("span", {class: "label"}, "Jokerle bitiş: "),
-                    `rakiplerin cezası ${reply.others_penalty_multiplier} kat `,
+      facts.push(el("p", {class: "joker-finish"}, el("span", {class: "label"}, `${t("joker_finish_line")} `),
+                    `${t("others_penalty", {n: reply.others_penalty_multiplier})} `,
                     en(`the others' penalty ×${reply.others_penalty_multiplier}`)));
     const left = reply.discarded || [];
-    if (left.length) facts.push(el("p", {}, el("span", {class: "label"}, "Artan taşlar: "),
-                                   left.map((t) => [el("span", {class: "tile"}, t), " "])));
-    facts.push(el("p", {}, el("span", {class: "label"}, "Ceza: "), `${count(reply.penalty)} puan`));
-    if (!reply.complete) facts.push(el("p", {class: "hint"}, "Süre doldu: daha iyi bir dizilim olabilir. ",
+    if (left.length) facts.push(el("p", {}, el("span", {class: "label"}, `${t("left_over")} `),
+                                   left.map((x) => [tile(x, tileValue(x, profile)), " "])));
+    facts.push(el("p", {}, el("span", {class: "label"}, `${t("penalty")} `), t("points", {n: reply.penalty})));
+    if (!reply.complete) facts.push(el("p", {class: "hint"}, t("out_of_time"), " ",
                                        en("The search ran out of time; a better layout may exist.")));
     return el("section", {class: "split", id: "split-results", "aria-labelledby": "split-h"},
-      el("h3", {id: "split-h"}, "Harfbank dizilimi ", en("Harfbank split")), verdict,
+      el("h3", {id: "split-h"}, t("split_h"), " ", en("Harfbank split")), verdict,
       reply.words.length ? el("ul", {class: "words"}, reply.words.map((item) => rackWord(item, rack, game))) : null,
       facts);
   }
-  async function askRack(rack, game, signal) {
-    if (!rack) { rackOut.replaceChildren(); announce("rack", ""); return; }
-    rackOut.replaceChildren(status("Aranıyor…", "searching…"));
-    const splitting = Boolean(games[game] && games[game].discard);  // Harfbank's split
+  // The board slots (anagram patterns) the filters describe: the letters on the board
+  // (starts + contains somewhere in the middle + ends) with 1 to `free` squares for the rack,
+  // no longer than `longest`. Empty when no filter is set.
+  function slots(s, free, longest, shortest) {
+    const clean = (x) => x.toLocaleLowerCase(lang === "ku" ? "ku" : "tr").replace(/[^\p{L}]/gu, "");
+    const [starts, ends, contains] = FILTERS.map((f) => clean(s[f]));
+    if (!starts && !ends && !contains) return [];
+    const found = new Set();
+    for (let k = 1; k <= free; k++) {
+      const middles = contains ? Array.from({length: k + 1}, (_, i) => ".".repeat(i) + contains + ".".repeat(k - i))
+                               : [".".repeat(k)];
+      for (const middle of middles) {
+        const slot = starts + middle + ends;
+        if (slot.length <= longest && slot.length >= shortest) found.add(slot);
+      }
+    }
+    return [...found];
+  }
+  // One anagram question a slot, a few at a time; their words merged (each word its best
+  // score, the board letters marked), best first.
+  async function filtered(s, patterns, lexicon, signal) {
+    const words = new Map();
+    let truncated = false, reply = null, next = 0;
+    async function worker() {
+      while (next < patterns.length) {
+        const pattern = patterns[next++];
+        reply = await api("v1/anagram", {rack: s.rack, game: s.game, lexicon, pattern, ...asked(s)}, signal);
+        truncated = truncated || reply.truncated;
+        for (const item of reply.words) {
+          const had = words.get(item.word);
+          if (!had || item.score > had.score) words.set(item.word, {...item, squares: pattern});
+        }
+      }
+    }
+    await Promise.all([worker(), worker(), worker()]);
+    const sorted = [...words.values()].sort((a, b) => b.score - a.score || a.word.localeCompare(b.word, "tr"));
+    return {lexicon: reply.lexicon, count: sorted.length, truncated: truncated || sorted.length > SHOWN,
+            words: sorted.slice(0, SHOWN)};
+  }
+  // A rack the game cannot deal may still be asked about, on purpose: "what_if": true.
+  const asked = (s) => (s.whatIf ? {what_if: true} : {});
+  function whatIfButton(error, s) {
+    if (!error || error.code !== "rack_not_dealt" || s.whatIf) return null;
+    const button = el("button", {type: "button", class: "what-if-go"}, t("what_if"), " ",
+                      el("span", {class: "hint"}, t("what_if_hint")));
+    button.addEventListener("click", () => runRack({...state(), whatIf: true}));
+    return button;
+  }
+  async function askRack(s, signal) {
+    const {rack, game} = s;
+    if (!rack) {  // an emptied rack says so, rather than clearing its answer without a word
+      const had = Boolean(rackOut.textContent);
+      rackOut.replaceChildren(had ? el("p", {class: "status empty"}, t("rack_emptied"), " ",
+                                       en("The rack is empty: type tiles to find words.")) : "");
+      announce("rack", had ? t("rack_emptied") : "");
+      return;
+    }
+    rackOut.replaceChildren(status(t("searching"), "searching…"));
+    const profile = games[game] || {};
+    const letters = rack.replace(/[\[\]\s]/g, "").length;
+    const patterns = slots(s, letters, PATTERN_SQUARES, profile.min_length || 2);
+    const filtering = FILTERS.some((f) => s[f]);
+    const splitting = Boolean(profile.discard) && !filtering;  // Harfbank's split
     const lexicon = lexSelect.value || undefined;
     const [anagram, split] = await Promise.allSettled([
-      api("v1/anagram", {rack, game, lexicon}, signal),
-      splitting ? api("v1/split", {rack, game, lexicon}, signal) : Promise.resolve(null)]);
+      filtering ? filtered(s, patterns, lexicon, signal) : api("v1/anagram", {rack, game, lexicon, ...asked(s)}, signal),
+      splitting ? api("v1/split", {rack, game, lexicon, ...asked(s)}, signal) : Promise.resolve(null)]);
     if (signal.aborted) return;
-    const parts = [];
+    const parts = s.whatIf ? [el("p", {class: "status what-if"}, t("what_if_shown"), " ",
+                                      en("tiles this game does not deal: what if"))] : [];
     if (splitting) {  // Harfbank's own question first: can the hand be laid out whole?
       if (split.status === "fulfilled") parts.push(splitBlock(split.value, rack, game));
       else if (anagram.status === "fulfilled") parts.push(errorBox(split.reason));
     }
-    if (anagram.status === "fulfilled") parts.push(...anagramBlock(anagram.value, rack, game));
-    else parts.push(errorBox(anagram.reason));
-    announce("rack", anagram.status === "fulfilled" ? `${anagram.value.count} kelime` : "");
-    if (anagram.status === "fulfilled") {
+    if (anagram.status === "fulfilled" && anagram.value.lexicon) parts.push(...anagramBlock(anagram.value, rack, game));
+    else if (anagram.status === "fulfilled") parts.push(status(t("no_words"), "no words from these tiles"));
+    else parts.push(errorBox(anagram.reason), whatIfButton(anagram.reason, s));
+    announce("rack", anagram.status === "fulfilled" ? t("n_words", {n: anagram.value.count}) : "");
+    if (anagram.status === "fulfilled" && anagram.value.lexicon) {
       const lex = anagram.value.lexicon;
-      parts.push(el("p", {class: "lexicon-line"}, `Sözlük: ${lex.name} ${lex.version} · oyun: ${gameName(game)}`));
+      parts.push(el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: lex.name,
+        version: lex.version, game: gameName(game)})));
     } else {
       last.rack = null;
     }
@@ -464,19 +587,28 @@
     const game = games[gameSelect.value];
     const desc = $("game-desc");
     if (!game) return;
-    const facts = [`en az ${game.min_length} harf`, `ıstaka ${game.rack_size} taş`,
-      game.scoring === "product" ? "puan: taş değerleri toplamı × taş sayısı"
-                                 : "puan: taş değerleri toplamı",
-      game.bingo_bonus ? `${game.rack_size} taşın hepsi +${game.bingo_bonus}` : null,
-      game.blanks ? `${game.blanks} joker` : null,
-      game.two_letter_tiles ? "ikili harf taşı" : null,
-      game.discard ? `${game.discard} taş atılarak bitilir` : null,
-      game.joker_finish_multiplier > 1 ? `jokerle bitişte rakiplerin cezası ${game.joker_finish_multiplier} kat` : null,
-      game.min_hand_average ? `el başına ortalama en az ${game.min_hand_average} puan` : null,
-      game.lexicon && lexicons[game.lexicon] ? `sözlük: ${lexiconName(lexicons[game.lexicon])}` : null];
+    const facts = [t("min_length", {n: game.min_length}), t("rack_size", {n: game.rack_size}),
+      t(game.scoring === "product" ? "score_product" : "score_sum"),
+      game.bingo_bonus ? t("bingo", {n: game.rack_size, bonus: game.bingo_bonus}) : null,
+      game.blanks ? t("blanks", {n: game.blanks}) : null,
+      game.two_letter_tiles ? t("two_letter") : null,
+      game.discard ? t("discard", {n: game.discard}) : null,
+      game.joker_finish_multiplier > 1 ? t("joker_finish", {n: game.joker_finish_multiplier}) : null,
+      game.min_hand_average ? t("hand_average", {n: game.min_hand_average}) : null,
+      game.lexicon && lexicons[game.lexicon] ? `${ui("lexicon").toLocaleLowerCase(lang)}: ${lexiconName(lexicons[game.lexicon])}` : null];
     desc.replaceChildren(`${game.title || game.name}: ${facts.filter(Boolean).join(" · ")}. `,
                          en(game.description || ""));
     rackInput.placeholder = example(game);
+    $("values").replaceChildren(...valuesBlock(game));
+  }
+  // The game's letter values as tiles.
+  function valuesBlock(game) {
+    const values = game.letter_values || {};
+    const lex = lexicons[game.lexicon || lexSelect.value || defaultLexicon];
+    const order = lex && lex.alphabet ? [...lex.alphabet].filter((ch) => ch in values) : Object.keys(values);
+    return [el("p", {class: "label", id: "values-h"}, t("values"), " ", en("letter values")),
+            el("ul", {class: "value-tiles", "aria-labelledby": "values-h"},
+               order.map((ch) => el("li", {"data-letter": ch, "data-value": values[ch]}, tile(ch, values[ch]))))];
   }
   // An example rack this game can deal (its letters, two-letter tiles only where it has them).
   function example(game) {
@@ -484,7 +616,11 @@
     if (hand && game.discard) return hand;
     return game.two_letter_tiles && pair ? pair : plain;
   }
-  const lexiconName = (lex) => `${LANGUAGES[lex.alphabet] || lex.name} (${lex.name})`;
+  const languageOf = (lex) => (lex && LANGUAGES[lex.alphabet]) || null;
+  const lexiconName = (lex) => {
+    const language = languageOf(lex);
+    return language ? `${t(`language_${language}`)} (${lex.name})` : lex.name;
+  };
   // Whether `game` scores every letter of lexicon `name` (the API refuses it otherwise).
   function fits(game, name) {
     const lex = lexicons[name || defaultLexicon];
@@ -501,7 +637,6 @@
     if (fits(games[gameSelect.value], lexSelect.value)) return;
     const fitting = Object.values(games).find((g) => fits(g, lexSelect.value));
     if (fitting) gameSelect.value = fitting.name;
-    describeGame();
   }
   async function loadGames(wanted) {
     try {
@@ -515,42 +650,42 @@
     const names = [...gameSelect.options].map((o) => o.value);
     if (wanted && !names.includes(wanted)) gameSelect.append(el("option", {value: wanted}, wanted));
     gameSelect.value = wanted || defaultGame;
-    describeGame();
   }
+  // What a player needs of a lexicon: which it is, its size and its date (how it was built,
+  // and its licence terms, are for maintainers: docs/lexicons.md).
   function lexiconBlock(lex) {
     const source = lex.source || {};
-    const counts = lex.counts || {};
-    const rejected = counts.rejected_by_reason || {};
     const row = (term, english, ...value) => [el("dt", {}, term, " ", en(english)), el("dd", {}, value)];
+    const date = (lex.created || "").slice(0, 10);
+    const licence = String(source.licence || "").split(":")[0].trim();
     return el("article", {class: "lexicon", "data-lexicon": lex.name},
       el("h3", {}, lexiconName(lex)),
       el("dl", {},
-        row("Ad", "name", lex.name),
-        row("Sürüm", "version", el("code", {}, lex.version || "")),
-        row("Kaynak", "source", source.name || "", source.kind ? ` (${SOURCE_KINDS[source.kind] || source.kind})` : ""),
-        source.note ? row("Not", "note", source.note) : null,
-        row("Lisans", "licence", source.licence || "belirtilmemiş"),
-        row("Kelime sayısı", "words", count(lex.words)),
-        counts.rejected !== undefined ? row("Elenen", "rejected", count(counts.rejected),
-          Object.keys(rejected).length ? [" (", Object.entries(rejected).map(([r, n], i) =>
-            [i ? ", " : "", (REASONS[r] || [r])[0], ": ", count(n)]), ")"] : "") : null,
-        lex.created ? row("Oluşturulma", "created", lex.created) : null,
-        lex.alphabet ? row("Alfabe", "alphabet", lex.alphabet) : null,
-        lex.sha256 ? row("SHA-256", "sha256", el("code", {}, lex.sha256)) : null));
+        row(t("lex_words"), "words", count(lex.words)),
+        date ? row(t("lex_date"), "date", el("time", {datetime: date}, date)) : null,
+        source.kind || source.attribution ? row(t("lex_source"), "source",  // CC BY-SA asks for it
+          source.attribution || t(`kind_${source.kind}`) || source.kind) : null,
+        licence ? row(t("lex_licence"), "licence", licence) : null,
+        row(t("lex_version"), "version", el("code", {}, lex.version || ""))));
   }
   async function loadLexicons(wanted) {
-    const box = $("lexicons");
     try {
       const reply = await api("v1/lexicons");
       lexicons = Object.fromEntries(reply.lexicons.map((lex) => [lex.name, lex]));
       defaultLexicon = reply.default || defaultLexicon;
-      lexSelect.replaceChildren(...reply.lexicons.map((lex) =>
-        el("option", {value: lex.name}, lexiconName(lex))));
+      lexSelect.replaceChildren(...reply.lexicons.map((lex) => el("option", {value: lex.name}, lex.name)));
       lexSelect.value = lexicons[wanted] ? wanted : defaultLexicon;
-      box.replaceChildren(...reply.lexicons.map(lexiconBlock));
     } catch (e) {
-      box.replaceChildren(errorBox(e));
+      lexiconsFailed = e;
     }
+  }
+  function showLexicons() {
+    if (lexiconsFailed) { $("lexicons").replaceChildren(errorBox(lexiconsFailed)); return; }
+    for (const option of lexSelect.options) {
+      if (lexicons[option.value]) option.textContent = lexiconName(lexicons[option.value]);
+    }
+    const chosen = lexicons[lexSelect.value || defaultLexicon];  // the others: in the picker
+    $("lexicons").replaceChildren(...(chosen ? [lexiconBlock(chosen)] : []));
   }
   async function probeReports() {
     try {
@@ -560,11 +695,76 @@
     }
   }
 
+  // ---- the lists players study ---------------------------------------------------------------
+  // From GET /v1/lexicons/{name}/words (every valid word, one a line, cached by its ETag),
+  // fetched when the section is opened: the two- and three-letter words, and the short words
+  // (up to 4 letters) with each of the game's DEAREST dearest letters (j f ğ p v in Turkish:
+  // the tiles worth most, which a player learns where to lay).
+  const wordLists = {};
+  const LETTER_LIST_LENGTH = 4, DEAREST = 5;
+  async function showLists() {
+    const box = $("lists-out");
+    if (!$("lists").open) return;
+    const name = lexSelect.value || defaultLexicon;
+    const game = games[gameSelect.value];
+    if (!name || !game) return;
+    box.setAttribute("aria-busy", "true");
+    box.replaceChildren(status(t("list_loading"), "loading…"));
+    try {
+      if (!wordLists[name]) {
+        const reply = await fetch(`v1/lexicons/${encodeURIComponent(name)}/words`);
+        if (!reply.ok) {
+          let error = null;
+          try { error = (await reply.json()).error; } catch (e) { error = null; }
+          throw new ApiError(error ? error.message : `HTTP ${reply.status}`, error && error.code,
+                             reply.status, null, error && error.details);
+        }
+        wordLists[name] = (await reply.text()).split("\n").filter(Boolean);
+      }
+      box.replaceChildren(...listsBlock(wordLists[name], game));
+    } catch (e) {
+      box.replaceChildren(errorBox(e.code !== undefined ? e : new ApiError(String(e), "network")));
+    } finally {
+      box.removeAttribute("aria-busy");
+    }
+  }
+  function listsBlock(words, game) {
+    const length = (w) => Array.from(w).length;
+    const values = game.letter_values || {};
+    const top = Object.keys(values).sort((a, b) => values[b] - values[a] || a.localeCompare(b, "tr")).slice(0, DEAREST);
+    const lists = [  // [key, title, the longest word it lists, which words]
+      ["two", t("list_two"), 2, (w) => length(w) === 2],
+      ["three", t("list_three"), 3, (w) => length(w) === 3],
+      ...top.map((ch) => [`letter-${ch}`, t("list_letter", {letter: ch, n: LETTER_LIST_LENGTH}),
+                          LETTER_LIST_LENGTH, (w) => length(w) <= LETTER_LIST_LENGTH && w.includes(ch)]),
+    ];
+    return lists.map(([key, title, longest, wanted]) => {
+      const found = words.filter((w) => wanted(w) && length(w) >= game.min_length);
+      const none = longest < game.min_length ? t("list_empty", {n: game.min_length}) : t("list_none");
+      return el("section", {class: "word-list", "data-list": key},
+        el("h3", {}, title, " ", el("span", {class: "count"}, `(${count(found.length)})`)),
+        found.length ? el("ul", {class: "chips"}, found.map((w) => el("li", {},
+                         el("a", {href: pageLink({w, game: gameSelect.value !== defaultGame && gameSelect.value})}, w))))
+                     : el("p", {class: "hint"}, none));
+    });
+  }
+
+  // ---- the language: Kurmanji with a Kurmanji lexicon, Turkish otherwise -----------------
+  function speak() {
+    lang = languageOf(lexicons[lexSelect.value || defaultLexicon]) === "ku" ? "ku" : "tr";
+    document.documentElement.lang = lang;
+    document.title = ui("title");
+    for (const node of document.querySelectorAll("[data-t]")) node.textContent = ui(node.dataset.t);
+    showLexicons();
+    describeGame();
+  }
+
   // ---- wiring ------------------------------------------------------------------------
   function run() {
     const s = state();
     writeURL(s);
-    return Promise.all([runWords(s.w, s.game), runRack(s.rack, s.game)]);
+    showLists();
+    return Promise.all([runWords(s.w, s.game), runRack(s)]);
   }
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -572,23 +772,28 @@
     if (!s.w && !s.rack) {  // nothing asked: say what to type rather than do nothing
       last.words = null;
       wordsOut.replaceChildren(el("p", {class: "status empty", role: "alert"},
-        "Denetlemek için kelime, denemek için taş yazın. ",
-        en("Type words to check, or tiles to try.")));
+        t("nothing_asked"), " ", en("Type words to check, or tiles to try.")));
+      if (rackOut.textContent) { last.rack = null; runRack(s); }  // the rack emptied: say so
       wordsInput.focus();
       return;
     }
     run();
   });
-  gameSelect.addEventListener("change", () => { pairGame(); describeGame(); run(); });
-  lexSelect.addEventListener("change", () => { pairLexicon(); run(); });
+  gameSelect.addEventListener("change", () => { pairGame(); speak(); run(); });
+  lexSelect.addEventListener("change", () => { pairLexicon(); speak(); run(); });
+  $("lists").addEventListener("toggle", showLists);
 
   async function start() {
     const s = readURL();
     wordsInput.value = s.w;
     rackInput.value = s.rack;
-    await Promise.all([loadLexicons(s.lex), probeReports()]);
+    for (const f of FILTERS) $(f).value = s[f];
+    const [loaded] = await Promise.all([fetch("static/messages.json").then((r) => r.json()),
+                                        loadLexicons(s.lex), probeReports()]);
+    messages = loaded;
     await loadGames(s.game);
     if (s.lex) pairLexicon(); else pairGame();
+    speak();
     await run();
     document.documentElement.setAttribute("data-ready", "true");  // for tests and scripts
   }
