@@ -130,6 +130,20 @@ class TwoLetterTiles(Exact):
     default_value: int = Field(description="The value of a two-letter tile not listed.")
 
 
+class Square(Exact):
+    row: int
+    col: int
+
+
+class BoardInfo(Exact):
+    size: int = Field(description="Squares a side; rows and columns count from 0.")
+    centre: Square = Field(description="The square the first play must cover.")
+    bonuses: list[list[Literal["", "H2", "H3", "K2", "K3"]]] = Field(
+        description="Row by row: \"\" plain, H2/H3 the letter ×2/×3, K2/K3 the word ×2/×3.")
+    layout_from: str | None = Field(description="The game whose layout this board uses "
+                                    "(Sözce: kelimelik, its rules publish none), or null.")
+
+
 class GameInfo(Exact):
     name: str = Field(description="The id requests name (`game`).")
     title: str = Field(description="The game's name for people (Sözce, Kürtçe Kelimatik).")
@@ -159,6 +173,8 @@ class GameInfo(Exact):
     scoring: Literal["sum", "product"] = Field(description="sum: tile values (+ bingo); "
                                                "product: their sum × tiles used.")
     score_formula: str
+    board: BoardInfo | None = Field(description="A board game's board (POST /v1/play, "
+                                    "/v1/moves); null: the game has none.")
 
 
 class GamesReply(Exact):

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .layout import BoardLayout
+
 BLANK = "?"
 SCORING_RULES = ("sum", "product")
 
@@ -50,6 +52,7 @@ class Game:
     joker_finish_multiplier: int = 1      # the others' penalty, when a hand finishes by
                                           # throwing the joker (Harfbank: 2)
     min_hand_average: int | None = None   # points a hand must average to stay at the table
+    board: BoardLayout | None = None      # a board game's board (kelime.games.layout)
 
     @property
     def has_two_letter_tiles(self) -> bool:
@@ -143,6 +146,7 @@ class Game:
             "min_hand_average": self.min_hand_average,
             "scoring": self.scoring,
             "score_formula": self.score_formula,
+            "board": self.board.as_dict() if self.board is not None else None,
         }
 
     def _two_letter_dict(self) -> dict[str, Any] | None:
