@@ -6,7 +6,7 @@ profile's ``[board]`` (`kelime.games.layout`) gives the bonus squares. `errors` 
 a question can do wrong. The tests hold the search to a brute force written from the rules alone.
 """
 
-from .errors import BoardError, BoardRackError, BoardShapeError, TilesError
+from .errors import BoardError, BoardOverLimit, BoardRackError, BoardShapeError, TilesError
 from .graph import word_graph
 from .moves import BoardLimits, Found, move_dict, moves, read_rack
 from .play import ACROSS, DOWN, REASONS, Play, Tile, Word, check, lay, read_tiles
@@ -18,6 +18,7 @@ __all__ = [
     "REASONS",
     "BoardError",
     "BoardLimits",
+    "BoardOverLimit",
     "BoardRackError",
     "BoardShapeError",
     "Found",

@@ -5,7 +5,9 @@
         ├── BoardShapeError   invalid_board   a board that is not size × size cells of the game
         ├── TilesError        invalid_tiles   tiles off the board, on a taken square, twice on
         │                                     one square, not a letter of the game, too many
-        └── BoardRackError    invalid_rack    a rack that is not the game's letters and `?`
+        ├── BoardRackError    invalid_rack    a rack that is not the game's letters and `?`
+        └── BoardOverLimit    over_limit      (413) a rack of more tiles or blanks than the
+                                              game's
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ class BoardError(QueryError, ValueError):
 
     CODE = "invalid_board"
 
-    def __init__(self, message: str, details: dict[str, Any] | None = None,
-                 over_limit: bool = False) -> None:
-        super().__init__(self.CODE, message, over_limit, details)
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(self.CODE, message, isinstance(self, BoardOverLimit), details)
 
     @property
     def status(self) -> int:
@@ -43,3 +44,9 @@ class BoardRackError(BoardError):
     """A rack of tiles that are not the game's letters or `?`."""
 
     CODE = "invalid_rack"
+
+
+class BoardOverLimit(BoardError):
+    """A rack bigger than the game's (HTTP 413)."""
+
+    CODE = "over_limit"

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import KelimeError
 from ..games import BLANK
-from .errors import BoardError, BoardRackError
+from .errors import BoardError, BoardOverLimit, BoardRackError
 from .graph import END, Node, walk
 from .play import ACROSS, DOWN, Play, Tile, lay
 from .position import Position
@@ -87,10 +87,11 @@ def read_rack(rack: str, spot: Position) -> Counter[str]:
                              f"({''.join(game.letter_values)}) and ? for a blank",
                              {"rack": rack[:40]})
     if len(rack) > game.rack_size or rack.count(BLANK) > game.blanks:
-        raise BoardRackError(f"the rack {rack!r} has {len(rack)} tiles and "
+        raise BoardOverLimit(f"the rack {rack!r} has {len(rack)} tiles and "
                              f"{rack.count(BLANK)} blanks; a {game.name} rack holds at most "
                              f"{game.rack_size} tiles, {game.blanks} of them blanks",
-                             {"rack": rack[:40]}, over_limit=True)
+                             {"rack": rack[:40], "rack_size": game.rack_size,
+                              "blanks": game.blanks})
     return Counter(rack)
 
 
