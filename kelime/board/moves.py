@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..errors import KelimeError
@@ -55,17 +56,38 @@ class BoardLimits:
                                  # answer is cut short: ~1 s of CPU at worst
 
 
+#: A move as the search scores it: its order key (-score, row, column, down?, word, tiles).
+Key = tuple[int, int, int, bool, str, tuple[Tile, ...]]
+
+
 @dataclass(frozen=True)
 class Found:
-    """The moves found, best first; `count` of them in all, `complete` unless cut short."""
+    """The moves found, best first (`keys`); `count` of them in all, `complete` unless cut
+    short. Only the moves listed are laid out whole (`lay`: their words and scores)."""
 
-    moves: list[Play]
-    count: int
+    spot: Position
+    keys: list[Key]
     complete: bool
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+    def best(self, limit: int | None = None) -> list[Play]:
+        """The first `limit` moves (all of them without one), laid out: words and scores."""
+        plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
+        if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
+            raise BoardError("the search and the rules disagree on a move: a bug")
+        return plays
+
+    @cached_property
+    def moves(self) -> list[Play]:
+        """Every move found, laid out."""
+        return self.best()
 
     def as_dict(self, limit: int) -> dict[str, Any]:
         return {"count": self.count, "truncated": self.count > limit,
-                "complete": self.complete, "moves": [move_dict(m) for m in self.moves[:limit]]}
+                "complete": self.complete, "moves": [move_dict(m) for m in self.best(limit)]}
 
 
 def move_dict(play: Play) -> dict[str, Any]:
@@ -103,24 +125,41 @@ class _Line:
     """One line's search, in the across frame: `letters` the board (transposed for down)."""
 
     def __init__(self, letters: list[list[str]], root: Node, rack: Counter[str],
-                 min_length: int, budget: list[int]):
+                 spot: Position, transposed: bool, budget: list[int]):
         self.letters, self.root, self.rack = letters, root, rack
-        self.size, self.min_length, self.budget = len(letters), min_length, budget
-        self.found: list[list[tuple[int, int, str, bool]]] = []
+        self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
+        self.game, n, layout = spot.game, spot.size, spot.layout
+
+        def at(r: int, c: int) -> tuple[int, int]:
+            return (c, r) if transposed else (r, c)
+
+        self.values = [[spot.value(*at(r, c)) if letters[r][c] else 0 for c in range(n)]
+                       for r in range(n)]
+        self.letter_times = [[layout.letter_multiplier(*at(r, c)) for c in range(n)]
+                             for r in range(n)]
+        self.word_times = [[layout.word_multiplier(*at(r, c)) for c in range(n)]
+                           for r in range(n)]
+        self.found: list[tuple[int, int, str, int, list[tuple[int, int, str, bool]]]] = []
         self.row_at, self.grid = 0, letters[0]
         self.cross: list[set[str] | None] = []
+        self.cross_sum: list[int | None] = []
+        self.cross_length: list[int] = []
+        self.parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] | None = None
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
-        """The letters (row, col) may take for the word across it the other way; None: any."""
-        grid = self.letters
-        up, r = "", row - 1
+        """The letters (row, col) may take for the word across it the other way; None: any.
+        Notes the value of that word's other letters (`cross_sum`) and its length."""
+        grid, values = self.letters, self.values
+        up, r, total = "", row - 1, 0
         while r >= 0 and grid[r][col]:
-            up, r = grid[r][col] + up, r - 1
+            up, total, r = grid[r][col] + up, total + values[r][col], r - 1
         down, r = "", row + 1
         while r < self.size and grid[r][col]:
-            down, r = down + grid[r][col], r + 1
+            down, total, r = down + grid[r][col], total + values[r][col], r + 1
+        self.cross_length[col] = len(up) + len(down) + 1
         if not up and not down:
             return None
+        self.cross_sum[col] = total
         node = walk(self.root, up)
         if node is None or len(up) + len(down) + 1 < self.min_length:
             return set()
@@ -130,6 +169,7 @@ class _Line:
     def row(self, row: int, anchors: list[int]) -> None:
         grid = self.letters[row]
         self.row_at, self.grid = row, grid
+        self.cross_sum, self.cross_length = [None] * self.size, [1] * self.size
         self.cross = [None if grid[c] else self.cross_set(row, c) for c in range(self.size)]
         previous = -1
         for anchor in anchors:
@@ -141,12 +181,22 @@ class _Line:
                 if node is not None:
                     self.extend(node, start, anchor, anchor, [])
             else:
-                self.left(self.root, anchor, anchor - previous - 1, [])
+                room, allowed, rack = anchor - previous - 1, self.cross[anchor], self.rack
+                for node, placed, used in self.left_parts():
+                    if len(placed) > room:
+                        break  # the parts come shortest first
+                    if allowed is not None:  # can a tile left in the rack take the anchor?
+                        fits = node.keys() & allowed
+                        if not fits or (used[BLANK] >= rack[BLANK]
+                                        and not any(rack[ch] > used[ch] for ch in fits)):
+                            continue
+                    self.through(node, anchor, placed)
             previous = anchor
 
-    def options(self, node: Node, col: int) -> list[tuple[str, bool, Node]]:
-        """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing."""
-        allowed, rack, out = self.cross[col], self.rack, []
+    def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
+        """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
+        (any letter on a square of a left part, `col` None)."""
+        allowed, rack, out = None if col is None else self.cross[col], self.rack, []
         for ch, child in node.items():
             if ch == END or (allowed is not None and ch not in allowed):
                 continue
@@ -159,18 +209,60 @@ class _Line:
             raise _Cut
         return out
 
-    def left(self, node: Node, anchor: int, room: int, placed: list[tuple[str, bool]]) -> None:
-        """Every left part of `room` squares at most before `anchor`, then extended."""
-        start = anchor - len(placed)
-        self.extend(node, start, anchor, anchor,
-                    [(self.row_at, start + i, ch, b) for i, (ch, b) in enumerate(placed)])
-        if room == 0:
-            return
-        for ch, blank, child in self.options(node, start - 1):
-            tile = BLANK if blank else ch
-            self.rack[tile] -= 1
-            self.left(child, anchor, room - 1, [*placed, (ch, blank)])
-            self.rack[tile] += 1
+    def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
+        """A move: its main word from `start` to before `end`, scored by the rules (as
+        `kelime.board.play.lay` scores it: `Found.best` checks the two agree)."""
+        row, grid, game = self.row_at, self.grid, self.game
+        values, letter_times = self.values[row], self.letter_times[row]
+        word_times = self.word_times[row]
+        new = {c: (ch, blank) for _, c, ch, blank in placed}
+        word, total, times, crosses = [], 0, 1, 0
+        for c in range(start, end):
+            if c not in new:
+                word.append(grid[c])
+                total += values[c]
+                continue
+            ch, blank = new[c]
+            word.append(ch)
+            value = (game.blank_value if blank else game.letter_values[ch]) * letter_times[c]
+            total += value
+            times *= word_times[c]
+            if (cross := self.cross_sum[c]) is not None:
+                crosses += (cross + value) * word_times[c]
+        score = total * times + crosses
+        if len(placed) >= game.rack_size:
+            score += game.bingo_bonus
+        other = self.cross_length[placed[0][1]] if len(placed) == 1 else 0
+        self.found.append((score, start, "".join(word), other, placed))
+
+    def left_parts(self) -> list[tuple[Node, list[tuple[str, bool]], Counter[str]]]:
+        """Every left part the rack can lay (its node and its tiles), shortest first: the
+        squares before an anchor up to the previous one touch nothing, so the parts are the
+        same before every anchor, found once a line."""
+        if self.parts is None:
+            parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] = [
+                (self.root, [], Counter())]
+            for node, placed, used in parts:  # grows as it goes: breadth first
+                if len(placed) + 1 >= self.rack.total():
+                    continue  # the anchor needs a tile too
+                for ch, blank, child in self.options(node, None):
+                    tile = BLANK if blank else ch
+                    if self.rack[tile] > used[tile]:
+                        parts.append((child, [*placed, (ch, blank)], used + Counter(tile)))
+            self.parts = parts
+        return self.parts
+
+    def through(self, node: Node, anchor: int, placed: list[tuple[str, bool]]) -> None:
+        """A left part's tiles laid before `anchor`, extended through it."""
+        start, rack = anchor - len(placed), self.rack
+        for ch, blank in placed:
+            rack[BLANK if blank else ch] -= 1
+        try:
+            self.extend(node, start, anchor, anchor,
+                        [(self.row_at, start + i, ch, b) for i, (ch, b) in enumerate(placed)])
+        finally:
+            for ch, blank in placed:
+                rack[BLANK if blank else ch] += 1
 
     def extend(self, node: Node, start: int, col: int, anchor: int,
                placed: list[tuple[int, int, str, bool]]) -> None:
@@ -178,7 +270,7 @@ class _Line:
         grid = self.grid
         if col >= self.size or not grid[col]:
             if col > anchor and END in node and col - start >= self.min_length:
-                self.found.append(placed)
+                self.record(start, col, placed)
             if col >= self.size:
                 return
         if grid[col]:
@@ -208,20 +300,28 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 
 def _search(spot: Position, root: Node, rack: Counter[str], budget: list[int],
-            transposed: bool, out: list[tuple[Tile, ...]]) -> None:
-    """The moves along the rows (the columns when `transposed`) into `out`, those found
-    so far included when the work runs out (`_Cut`)."""
+            transposed: bool, out: dict[tuple[Tile, ...], tuple[Key, int]]) -> None:
+    """The moves along the rows (the columns when `transposed`) into `out` (tiles → its
+    order key and the length of its main word), those found so far included when the work
+    runs out (`_Cut`). A one-tile move found both ways keeps its longer word's direction."""
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot.game.min_length, budget)
+    line = _Line(grid, root, Counter(rack), spot, transposed, budget)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
                 line.row(row, anchors)
     finally:
-        out.extend(tuple(sorted(Tile(c, r, ch, b) if transposed else Tile(r, c, ch, b)
-                                for r, c, ch, b in placed)) for placed in line.found)
+        for score, start, word, other, placed in line.found:
+            tiles = tuple(sorted(Tile(c, r, ch, b) if transposed else Tile(r, c, ch, b)
+                                 for r, c, ch, b in placed))
+            row = placed[0][0]
+            first = (start, row) if transposed else (row, start)
+            key: Key = (-score, *first, transposed, word, tiles)
+            if tiles in out and (len(word) < other or (len(word) == other and transposed)):
+                continue  # the one tile's other word is longer, or as long and across
+            out[tiles] = (key, len(word))
 
 
 def moves(spot: Position, rack: str | Counter[str], root: Node,
@@ -230,18 +330,14 @@ def moves(spot: Position, rack: str | Counter[str], root: Node,
     (`kelime.board.graph.word_graph`), best first."""
     tiles = read_rack(rack, spot) if isinstance(rack, str) else rack
     budget = [limits.work]
-    found: list[tuple[Tile, ...]] = []
+    found: dict[tuple[Tile, ...], tuple[Key, int]] = {}
     complete = True
     try:
         for transposed in (False, True):
             _search(spot, root, tiles, budget, transposed, found)
     except _Cut:
         complete = False
-    plays = [lay(spot, placed) for placed in dict.fromkeys(found)]
-    if any(not p.legal for p in plays):
-        raise BoardError("the search found an illegal move: a bug")  # pragma: no cover
-    plays.sort(key=order)
-    return Found(plays, len(plays), complete)
+    return Found(spot, sorted(key for key, _ in found.values()), complete)
 
 
 def order(play: Play) -> tuple[Any, ...]:
