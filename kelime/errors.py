@@ -14,7 +14,8 @@ at one boundary, the HTTP service into the JSON error shape at another.
     │   └── CacheBusy     ... locked by another process for longer than the caller waits
     ├── FetchError        a TDK look-up that failed for good
     ├── QueryError        an anagram or split question that cannot be answered as asked
-    │   └── AnagramError  (kelime.anagram.errors) RackError, PatternError, OptionError, OverLimit
+    │   ├── AnagramError  (kelime.anagram.errors) RackError, PatternError, OptionError, OverLimit
+    │   └── BoardError    (kelime.board.errors) a board, tiles or rack that cannot be read
     ├── GameProfileError  (kelime.games.load) a game profile file that cannot be used
     └── (kelime.reports)  ReportError (the report store cannot be used), RateLimited,
                           StoreFull, NoOpenReport

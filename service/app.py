@@ -29,7 +29,7 @@ from .fast import App, FastAnagram, FastValidate
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import document
 from .reload import Master, Reloader
-from .routes import admin, anagram, catalog, docs, health, page, reports, validate, words
+from .routes import admin, anagram, board, catalog, docs, health, page, reports, validate, words
 from .settings import Settings
 from .state import Kelime, Served
 
@@ -76,7 +76,8 @@ def create_app(settings: Settings | None = None, pins: Pins | None = None,
               responses=ERROR_RESPONSES,  # every route can answer these, in one shape
               description="Turkish word-game dictionary: is this word valid, and why not; "
                           "which words these tiles make; can this hand be laid out whole.")
-    plain = [*validate.routes, *anagram.routes]  # plain Starlette routes (see validate.py)
+    # plain Starlette routes (see validate.py)
+    plain = [*validate.routes, *anagram.routes, *board.routes]
     if settings.reports:  # without a report store the route does not exist
         plain += reports.routes
     app.router.routes.extend(plain)

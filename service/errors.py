@@ -66,7 +66,7 @@ CODES: dict[str, Code] = {
     "too_many_parameters": Code(413, "More query parameters than the route takes."),
     "word_too_long": Code(413, "A word over the characters a word may have."),
     "note_too_long": Code(413, "A report's note over its characters."),
-    "over_limit": Code(413, "An anagram or split question over a limit (tiles, blanks, "
+    "over_limit": Code(413, "An anagram, split or moves question over a limit (tiles, blanks, "
                             "results, pattern squares, exclude words)."),
     "reports_full": Code(413, "The report store takes no more reports for now."),
     # 415
@@ -86,6 +86,12 @@ CODES: dict[str, Code] = {
                                 "`consonants`, `two_letter`), `least`, `most` and `found`. "
                                 "`\"what_if\": true` asks anyway."),
     "invalid_pattern": Code(422, "A board pattern that cannot be read."),
+    "invalid_board": Code(422, "A board that is not the game's (size × size cells, each \"\", "
+                               "a letter of the game or `?` and a letter), or a game with "
+                               "no board."),
+    "invalid_tiles": Code(422, "Tiles that cannot be laid: off the board, on a taken square, "
+                               "two on one square, not a letter of the game, more than a "
+                               "rack holds."),
     "invalid_option": Code(422, "An anagram option of the wrong type or out of range."),
     "invalid_query": Code(422, "An anagram or split question that cannot be answered as "
                                "asked."),

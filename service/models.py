@@ -31,6 +31,7 @@ import msgspec
 import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from kelime.board import BoardLimits
 from kelime.errors import EXCERPT, excerpt
 from kelime.normalize import WHITESPACE
 from kelime.reports import KIND_MEANING, KINDS, note_problem
@@ -266,6 +267,74 @@ class ReportAsk(Body):
             "note": {"anyOf": [{"maxLength": settings.max_note_chars}, {}]}}}
 
 
+class PlacedTile(Struct, forbid_unknown_fields=True):
+    """A tile laid from the rack: its square and the letter it stands for."""
+
+    row: int
+    col: int
+    letter: str
+    blank: Annotated[bool, Meta(description="Whether the tile is a blank standing for "
+                                            "`letter`.")] = False
+
+
+Board = Annotated[list[list[str]], Meta(description=(
+    "The board, row by row from row 0 at the top (15 × 15 in kelimelik and sozce): a cell "
+    "is \"\" (empty), a letter of the game (`ş`), or `?` and a letter (a blank played as "
+    "that letter)."))]
+
+
+class PlayAsk(Body):
+    """One play to check (POST /v1/play): the board before it and the tiles laid."""
+
+    example: ClassVar[str] = ('{"game": "kelimelik", "board": [["", …] × 15] × 15, '
+                              '"tiles": [{"row": 7, "col": 7, "letter": "e"}, …]}')
+    codes: ClassVar[dict[str, str]] = {"board": "invalid_board", "tiles": "invalid_tiles"}
+
+    board: Board
+    tiles: list[PlacedTile]
+    lexicon: Name = None
+    game: str | None = None
+
+    def check(self, limits: Settings) -> None:
+        check_name("lexicon", self.lexicon, "left out")
+        check_name("game", self.game, "left out")
+
+    @classmethod
+    def limits(cls, settings: Settings) -> dict[str, Any]:
+        return {"properties": {"game": {"default": "kelimelik"}}}
+
+
+class MovesAsk(Body):
+    """One moves question (POST /v1/moves): the board and the rack."""
+
+    example: ClassVar[str] = ('{"game": "kelimelik", "board": [["", …] × 15] × 15, '
+                              '"rack": "kale?ab"}')
+    codes: ClassVar[dict[str, str]] = {"board": "invalid_board", "rack": "invalid_rack",
+                                       "limit": "invalid_option"}
+
+    board: Board
+    rack: Annotated[str, Meta(description="The rack: lower-case letters of the game, `?` a "
+                                          "blank.")]
+    limit: Annotated[int | None, Meta(description="Moves to list, best first.")] = None
+    lexicon: Name = None
+    game: str | None = None
+
+    def check(self, limits: Settings) -> None:
+        check_name("lexicon", self.lexicon, "left out")
+        check_name("game", self.game, "left out")
+        most = BoardLimits().results
+        if self.limit is not None and not 0 <= self.limit <= most:
+            raise Invalid("invalid_option", f"'limit' is {excerpt(self.limit)}: ask for 0 to "
+                          f"{most} moves", {"field": "limit", "maximum": most})
+
+    @classmethod
+    def limits(cls, settings: Settings) -> dict[str, Any]:
+        board = BoardLimits()
+        return {"properties": {"game": {"default": "kelimelik"}, "limit": {
+            "anyOf": [{"minimum": 0, "maximum": board.results}, {}],
+            "default": board.default_results}}}
+
+
 # --- decoding, and refusals in the API's words ------------------------------------------
 
 #: Bodies longer than this are parsed by orjson and then converted, shorter ones decoded
@@ -426,7 +495,21 @@ def body_schema(model: type[Body], settings: Settings) -> dict[str, Any]:
     schema = components[model.__name__]
     for key in ("title", "description"):
         schema.pop(key, None)
-    return merge(schema, model.limits(settings))
+    return merge(_inline(schema, components), model.limits(settings))
+
+
+def _inline(node: Any, components: dict[str, Any]) -> Any:
+    """`node` with the references to the Structs it holds (a play's tiles) replaced by
+    their schemas: a body's schema is one piece (openapi.py names it)."""
+    if isinstance(node, list):
+        return [_inline(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"$ref"}:
+        inner = dict(components[node["$ref"].rsplit("/", 1)[1]])
+        inner.pop("title", None)
+        return _inline(inner, components)
+    return {key: _inline(value, components) for key, value in node.items()}
 
 
 def merge(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -459,3 +542,13 @@ def parse_split(body: bytes, limits: Settings) -> SplitAsk:
 def parse_report(body: bytes, limits: Settings) -> ReportAsk:
     """The report in a POST /v1/reports body."""
     return decode(ReportAsk, body, limits)
+
+
+def parse_play(body: bytes, limits: Settings) -> PlayAsk:
+    """The play in a POST /v1/play body."""
+    return decode(PlayAsk, body, limits)
+
+
+def parse_moves(body: bytes, limits: Settings) -> MovesAsk:
+    """The question in a POST /v1/moves body."""
+    return decode(MovesAsk, body, limits)

@@ -40,10 +40,20 @@ from kelime.games import DEFAULT_GAME, GAMES, Game
 from kelime.normalize import KURMANJI, TURKISH, WHITESPACE, Alphabet, normalize
 
 from .errors import ERROR_RESPONSES, ERROR_SCHEMA
-from .models import AnagramAsk, Ask, Body, ReportAsk, SplitAsk, body_schema, merge
+from .models import (
+    AnagramAsk,
+    Ask,
+    Body,
+    MovesAsk,
+    PlayAsk,
+    ReportAsk,
+    SplitAsk,
+    body_schema,
+    merge,
+)
 from .parse import get_limit
 from .responses import JSON
-from .routes import anagram, reports, validate
+from .routes import anagram, board, reports, validate
 from .schemas import PLAIN_ROUTE_MODELS
 from .settings import Settings
 
@@ -190,6 +200,26 @@ def _word_rules(games: dict[str, Game], default: str) -> list[dict]:
         for alphabet, names in groups.items()]
 
 
+def board_bodies(play: dict, moves: dict, games: dict[str, Game]) -> None:
+    """What the board games allow, merged into the bodies of /v1/play and /v1/moves: the
+    board's size, the letters of a cell, a tile and a rack, the blanks of a rack. A tile on
+    a taken square, or two on one square, no schema can say: the message does (422)."""
+    boards = [g for g in games.values() if g.board is not None and g.board.bonuses]
+    if not boards:
+        return
+    sizes = {g.board.size for g in boards if g.board is not None}
+    letters = _class("".join(dict.fromkeys(c for g in boards for c in g.letter_values)))
+    side = {"minItems": min(sizes), "maxItems": max(sizes)}
+    board = {**side, "items": {**side, "items": {"pattern": f"^(?:\\??{letters})?$"}}}
+    tiles = max(g.rack_size for g in boards)
+    square = {"minimum": 0, "maximum": max(sizes) - 1}
+    merge(play, {"properties": {"board": board, "tiles": {"maxItems": tiles, "items": {
+        "properties": {"row": square, "col": square, "letter": {"pattern": f"^{letters}$"}}}}}})
+    merge(moves, {"properties": {"board": board, "rack": {
+        "pattern": f"^(?:{letters}|\\?){{0,{tiles}}}$",
+        "allOf": [{"pattern": at_most("?", max(g.blanks for g in boards))}]}}})
+
+
 def plain_paths(settings: Settings, games: dict[str, Game]) -> dict:
     """The OpenAPI paths of validate, anagram, split and reports: their bodies are the
     models' schemas (`models.body_schema`, with the settings' limits), to which this adds
@@ -225,7 +255,11 @@ def plain_paths(settings: Settings, games: dict[str, Game]) -> dict:
     reports_paths = (reports.openapi(settings, body(ReportAsk), word_pattern(letters),
                                      _word_rules(games, DEFAULT_GAME))
                      if settings.reports else {})
-    return {**validate_paths, **anagram_paths, **reports_paths}
+    play_body, moves_body = body(PlayAsk), body(MovesAsk)
+    board_bodies(play_body, moves_body, games)
+    board_paths = board.openapi(play_body, moves_body,
+                                replies={"play": ref("PlayReply"), "moves": ref("MovesReply")})
+    return {**validate_paths, **anagram_paths, **board_paths, **reports_paths}
 
 
 def ref(model: str) -> dict:
@@ -261,6 +295,8 @@ OPERATION_IDS = {
     ("post", "/v1/anagram"): "findAnagrams",
     ("post", "/v1/split"): "splitRack",
     ("post", "/v1/reports"): "reportWord",
+    ("post", "/v1/play"): "checkPlay",
+    ("post", "/v1/moves"): "findMoves",
     ("get", "/v1/lexicons"): "listLexicons",
     ("get", "/v1/lexicons/{name}/words"): "downloadLexiconWords",
     ("get", "/v1/games"): "listGames",
@@ -271,7 +307,8 @@ OPERATION_IDS = {
 }
 #: The request bodies, by path: named components, so generated clients have their models.
 REQUEST_BODIES = {"/v1/validate": "ValidateRequest", "/v1/anagram": "AnagramRequest",
-                  "/v1/split": "SplitRequest", "/v1/reports": "ReportRequest"}
+                  "/v1/split": "SplitRequest", "/v1/reports": "ReportRequest",
+                  "/v1/play": "PlayRequest", "/v1/moves": "MovesRequest"}
 #: The statuses that may come with Retry-After (`busy`, `too_many_reports`, ...).
 RETRY_STATUSES = ("429", "503")
 RETRY_AFTER = {"description": "Seconds to wait before sending the request again; sent with "
@@ -310,8 +347,9 @@ def make(app: FastAPI, generate, settings: Settings, games: dict[str, Game]) -> 
             operation["responses"] = {**errors, **{
                 status: {**errors.get(status, {}), **reply} for status, reply in own.items()}}
         schema["paths"][path] = operations
-    for path in (anagram.ANAGRAM, anagram.SPLIT, reports.PATH):  # what the schema cannot
-        if path not in schema["paths"]:                           # know beforehand
+    for path in (anagram.ANAGRAM, anagram.SPLIT, board.PLAY, board.MOVES,  # what the schema
+                 reports.PATH):                                             # cannot
+        if path not in schema["paths"]:                             # know beforehand
             continue
         schema["paths"][path]["post"]["responses"]["409"] = {
             "description": "Conflict: the game's tiles are not the lexicon's letters "

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
+from kelime.board import REASONS as REASONS_ILLEGAL
 from kelime.lexicon import REASONS
 from kelime.reports import KINDS
 
@@ -130,6 +131,20 @@ class TwoLetterTiles(Exact):
     default_value: int = Field(description="The value of a two-letter tile not listed.")
 
 
+class Square(Exact):
+    row: int
+    col: int
+
+
+class BoardInfo(Exact):
+    size: int = Field(description="Squares a side; rows and columns count from 0.")
+    centre: Square = Field(description="The square the first play must cover.")
+    bonuses: list[list[Literal["", "H2", "H3", "K2", "K3"]]] = Field(
+        description="Row by row: \"\" plain, H2/H3 the letter ×2/×3, K2/K3 the word ×2/×3.")
+    layout_from: str | None = Field(description="The game whose layout this board uses "
+                                    "(Sözce: kelimelik, its rules publish none), or null.")
+
+
 class GameInfo(Exact):
     name: str = Field(description="The id requests name (`game`).")
     title: str = Field(description="The game's name for people (Sözce, Kürtçe Kelimatik).")
@@ -163,6 +178,8 @@ class GameInfo(Exact):
     scoring: Literal["sum", "product"] = Field(description="sum: tile values (+ bingo); "
                                                "product: their sum × tiles used.")
     score_formula: str
+    board: BoardInfo | None = Field(description="A board game's board (POST /v1/play, "
+                                    "/v1/moves); null: the game has none.")
 
 
 class GamesReply(Exact):
@@ -209,6 +226,60 @@ class SplitReply(Exact):
                     "(the game's `joker_finish_multiplier`); null when it does not finish.")
 
 
+class PlayedWord(Exact):
+    word: str
+    valid: bool
+    reason: Reason | None = Field(description="Why the word is not valid, null when it is.")
+    score: int = Field(description="What the word scores in this play (letter bonuses, then "
+                                   "word bonuses, under the new tiles only).")
+
+
+class PlayReply(Exact):
+    lexicon: LexiconRef
+    legal: bool = Field(description="Whether the placement is legal (one line, contiguous, "
+                                    "touching the tiles there, the first over the centre).")
+    reason: Literal[REASONS_ILLEGAL] | None = Field(  # type: ignore[valid-type]
+        description="Why the placement is not legal, null when it is.")
+    message: str | None = Field(description="The reason in words, naming the square.")
+    words: list[PlayedWord] = Field(description="The main word first, then the cross words.")
+    score: int = Field(description="The words' scores and the bingo bonus; 0 unless the play "
+                                   "is legal and every word valid.")
+    bingo: bool = Field(description="Whether the play lays a whole rack (and counts).")
+
+
+class MoveTile(Exact):
+    row: int
+    col: int
+    letter: str = Field(description="The letter the tile stands for.")
+    blank: bool
+
+
+class MoveWord(Exact):
+    word: str
+    score: int
+
+
+class Move(Exact):
+    row: int = Field(description="The main word's first square.")
+    col: int
+    direction: Literal["across", "down"]
+    word: str = Field(description="The main word.")
+    tiles: list[MoveTile] = Field(description="Only the tiles laid from the rack.")
+    words: list[MoveWord] = Field(description="The main word first, then the cross words.")
+    score: int
+    bingo: bool
+
+
+class MovesReply(Exact):
+    lexicon: LexiconRef
+    count: int = Field(description="Legal moves found in all, before `limit`.")
+    truncated: bool = Field(description="Whether `limit` left moves out.")
+    complete: bool = Field(description="false: the search's work ran out; the moves are those "
+                                       "found so far.")
+    moves: list[Move] = Field(description="Best first: score, then row, column, across "
+                                          "before down, word, tiles.")
+
+
 class Health(Exact):
     status: Literal["ok"]
 
@@ -241,4 +312,5 @@ class ReportReply(Exact):
 
 
 #: The models the hand-written OpenAPI paths (plain Starlette routes) refer to.
-PLAIN_ROUTE_MODELS = (ValidateReply, AnagramReply, SplitReply, ReportReply)
+PLAIN_ROUTE_MODELS = (ValidateReply, AnagramReply, SplitReply, ReportReply, PlayReply,
+                      MovesReply)

@@ -35,7 +35,7 @@ OUTSIDE = {
 def test_all_names_are_exported_and_nothing_else_is_promised():
     public = {name for name in dir(kelime) if not name.startswith("_")}
     assert set(kelime.__all__) <= public
-    modules = {"anagram", "cli", "crawler", "errors", "games", "lexicon", "locks", "normalize",
+    modules = {"anagram", "board", "cli", "crawler", "errors", "games", "lexicon", "locks", "normalize",
                "policy", "reports", "reports_accept", "reports_pg", "sqlite",
                "service", "sources", "suggest", "tdk"}
     assert public - set(kelime.__all__) <= modules

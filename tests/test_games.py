@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -153,6 +156,34 @@ def test_as_dict_is_json_and_keeps_the_old_keys():
     assert kelimatik["score_formula"].startswith("(sum of the tile values) × (number of tiles")
     assert "+50 when all 7 tiles" in GAMES["kelimelik"].as_dict()["score_formula"]
     assert GAMES["kelimelik"].as_dict()["two_letter_tiles"] is None
+
+
+def test_the_board_games_have_kelimeliks_board():
+    kelimelik, sozce = GAMES["kelimelik"].board, GAMES["sozce"].board
+    assert kelimelik is not None and sozce is not None
+    assert sozce.bonuses == kelimelik.bonuses and sozce.layout_from == "kelimelik"
+    assert kelimelik.size == 15 and kelimelik.centre == (7, 7) and kelimelik.bonus(7, 7) == "K2"
+    counts = Counter(s for row in kelimelik.bonuses for s in row if s)
+    assert counts == {"H2": 24, "H3": 8, "K2": 9, "K3": 8}     # GAMES.md's layout, centre K2
+    for r, c in product(range(15), repeat=2):                 # symmetric both ways
+        assert kelimelik.bonus(r, c) == kelimelik.bonus(c, r) == kelimelik.bonus(14 - r, c)
+    assert GAMES["kelimatik"].board is None
+    shown = GAMES["sozce"].as_dict()["board"]
+    assert shown["bonuses"][0][:3] == ["", "", "K3"] and shown["centre"] == {"row": 7, "col": 7}
+
+
+@pytest.mark.parametrize(("board", "said"), [
+    ('size = 3\nlayout = ".. .. ..\\n.. K2 .."', "must be 3 rows of 3 squares, not 2 rows"),
+    ('size = 2\nlayout = ".. X9\\n.. .."', "not X9"),
+    ('size = 2', "needs `layout` or `layout_from`"),
+    ('size = 15\nlayout_from = "kelimatik"', "'kelimatik', which is not a game with a layout"),
+    ('size = 11\nlayout_from = "kelimelik"', "is 11 squares a side but kelimelik's layout is 15"),
+])
+def test_a_bad_board_says_what_is_wrong(tmp_path, board, said):
+    (tmp_path / "minik.toml").write_text(PROFILE.format(name="minik") + "[board]\n" + board,
+                                        "utf-8")
+    with pytest.raises(GameProfileError, match=re.escape(said)):
+        load_games(tmp_path)
 
 
 PROFILE = '''

@@ -26,25 +26,32 @@ the files of a folder a deployment names. The packaged files document every key:
     default_value = 1           #   value of a two-letter tile not listed below
     [two_letter.tiles]          #   "lm" = { value = 1 }
     [tiles]                     # every letter: "a" = { value = 1, count = 12 } (count optional)
+    [board]                     # optional: a board game's board (kelime.games.layout):
+    size = 15                   #   squares a side
+    layout = "K3 .. H2 …"       #   the bonus squares (a multi-line string), a line a row; or
+    layout_from = "kelimelik"   #   another game's layout
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..errors import KelimeError
 from ..normalize import KURMANJI, TURKISH, Alphabet, normalize
+from .layout import BoardLayout, parse_layout
 from .profile import SCORING_RULES, Game
 
 KEYS = {"name", "title", "order", "lexicon", "description", "rack_size", "min_length", "scoring",
         "bingo_bonus", "discard", "joker_finish_multiplier", "min_hand_average", "fixed_hand",
-        "blank", "composition", "two_letter", "tiles"}
+        "blank", "composition", "two_letter", "tiles", "board"}
 BLANK_KEYS = {"value", "count", "left_penalty"}
 #: What a `[composition]` counts (kelime.anagram.deal checks a rack against it).
 COMPOSITION_KEYS = ("consonants", "vowels", "two_letter", "blanks")
+BOARD_KEYS = {"size", "layout", "layout_from"}
 #: The letters of a profile's `lexicon`, for the lexicons kelime builds offline.
 ALPHABETS = {"ku": KURMANJI}
 
@@ -137,9 +144,47 @@ def parse_profile(data: dict[str, Any], where: str) -> Game:
         min_hand_average=(_int(data, "min_hand_average", where)
                           if "min_hand_average" in data else None),
         fixed_hand=data.get("fixed_hand", False),
+        board=_board(data, where) if "board" in data else None,
     )
     _check_values(game, where)
     return game
+
+
+def _board(data: dict[str, Any], where: str) -> BoardLayout:
+    """The ``[board]`` table: a size and a layout, or the game whose layout it copies."""
+    table = _table(data, "board", where)
+    if set(table) - BOARD_KEYS:
+        raise GameProfileError(f"{where}: unknown key(s) in [board]: "
+                               f"{', '.join(sorted(set(table) - BOARD_KEYS))}")
+    size = _int(table, "size", f"{where}: [board]", low=2)
+    source = table.get("layout_from")
+    if ("layout" in table) == (source is not None):
+        raise GameProfileError(f"{where}: [board] needs `layout` or `layout_from`, one of them")
+    if source is not None:
+        if not isinstance(source, str) or not source:
+            raise GameProfileError(f"{where}: [board] `layout_from` must be a game's name")
+        return BoardLayout(size, (), source)
+    rows = parse_layout(str(table["layout"]), size)
+    if isinstance(rows, str):
+        raise GameProfileError(f"{where}: [board] {rows}")
+    return BoardLayout(size, rows)
+
+
+def _layouts(games: dict[str, Game]) -> dict[str, Game]:
+    """`games` with every ``layout_from`` board given the named game's bonus squares."""
+    for game in list(games.values()):
+        board = game.board
+        if board is None or board.layout_from is None or board.bonuses:
+            continue  # no board, its own layout, or one copied already
+        source = games.get(board.layout_from)
+        if source is None or source.board is None or not source.board.bonuses:
+            raise GameProfileError(f"{game.name}: [board] `layout_from` names "
+                                   f"{board.layout_from!r}, which is not a game with a layout")
+        if source.board.size != board.size:
+            raise GameProfileError(f"{game.name}: [board] is {board.size} squares a side but "
+                                   f"{source.name}'s layout is {source.board.size}")
+        games[game.name] = replace(game, board=replace(board, bonuses=source.board.bonuses))
+    return games
 
 
 def _check_values(game: Game, where: str) -> None:
@@ -192,7 +237,7 @@ def folder_profiles(folder: Path) -> list[Game]:
 def load_games(extra_dir: Path | None = None) -> dict[str, Game]:
     """name → Game: the packaged profiles, then `extra_dir`'s, which replace a packaged
     profile of the same name (in its place) or come after them."""
-    games = {g.name: g for g in packaged_profiles()}
-    if extra_dir is not None:
+    games = _layouts({g.name: g for g in packaged_profiles()})  # a deployment's kelimelik
+    if extra_dir is not None:                                    # leaves Sözce's board
         games.update((g.name, g) for g in folder_profiles(Path(extra_dir)))
-    return games
+    return _layouts(games)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .layout import BoardLayout
+
 BLANK = "?"
 SCORING_RULES = ("sum", "product")
 
@@ -57,6 +59,7 @@ class Game:
     min_hand_average: int | None = None   # points a hand must average to stay at the table
     fixed_hand: bool = False              # every hand holds rack_size tiles (+ `discard`
                                           # drawn); else at most, fewer when the bag runs out
+    board: BoardLayout | None = None      # a board game's board (kelime.games.layout)
 
     @property
     def has_two_letter_tiles(self) -> bool:
@@ -165,6 +168,7 @@ class Game:
             "fixed_hand": self.fixed_hand,
             "scoring": self.scoring,
             "score_formula": self.score_formula,
+            "board": self.board.as_dict() if self.board is not None else None,
         }
 
     def _two_letter_dict(self) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from ..anagram import AnagramIndex, Limits, Query, anagram, split
 from ..anagram.rack import Rack
 from ..anagram.reply import Replies
 from ..anagram.search import question
+from ..board.graph import Node, word_graph
 from ..errors import LexiconError, NoAnagramIndex
 from ..games import Game
 from ..normalize import TURKISH, Alphabet, letters_problem, normalize
@@ -131,6 +132,12 @@ class Lexicon:
         """Whether `anagram_json` answers `query` in a few milliseconds at most, whatever its
         limit (`kelime.anagram.reply.Replies.quick`)."""
         return self.index is not None and self._replies.quick(query, game)
+
+    @cached_property
+    def board_graph(self) -> Node:
+        """The words as the board search's word graph (`kelime.board.graph`), made on first
+        use (~0.5 s and ~5 MB for 40,000 words) and kept."""
+        return word_graph(self.words.keys())
 
     @cached_property
     def _replies(self) -> Replies:

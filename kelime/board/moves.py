@@ -1,0 +1,350 @@
+"""The legal moves of a rack on a board, best first: Appel & Jacobson's search ("The
+World's Fastest Scrabble Program", 1988), as Quackle, wolges and MAGPIE run it.
+
+For each line (the rows, then the columns as rows of the transposed board): the letters
+each empty square may take so that the word across it the other way is valid (its
+cross-check set: any letter when nothing lies above or below it); the anchors, the empty
+squares next to a tile (the centre on an empty board), where every move touches the
+board; and from each anchor, every left part of rack tiles on the empty squares before it
+(at most up to the previous anchor, so that each move is found from its first anchor,
+once) or the tiles already there, extended rightwards through the anchor as long as the
+letters so far begin a word of the lexicon: a walk down its word graph
+(`kelime.board.graph`, built once per loaded lexicon), which gives the letters that may
+follow at once (a trie's ``has_keys_with_prefix`` per letter was ~10× slower with blanks).
+
+A move is one placement: the same tiles on the same squares once; a blank standing for
+another letter is another move. A one-tile move is found across and down and kept once,
+in the direction of the longer word it forms (across when equally long). Each move is
+scored by `kelime.board.play.lay`, the rule POST /v1/play applies. The search is bounded:
+at most `work` steps (`BoardLimits.work`), after which the answer says it is incomplete.
+
+Order: score, highest first; then row, column, across before down, the word, and the
+tiles (row, column, letter, blank) — a stable order for equal scores.
+
+    >>> from kelime.board.graph import word_graph
+    >>> from kelime.games import get_game
+    >>> from kelime.board.position import Position
+    >>> spot = Position.read([[""] * 15 for _ in range(15)], get_game("kelimelik"))
+    >>> found = moves(spot, "kale", word_graph(["kale", "ak", "el", "kel"]))
+    >>> [(m.main.word, m.main.row, m.main.col, m.main.direction, m.score)
+    ...  for m in found.moves[:2]], found.count, found.complete
+    ([('kale', 4, 7, 'down', 8), ('kale', 5, 7, 'down', 8)], 22, True)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ..errors import KelimeError
+from ..games import BLANK
+from .errors import BoardError, BoardOverLimit, BoardRackError
+from .graph import END, Node, walk
+from .play import ACROSS, DOWN, Play, Tile, lay
+from .position import Position
+
+
+@dataclass(frozen=True)
+class BoardLimits:
+    """How big a moves question may be, and how much work its search may do."""
+
+    results: int = 1000          # the largest `limit`
+    default_results: int = 20    # `limit` when the question names none
+    work: int = 250_000          # search steps (a letter tried on a square) before the
+                                 # answer is cut short: ~1 s of CPU at worst (kale?? on a
+                                 # mid-game board: 159,223 steps, 9,645 moves)
+
+
+#: A move as the search scores it: its order key (-score, row, column, down?, word, tiles).
+Key = tuple[int, int, int, bool, str, tuple[Tile, ...]]
+
+
+@dataclass(frozen=True)
+class Found:
+    """The moves found, best first (`keys`); `count` of them in all, `complete` unless cut
+    short. Only the moves listed are laid out whole (`lay`: their words and scores)."""
+
+    spot: Position
+    keys: list[Key]
+    complete: bool
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+    def best(self, limit: int | None = None) -> list[Play]:
+        """The first `limit` moves (all of them without one), laid out: words and scores."""
+        plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
+        if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
+            raise BoardError("the search and the rules disagree on a move: a bug")
+        return plays
+
+    @cached_property
+    def moves(self) -> list[Play]:
+        """Every move found, laid out."""
+        return self.best()
+
+    def as_dict(self, limit: int) -> dict[str, Any]:
+        return {"count": self.count, "truncated": self.count > limit,
+                "complete": self.complete, "moves": [move_dict(m) for m in self.best(limit)]}
+
+
+def move_dict(play: Play) -> dict[str, Any]:
+    """A move as POST /v1/moves lists it."""
+    main = play.words[0]
+    return {"row": main.row, "col": main.col, "direction": main.direction, "word": main.word,
+            "tiles": [t.as_dict() for t in play.tiles],
+            "words": [{"word": w.word, "score": w.score} for w in play.words],
+            "score": play.score, "bingo": play.bingo}
+
+
+def read_rack(rack: str, spot: Position) -> Counter[str]:
+    """A rack's tiles (letters of the game, ``?`` a blank); BoardRackError says what is wrong."""
+    game = spot.game
+    odd = sorted({ch for ch in rack if ch != BLANK and ch not in game.letter_values})
+    if odd:
+        raise BoardRackError(f"the rack {rack!r} has {', '.join(map(repr, odd))}: a rack is "
+                             f"lower-case letters of {game.name} "
+                             f"({''.join(game.letter_values)}) and ? for a blank",
+                             {"rack": rack[:40]})
+    if len(rack) > game.rack_size or rack.count(BLANK) > game.blanks:
+        raise BoardOverLimit(f"the rack {rack!r} has {len(rack)} tiles and "
+                             f"{rack.count(BLANK)} blanks; a {game.name} rack holds at most "
+                             f"{game.rack_size} tiles, {game.blanks} of them blanks",
+                             {"rack": rack[:40], "rack_size": game.rack_size,
+                              "blanks": game.blanks})
+    return Counter(rack)
+
+
+class _Cut(KelimeError):
+    """The search has done its `work` (caught in `moves`, which says it is incomplete)."""
+
+
+class _Line:
+    """One line's search, in the across frame: `letters` the board (transposed for down)."""
+
+    def __init__(self, letters: list[list[str]], root: Node, rack: Counter[str],
+                 spot: Position, transposed: bool, budget: list[int]):
+        self.letters, self.root, self.rack = letters, root, rack
+        self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
+        self.game, n, layout = spot.game, spot.size, spot.layout
+
+        def at(r: int, c: int) -> tuple[int, int]:
+            return (c, r) if transposed else (r, c)
+
+        self.values = [[spot.value(*at(r, c)) if letters[r][c] else 0 for c in range(n)]
+                       for r in range(n)]
+        self.letter_times = [[layout.letter_multiplier(*at(r, c)) for c in range(n)]
+                             for r in range(n)]
+        self.word_times = [[layout.word_multiplier(*at(r, c)) for c in range(n)]
+                           for r in range(n)]
+        self.found: list[tuple[int, int, str, int, list[tuple[int, int, str, bool]]]] = []
+        self.row_at, self.grid = 0, letters[0]
+        self.cross: list[set[str] | None] = []
+        self.cross_sum: list[int | None] = []
+        self.cross_length: list[int] = []
+        self.parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] | None = None
+
+    def cross_set(self, row: int, col: int) -> set[str] | None:
+        """The letters (row, col) may take for the word across it the other way; None: any.
+        Notes the value of that word's other letters (`cross_sum`) and its length."""
+        grid, values = self.letters, self.values
+        up, r, total = "", row - 1, 0
+        while r >= 0 and grid[r][col]:
+            up, total, r = grid[r][col] + up, total + values[r][col], r - 1
+        down, r = "", row + 1
+        while r < self.size and grid[r][col]:
+            down, total, r = down + grid[r][col], total + values[r][col], r + 1
+        self.cross_length[col] = len(up) + len(down) + 1
+        if not up and not down:
+            return None
+        self.cross_sum[col] = total
+        node = walk(self.root, up)
+        if node is None or len(up) + len(down) + 1 < self.min_length:
+            return set()
+        return {ch for ch, child in node.items()
+                if ch != END and END in (walk(child, down) or ())}
+
+    def row(self, row: int, anchors: list[int]) -> None:
+        grid = self.letters[row]
+        self.row_at, self.grid = row, grid
+        self.cross_sum, self.cross_length = [None] * self.size, [1] * self.size
+        self.cross = [None if grid[c] else self.cross_set(row, c) for c in range(self.size)]
+        previous = -1
+        for anchor in anchors:
+            if anchor > 0 and grid[anchor - 1]:
+                start = anchor - 1
+                while start > 0 and grid[start - 1]:
+                    start -= 1
+                node = walk(self.root, "".join(grid[start:anchor]))
+                if node is not None:
+                    self.extend(node, start, anchor, anchor, [])
+            else:
+                room, allowed, rack = anchor - previous - 1, self.cross[anchor], self.rack
+                for node, placed, used in self.left_parts():
+                    if len(placed) > room:
+                        break  # the parts come shortest first
+                    if allowed is not None:  # can a tile left in the rack take the anchor?
+                        fits = node.keys() & allowed
+                        if not fits or (used[BLANK] >= rack[BLANK]
+                                        and not any(rack[ch] > used[ch] for ch in fits)):
+                            continue
+                    self.through(node, anchor, placed)
+            previous = anchor
+
+    def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
+        """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
+        (any letter on a square of a left part, `col` None)."""
+        allowed, rack, out = None if col is None else self.cross[col], self.rack, []
+        for ch, child in node.items():
+            if ch == END or (allowed is not None and ch not in allowed):
+                continue
+            if rack[ch]:
+                out.append((ch, False, child))
+            if rack[BLANK]:
+                out.append((ch, True, child))
+        self.budget[0] -= len(out)
+        if self.budget[0] < 0:
+            raise _Cut
+        return out
+
+    def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
+        """A move: its main word from `start` to before `end`, scored by the rules (as
+        `kelime.board.play.lay` scores it: `Found.best` checks the two agree)."""
+        row, grid, game = self.row_at, self.grid, self.game
+        values, letter_times = self.values[row], self.letter_times[row]
+        word_times = self.word_times[row]
+        new = {c: (ch, blank) for _, c, ch, blank in placed}
+        word, total, times, crosses = [], 0, 1, 0
+        for c in range(start, end):
+            if c not in new:
+                word.append(grid[c])
+                total += values[c]
+                continue
+            ch, blank = new[c]
+            word.append(ch)
+            value = (game.blank_value if blank else game.letter_values[ch]) * letter_times[c]
+            total += value
+            times *= word_times[c]
+            if (cross := self.cross_sum[c]) is not None:
+                crosses += (cross + value) * word_times[c]
+        score = total * times + crosses
+        if len(placed) >= game.rack_size:
+            score += game.bingo_bonus
+        other = self.cross_length[placed[0][1]] if len(placed) == 1 else 0
+        self.found.append((score, start, "".join(word), other, placed))
+
+    def left_parts(self) -> list[tuple[Node, list[tuple[str, bool]], Counter[str]]]:
+        """Every left part the rack can lay (its node and its tiles), shortest first: the
+        squares before an anchor up to the previous one touch nothing, so the parts are the
+        same before every anchor, found once a line."""
+        if self.parts is None:
+            parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] = [
+                (self.root, [], Counter())]
+            for node, placed, used in parts:  # grows as it goes: breadth first
+                if len(placed) + 1 >= self.rack.total():
+                    continue  # the anchor needs a tile too
+                for ch, blank, child in self.options(node, None):
+                    tile = BLANK if blank else ch
+                    if self.rack[tile] > used[tile]:
+                        parts.append((child, [*placed, (ch, blank)], used + Counter(tile)))
+            self.parts = parts
+        return self.parts
+
+    def through(self, node: Node, anchor: int, placed: list[tuple[str, bool]]) -> None:
+        """A left part's tiles laid before `anchor`, extended through it."""
+        start, rack = anchor - len(placed), self.rack
+        for ch, blank in placed:
+            rack[BLANK if blank else ch] -= 1
+        try:
+            self.extend(node, start, anchor, anchor,
+                        [(self.row_at, start + i, ch, b) for i, (ch, b) in enumerate(placed)])
+        finally:
+            for ch, blank in placed:
+                rack[BLANK if blank else ch] += 1
+
+    def extend(self, node: Node, start: int, col: int, anchor: int,
+               placed: list[tuple[int, int, str, bool]]) -> None:
+        """The letters from `start` to before `col` lead to `node`; lay on `col` onwards."""
+        grid = self.grid
+        if col >= self.size or not grid[col]:
+            if col > anchor and END in node and col - start >= self.min_length:
+                self.record(start, col, placed)
+            if col >= self.size:
+                return
+        if grid[col]:
+            child = node.get(grid[col])
+            if child is not None:
+                self.extend(child, start, col + 1, anchor, placed)
+            return
+        for ch, blank, child in self.options(node, col):
+            tile = BLANK if blank else ch
+            self.rack[tile] -= 1
+            self.extend(child, start, col + 1, anchor, [*placed, (self.row_at, col, ch, blank)])
+            self.rack[tile] += 1
+
+
+def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
+    size = len(letters)
+    if empty:
+        return [size // 2] if row == size // 2 else []
+    near = []
+    for c in range(size):
+        if letters[row][c]:
+            continue
+        if any(0 <= row + a < size and 0 <= c + b < size and letters[row + a][c + b]
+               for a, b in ((0, 1), (1, 0), (0, -1), (-1, 0))):
+            near.append(c)
+    return near
+
+
+def _search(spot: Position, root: Node, rack: Counter[str], budget: list[int],
+            transposed: bool, out: dict[tuple[Tile, ...], tuple[Key, int]]) -> None:
+    """The moves along the rows (the columns when `transposed`) into `out` (tiles → its
+    order key and the length of its main word), those found so far included when the work
+    runs out (`_Cut`). A one-tile move found both ways keeps its longer word's direction."""
+    grid = [list(row) for row in spot.letters]
+    if transposed:
+        grid = [list(col) for col in zip(*grid)]
+    line = _Line(grid, root, Counter(rack), spot, transposed, budget)
+    try:
+        for row in range(spot.size):
+            if anchors := _anchors(grid, row, spot.empty):
+                line.row(row, anchors)
+    finally:
+        for score, start, word, other, placed in line.found:
+            tiles = tuple(sorted(Tile(c, r, ch, b) if transposed else Tile(r, c, ch, b)
+                                 for r, c, ch, b in placed))
+            row = placed[0][0]
+            first = (start, row) if transposed else (row, start)
+            key: Key = (-score, *first, transposed, word, tiles)
+            if tiles in out and (len(word) < other or (len(word) == other and transposed)):
+                continue  # the one tile's other word is longer, or as long and across
+            out[tiles] = (key, len(word))
+
+
+def moves(spot: Position, rack: str | Counter[str], root: Node,
+          limits: BoardLimits = BoardLimits()) -> Found:
+    """Every legal move of `rack` on `spot` whose words are all in the word graph `root`
+    (`kelime.board.graph.word_graph`), best first."""
+    tiles = read_rack(rack, spot) if isinstance(rack, str) else rack
+    budget = [limits.work]
+    found: dict[tuple[Tile, ...], tuple[Key, int]] = {}
+    complete = True
+    try:
+        for transposed in (False, True):
+            _search(spot, root, tiles, budget, transposed, found)
+    except _Cut:
+        complete = False
+    return Found(spot, sorted(key for key, _ in found.values()), complete)
+
+
+def order(play: Play) -> tuple[Any, ...]:
+    """Best first: score, then row, column, across before down, word, tiles."""
+    main = play.words[0]
+    return (-play.score, main.row, main.col, main.direction != ACROSS, main.word, play.tiles)
+
+
+__all__ = ["ACROSS", "DOWN", "BoardLimits", "Found", "move_dict", "moves", "read_rack"]
