@@ -41,7 +41,7 @@ from typing import Any
 
 from ..errors import KelimeError
 from ..games import BLANK
-from .errors import BoardError, BoardOverLimit, BoardRackError
+from .errors import BoardOverLimit, BoardRackError
 from .graph import END, Node, walk
 from .play import ACROSS, DOWN, Play, Tile, lay
 from .position import Position
@@ -79,7 +79,8 @@ class Found:
         """The first `limit` moves (all of them without one), laid out: words and scores."""
         plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
         if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
-            raise BoardError("the search and the rules disagree on a move: a bug")
+            raise RuntimeError(f"the search and kelime.board.play disagree on a move of "
+                               f"{self.spot.rows()}: a bug to report")
         return plays
 
     @cached_property
