@@ -97,8 +97,9 @@ class Metrics:
         self.words = Counter("kelime_words_validated", "Words validated, by lexicon and verdict "
                              "(valid, or the reason for refusing).", ("lexicon", "verdict"),
                              registry=counted)
-        self.searches = Counter("kelime_searches", "Anagram and split questions answered, by "
-                                "kind, and for splits whether the search was complete.",
+        self.searches = Counter("kelime_searches", "Anagram, split and moves questions answered, "
+                                "by kind, and for splits and moves whether the search was "
+                                "complete.",
                                 ("kind", "complete"), registry=counted)
         self.search_time = Histogram("kelime_search_seconds", "Time spent searching (not "
                                      "waiting), by kind.", ("kind",), buckets=BUCKETS,

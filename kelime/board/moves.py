@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import combinations
 from typing import Any
 
 from ..errors import KelimeError
 from ..games import BLANK
-from .errors import BoardError, BoardOverLimit, BoardRackError
+from .errors import BoardOverLimit, BoardRackError
 from .graph import END, Node, walk
 from .play import ACROSS, DOWN, Play, Tile, lay
 from .position import Position
@@ -54,7 +55,7 @@ class BoardLimits:
     default_results: int = 20    # `limit` when the question names none
     work: int = 250_000          # search steps (a letter tried on a square) before the
                                  # answer is cut short: ~1 s of CPU at worst (kale?? on a
-                                 # mid-game board: 159,223 steps, 9,645 moves)
+                                 # mid-game board: 99,492 steps, 9,645 moves)
 
 
 #: A move as the search scores it: its order key (-score, row, column, down?, word, tiles).
@@ -78,7 +79,8 @@ class Found:
         """The first `limit` moves (all of them without one), laid out: words and scores."""
         plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
         if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
-            raise BoardError("the search and the rules disagree on a move: a bug")
+            raise RuntimeError(f"the search and kelime.board.play disagree on a move of "
+                               f"{self.spot.rows()}: a bug to report")
         return plays
 
     @cached_property
@@ -146,6 +148,7 @@ class _Line:
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] | None = None
+        self.full = Counter(rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
         """The letters (row, col) may take for the word across it the other way; None: any.
@@ -196,14 +199,16 @@ class _Line:
 
     def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
         """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
-        (any letter on a square of a left part, `col` None)."""
+        (any letter on a square of a left part, `col` None): a letter's own tile while the
+        rack has one, else a blank. Which of a move's tiles may be blanks instead is
+        `record`'s business: the search walks each word once, not once a blank's choice."""
         allowed, rack, out = None if col is None else self.cross[col], self.rack, []
         for ch, child in node.items():
             if ch == END or (allowed is not None and ch not in allowed):
                 continue
             if rack[ch]:
                 out.append((ch, False, child))
-            if rack[BLANK]:
+            elif rack[BLANK]:
                 out.append((ch, True, child))
         self.budget[0] -= len(out)
         if self.budget[0] < 0:
@@ -211,6 +216,21 @@ class _Line:
         return out
 
     def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
+        """Every move that lays these letters: each choice of the tiles that are blanks
+        (at most the rack's blanks, at least where its own tiles run out)."""
+        rack = self.full
+        if not rack[BLANK]:
+            self.one(start, end, placed)
+            return
+        letters = [p[2] for p in placed]
+        short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
+        for count in range(sum(short.values()), min(rack[BLANK], len(placed)) + 1):
+            for chosen in combinations(range(len(placed)), count):
+                if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items()):
+                    self.one(start, end, [(r, c, ch, i in chosen)
+                                          for i, (r, c, ch, _) in enumerate(placed)])
+
+    def one(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
         """A move: its main word from `start` to before `end`, scored by the rules (as
         `kelime.board.play.lay` scores it: `Found.best` checks the two agree)."""
         row, grid, game = self.row_at, self.grid, self.game
@@ -243,13 +263,18 @@ class _Line:
         if self.parts is None:
             parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] = [
                 (self.root, [], Counter())]
+            rack = self.rack
             for node, placed, used in parts:  # grows as it goes: breadth first
-                if len(placed) + 1 >= self.rack.total():
+                if len(placed) + 1 >= rack.total():
                     continue  # the anchor needs a tile too
-                for ch, blank, child in self.options(node, None):
-                    tile = BLANK if blank else ch
-                    if self.rack[tile] > used[tile]:
-                        parts.append((child, [*placed, (ch, blank)], used + Counter(tile)))
+                self.budget[0] -= len(node)
+                for ch, child in node.items():
+                    if ch == END:
+                        continue
+                    tile = ch if rack[ch] > used[ch] else BLANK
+                    if rack[tile] > used[tile]:
+                        parts.append((child, [*placed, (ch, tile == BLANK)],
+                                      used + Counter(tile)))
             self.parts = parts
         return self.parts
 
