@@ -92,15 +92,14 @@ def moves(rack, board, game, limit, lexicon, data, as_json) -> None:
     an empty one, a letter a tile, an upper-case letter a blank (İ a blank i, I a blank ı);
     or the API's JSON board. Without BOARD (or with an empty one) it is the first play.
     Each move: its score, word, first square and direction, the tiles to lay (as `kelime
-    play --tiles` takes them) and * for a bingo; then the board with the best move's tiles
-    in brackets. A search cut short by its work budget says so.
+    play --tiles` takes them) and bingo when it lays all 7; then the board with the best
+    move's tiles in brackets. A search cut short by its work budget says so.
 
     \b
     Example:
-      $ kelime moves kalemi --limit 3
-      kalemi · kelimelik · 418 moves, the best 3
-        score  word    row col           tiles
-           24  kalemi    7   2  across   7,2,k 7,3,a 7,4,l 7,5,e 7,6,m 7,7,i
+      kelime moves 'kale?ab' board.txt --limit 5
+      kelime moves kalemi                 (the first play)
+      cat board.txt | kelime moves 'kale?ab' - --json
     """
     from ..anagram.query import plays
     from ..board import moves as find_moves
@@ -140,7 +139,8 @@ def play(board, tile_text, game, lexicon, data, as_json) -> None:
 
     \b
     Example:
-      $ kelime play - --tiles '7,6,k 7,7,a 7,8,l 7,9,e' < /dev/null
+      kelime play board.txt --tiles '7,10,l 7,11,I 7,12,k'   (I: a blank ı)
+      kelime play board.txt --tiles '10,8,k 10,9,?a' --json
     """
     from ..anagram.query import plays
     from ..board import check, read_tiles
