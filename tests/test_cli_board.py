@@ -229,3 +229,14 @@ def test_the_commands_run_as_a_real_process(data_dir):
                          input="\n".join(KITAP), capture_output=True, text=True, timeout=120)
     assert (bad.returncode, bad.stderr.strip()) == (
         2, "Error: tile 0 (row 7, column 7) is on a taken square: 't' is there already")
+
+
+def test_no_move_and_no_move_listed_are_told_apart(data_dir, board_file):
+    none = kelime(data_dir, "moves", "ğğ", board_file(KITAP))
+    assert none.exit_code == 0 and none.output.splitlines()[:2] == [
+        "ğğ · kelimelik · 0 moves",
+        "  (no legal move: no word of the lexicon fits the board with these tiles)"]
+    unlisted = kelime(data_dir, "moves", "kat??", board_file(KITAP), "--limit", "0")
+    assert unlisted.exit_code == 0 and unlisted.output.splitlines()[0] == \
+        "kat?? · kelimelik · 24 moves, the best 0"
+    assert "no legal move" not in unlisted.output

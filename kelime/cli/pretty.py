@@ -219,10 +219,10 @@ def print_moves(answer: dict, spot, rack: str, game: str) -> None:
     if not answer["complete"]:
         out.print("[yellow]the search was cut short by its work budget: these are the best "
                   "of the moves found so far, and there may be better ones[/]")
-    if not moves:
+    if not count:
         out.print("  [dim](no legal move: no word of the lexicon fits the board with these "
                   "tiles)[/]")
-    else:
+    if moves:
         width = max(4, *(len(m["word"]) for m in moves))
         points = max(5, *(len(str(m["score"])) for m in moves))
         out.print(f"  {'score'.rjust(points)}  {'word'.ljust(width)}  row col  direction  tiles")
