@@ -10,8 +10,12 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kelime.cli import cli
+from kelime.cli.board import read_tile_list, tiles_text
+from kelime.games import GAMES
 from kelime.service.app import create_app
 from kelime.service.settings import Settings
 from tests.service_helpers import TestClient
@@ -240,3 +244,18 @@ def test_no_move_and_no_move_listed_are_told_apart(data_dir, board_file):
     assert unlisted.exit_code == 0 and unlisted.output.splitlines()[0] == \
         "kat?? · kelimelik · 24 moves, the best 0"
     assert "no legal move" not in unlisted.output
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14),
+                          st.sampled_from(sorted(GAMES["kelimelik"].letter_values)),
+                          st.booleans(), st.booleans()), max_size=7))
+def test_the_tiles_as_moves_lists_them_read_back_as_themselves(tiles):
+    """`kelime moves` lists a move's tiles as `kelime play --tiles` reads them (a blank as
+    ?e, or in upper case when `cased`)."""
+    game = GAMES["kelimelik"]
+    sent = [{"row": r, "col": c, "letter": ch, "blank": blank} for r, c, ch, blank, _ in tiles]
+    assert read_tile_list(tiles_text(sent), game) == sent
+    cased = " ".join(f"{r},{c},{turkish_upper(ch) if blank and upper else '?' * blank + ch}"
+                     for r, c, ch, blank, upper in tiles)
+    assert read_tile_list(cased, game) == sent
