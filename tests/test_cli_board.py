@@ -112,7 +112,7 @@ def test_play_json_is_the_api_answer_and_its_status_the_verdict(
 
 @pytest.mark.parametrize("args, code, where", [
     (["--tiles", "7,7,e"], "invalid_tiles", "tile 0 (row 7, column 7) is on a taken square"),
-    (["--tiles", "7;10;e"], "invalid_tiles", "tile 0 is '7'"),
+    (["--tiles", "7,10,e;8,10,v"], "invalid_tiles", "tile 0 is '7,10,e;8,10,v': a tile is"),
     (["--tiles", "8,8,x"], "invalid_tiles", "'x' is not a letter of kelimelik"),
     (["--tiles", "15,8,e"], "invalid_tiles", "off the board"),
 ])

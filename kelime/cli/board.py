@@ -50,7 +50,7 @@ def read_tile_list(text: str, game) -> list[dict]:
     from ..board.text import letter_of
 
     tiles = []
-    for i, token in enumerate(unicodedata.normalize("NFC", text).replace(";", " ").split()):
+    for i, token in enumerate(unicodedata.normalize("NFC", text).split()):
         found = TILE.fullmatch(token)
         if found is None:
             raise TilesError(f"tile {i} is {token!r}: a tile is ROW,COL,LETTER (rows and "
