@@ -70,17 +70,17 @@ def read_board(text: str, game: Game) -> Position:
                                   {"line": number, "row": r, "size": size})
         row = []
         for c, ch in enumerate(line):
-            tile = None if ch == EMPTY else letter_of(ch, game, alphabet)
             if ch == EMPTY:
                 row.append("")
-            elif tile is not None:
-                row.append(BLANK + tile[0] if tile[1] else tile[0])
-            else:
+                continue
+            if (tile := letter_of(ch, game, alphabet)) is None:
                 raise BoardShapeError(
                     f"line {number}, column {c + 1} (row {r}, column {c}) is {ch!r}: a square "
                     f"is {EMPTY!r} (empty), a letter of {game.name} ({letters}) or the same "
                     f"letter in upper case (a blank played as that letter: İ for i, I for ı)",
                     {"line": number, "column": c + 1, "row": r, "col": c})
+            letter, blank = tile
+            row.append(BLANK + letter if blank else letter)
         rows.append(row)
     if rows and len(rows) < size:
         raise BoardShapeError(f"the board has {len(rows)} rows, not {size}: a {game.name} "
@@ -97,9 +97,9 @@ def _json_board(text: str) -> Any:
                               f"{e.colno}", {"line": e.lineno, "column": e.colno}) from None
     if isinstance(board, dict):
         if "board" not in board:
-            raise BoardShapeError(f"the JSON object has no \"board\" (it has "
-                                  f"{excerpt(', '.join(map(str, board)))}): give the board, or a "
-                                  f"/v1/play or /v1/moves body", {})
+            raise BoardShapeError(f"the JSON object has no \"board\" (its keys: "
+                                  f"{excerpt(', '.join(map(str, board)))}): give the board, "
+                                  f"or a /v1/play or /v1/moves body", {})
         board = board["board"]
     return board
 
