@@ -61,7 +61,7 @@ def test_a_missing_offline_list_names_the_offline_extra(tmp_path, dist):
 
 
 def test_the_core_commands_need_no_extra(tmp_path):
-    """build (from a word list), check, anagram and split with no library of [serve] or
+    """build (from a word list), check, moves, play, anagram and split with no library of [serve] or
     [crawl] importable."""
     modules = extras_modules()
     assert {"fastapi", "uvicorn", "scrapy", "twisted", "httpx", "prometheus_client"} <= set(modules)
@@ -72,6 +72,10 @@ def test_the_core_commands_need_no_extra(tmp_path):
     assert built.returncode == 0, built.stderr
     checked = run("check", "kitap", cwd=tmp_path, exe=kelime)
     assert checked.returncode == 0 and "✓  kitap" in checked.stdout, checked.stderr
+    (tmp_path / "board.txt").write_text("", encoding="utf-8")  # an empty board
+    for args in (["moves", "kitap", "board.txt"], ["play", "board.txt", "--tiles", "7,7,k 7,8,i"]):
+        done = run(*args, cwd=tmp_path, exe=kelime)
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
     for args in (["anagram", "patik"], ["split", "kitapkalem"]):
         done = run(*args, cwd=tmp_path, exe=kelime)
         assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr

@@ -123,13 +123,16 @@ def test_the_anagram_examples_print_what_they_show(bootstrap_data, path, command
 # The manual's examples (docs/*.md and README.md): every fenced block of shell is either run
 # here, each `$ command` compared line by line with the output shown under it, or marked
 # `<!-- not run: why -->` just above it and listed by test_the_examples_not_run_say_why.
+# A block marked `<!-- file: NAME -->` just above it is a file the page's examples read
+# (a board for `kelime moves`): written as NAME in the folder they run in.
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->")
+FILE = re.compile(r"<!-- file: ([\w.-]+) -->")
 #: What the examples run: `kelime` questions against the offline lexicons, curl against a
 #: plain `kelime serve` of them, and the shell's `echo $?`.
-RUNS = re.compile(r"(kelime (check|anagram|split) |curl |echo \$\?$|kelime build --bootstrap$"
-                  r"|kelime reports --reports reports.sqlite$"
+RUNS = re.compile(r"(kelime (check|anagram|split|moves|play) |curl |echo \$\?$"
+                  r"|kelime build --bootstrap$|kelime reports --reports reports.sqlite$"
                   r"|kelime build --bootstrap --out /srv/kelime/data$|ls -l /srv/kelime/)")
 #: The folder the deployment's examples write, a temporary one when they are run.
 SRV = "/srv/kelime"
@@ -150,6 +153,7 @@ class Block:
     lang: str
     lines: list[str]
     not_run: str | None
+    file: str | None = None
 
     def __str__(self):
         return f"{self.page.relative_to(ROOT)}:{self.line}"
@@ -174,8 +178,9 @@ def blocks(page: Path) -> list[Block]:
     found, block, before = [], None, ""
     for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
         if block is None and line.startswith("```"):
-            marked = NOT_RUN.search(before)
-            block = Block(page, number, line[3:].strip(), [], marked and marked.group(1))
+            marked, named = NOT_RUN.search(before), FILE.search(before)
+            block = Block(page, number, line[3:].strip(), [], marked and marked.group(1),
+                          named and named.group(1))
         elif block is not None and line.startswith("```"):
             found.append(block)
             block = None
@@ -242,6 +247,10 @@ def test_the_example_prints_what_it_shows(block, offline_data, request, tmp_path
     status = 0
     asks = any(command.startswith("curl ") for command, _ in block.steps)
     served = request.getfixturevalue("served") if asks else ""
+    for shown_file in blocks(block.page):
+        if shown_file.file:
+            (tmp_path / shown_file.file).write_text("\n".join(shown_file.lines) + "\n",
+                                                    encoding="utf-8")
     for command, shown in block.steps:
         if command == "echo $?":
             printed = [str(status)]

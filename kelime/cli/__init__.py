@@ -17,7 +17,7 @@ if sys.argv[1:2] == ["serve"]:
 
 import click  # noqa: E402
 
-from . import anagram, build, check, crawl, lexicons, reports, serve  # noqa: E402
+from . import anagram, board, build, check, crawl, lexicons, reports, serve  # noqa: E402
 from .common import CONTEXT, Group  # noqa: E402
 
 
@@ -32,9 +32,9 @@ def cli() -> None:
     """
 
 
-for command in (check.check, anagram.anagram, anagram.split, build.build, serve.serve,
-                crawl.crawl, crawl.define, reports.reports, lexicons.lexicons,
-                lexicons.reload):
+for command in (check.check, anagram.anagram, anagram.split, board.moves, board.play,
+                build.build, serve.serve, crawl.crawl, crawl.define, reports.reports,
+                lexicons.lexicons, lexicons.reload):
     cli.add_command(command)
 
 

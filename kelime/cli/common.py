@@ -4,8 +4,9 @@ the service's Settings), JSON output, and the one error boundary.
 Exit status, the same for the same failure in every command:
 
     0  done (`check`: every word valid)
-    1  `check`: a word is not valid; build, crawl, reports: the work failed (``Error: …``);
-       a command whose extra is not installed (`needs_extra`)
+    1  `check`: a word is not valid; `play`: not legal, or a word not valid; build, crawl,
+       reports: the work failed (``Error: …``); a command whose extra is not installed
+       (`needs_extra`)
     2  the question cannot be asked: bad arguments (click's usage errors), a lexicon that
        cannot be used (missing, damaged, outdated), an unknown game or a bad game profile,
        a rack, pattern or option the core refuses

@@ -171,3 +171,92 @@ def print_split(answer: dict, rack: str, game: str) -> None:
               else "[yellow]the time budget ran out: the best layout found so far[/]")
     out.print(f"penalty {answer['penalty']} · {search}")
     out.print(_lexicon_line(answer["lexicon"]))
+
+
+def board_lines(spot, tiles: list[dict]) -> list[str]:
+    """The board drawn: columns numbered, a tile's letter (a blank's in upper case, as a
+    board file writes it), `.` an empty square, and the `tiles` laid in brackets."""
+    from kelime.board.text import board_text
+
+    new = {(t["row"], t["col"]): t for t in tiles}
+    rows = board_text(spot).splitlines()
+    lines = ["   " + "".join(f"{c:^3}" for c in range(spot.size)).rstrip()]
+    for r, row in enumerate(rows):
+        cells = []
+        for c, ch in enumerate(row):
+            tile = new.get((r, c))
+            if tile is None:
+                cells.append(f" {ch} ")
+            else:
+                letter = tile["letter"]
+                cells.append(f"[{_upper(letter, spot) if tile['blank'] else letter}]")
+        lines.append(f"{r:>2} " + "".join(cells).rstrip())
+    return lines
+
+
+def _upper(letter: str, spot) -> str:
+    from kelime.board.text import alphabet_of, upper
+
+    return upper(letter, alphabet_of(spot.game))
+
+
+def _print_board(out: Console, spot, tiles: list[dict]) -> None:
+    for line in board_lines(spot, tiles):
+        out.print(escape(line))
+
+
+def print_moves(answer: dict, spot, rack: str, game: str) -> None:
+    """The moves best first (score, word, first square, direction, the tiles to lay as
+    `kelime play --tiles` takes them, bingo), then the board with the best one laid."""
+    from .board import tiles_text
+
+    out = console()
+    moves, count = answer["moves"], answer["count"]
+    noun = "move" if count == 1 else "moves"
+    shown = f", the best {len(moves):,}" if answer["truncated"] else ""
+    first = " · the first play" if spot.empty else ""
+    out.print(f"[bold]{escape(rack)}[/] · {escape(game)}{first} · {count:,} {noun}{shown}")
+    if not answer["complete"]:
+        out.print("[yellow]the search was cut short by its work budget: these are the best "
+                  "of the moves found so far, and there may be better ones[/]")
+    if not count:
+        out.print("  [dim](no legal move: no word of the lexicon fits the board with these "
+                  "tiles)[/]")
+    if moves:
+        width = max(4, *(len(m["word"]) for m in moves))
+        points = max(5, *(len(str(m["score"])) for m in moves))
+        out.print(f"  {'score'.rjust(points)}  {'word'.ljust(width)}  row col  direction  tiles")
+        for m in moves:
+            bingo = "  bingo" if m["bingo"] else ""
+            out.print(f"  {str(m['score']).rjust(points)}  {escape(m['word']).ljust(width)}  "
+                      f"{m['row']:>3} {m['col']:>3}  {m['direction']:<9}  "
+                      f"{escape(tiles_text(m['tiles']))}{bingo}")
+        best = moves[0]
+        out.print(f"the best move, {escape(best['word'])} for {best['score']}, its tiles "
+                  f"in brackets:")
+        _print_board(out, spot, best["tiles"])
+    out.print(_lexicon_line(answer["lexicon"]))
+
+
+def print_play(answer: dict, spot, tiles: list[dict], game: str) -> None:
+    """Legal or why not, each word valid or not with its score, the total, and the board
+    with the tiles laid in brackets."""
+    out = console()
+    words = answer["words"]
+    if not answer["legal"]:
+        head = f"[red]not legal[/] ({answer['reason']}): {escape(answer['message'])}"
+    elif all(w["valid"] for w in words):
+        head = f"[green]legal[/] · score {answer['score']}" + (" · bingo" if answer["bingo"]
+                                                                else "")
+    else:
+        head = "[yellow]legal, but a word is not valid[/] · score 0"
+    out.print(f"{escape(game)} · {head}")
+    width = max((len(w["word"]) for w in words), default=0)
+    points = max((len(str(w["score"])) for w in words), default=0)
+    for w in words:
+        mark = "[green]✓[/]" if w["valid"] else "[red]✗[/]"
+        reason = f"  [yellow]{escape(reason_text(w['reason']))}[/]" if w["reason"] else ""
+        out.print(f"{mark}  {escape(w['word']).ljust(width)}  {str(w['score']).rjust(points)}"
+                  f"{reason}")
+    _print_board(out, spot, tiles)
+    out.print(_lexicon_line(answer["lexicon"]))
