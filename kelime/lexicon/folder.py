@@ -96,7 +96,7 @@ def build_folder(name: str) -> re.Pattern[str]:
 def split_pin(name: str) -> tuple[str, str | None]:
     """`tr@d4323d22aa28` → ("tr", "d4323d22aa28"); `tr` → ("tr", None)::
 
-        >>> split_pin("tr@42B2c418bf19"), split_pin("ku")
+        >>> split_pin("tr@D4323d22aa28"), split_pin("ku")
         (('tr', 'd4323d22aa28'), ('ku', None))
     """
     base, at, version = name.partition("@")
