@@ -1137,7 +1137,8 @@ def test_a_board_typed_in_square_by_square_and_only_for_board_games(browser, sit
                                     (7, 10, "?m")]
     assert square(browser, 7, 8).get_attribute("value") == "l"
     browser.find_element("css selector", "#board-paste summary").click()
-    text = browser.find_element("id", "board-text").get_attribute("value").split("\n")
+    text = wait_until(lambda: browser.find_element("id", "board-text").get_attribute("value"),
+                      "the text form shows the board when opened").split("\n")
     assert len(text) == 15 and text[7] == "......kaLeM...." and text[0] == "." * 15
     label = square(browser, 7, 7).get_attribute("aria-label")
     assert label == "8. satır, 8. sütun, kelime puanı 2 kat, orta kare", label
@@ -1180,3 +1181,43 @@ def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
     error = browser.find_element("css selector", "#board-out .error").text
     assert error.startswith("Hata: Tahtanın 4. satır, 5. sütunundaki kare okunamadı"), error
     browser.refresh()
+
+
+@needs_browser
+def test_a_play_typed_on_the_board_is_checked_and_scored(browser, site):
+    """The squares typed with "Yeni taşlarım" ticked are the play: POST /v1/play says it is
+    legal and what it scores, or which rule it breaks, and judges each word it forms."""
+    open_page(browser, site, "?game=kelimelik")
+    browser.find_element("id", "board-fresh").click()
+
+    def play(row: int, col: int, letters: str) -> None:
+        square(browser, row, col).send_keys(letters[0])
+        for letter in letters[1:]:
+            browser.switch_to.active_element.send_keys(letter)
+
+    def check() -> tuple[str, list[tuple[str, str]]]:
+        browser.find_element("id", "play-go").click()
+        settle(browser)
+        words = [(e.get_attribute("data-word"), e.get_attribute("data-valid"))
+                 for e in browser.find_elements("css selector", "#board-out .play-words li")]
+        return browser.find_element("id", "play-verdict").text, words
+
+    empty = [[""] * 15 for _ in range(15)]
+    play(7, 6, "kale")
+    asked = httpx.post(f"{site}/v1/play", json={"game": "kelimelik", "board": empty, "tiles": [
+        {"row": 7, "col": 6 + i, "letter": x} for i, x in enumerate("kale")]}).json()
+    assert asked["legal"] and asked["score"] > 0, asked
+    verdict, words = check()
+    assert verdict == f"Geçerli hamle: {asked['score']} puan", verdict
+    assert words == [("kale", "true")]
+    assert len(browser.find_elements("css selector", "#board .sq.fresh")) == 4
+    play(3, 3, "e")  # a fifth new tile, off the line
+    verdict, words = check()
+    assert verdict.startswith("Yeni taşlar tek bir satırda ya da sütunda değil"), verdict
+    assert browser.find_element("id", "play-verdict").get_attribute("data-reason") == "not_in_line"
+    browser.find_element("id", "board-clear").click()
+    play(7, 7, "lk")
+    verdict, words = check()
+    assert words == [("lk", "false")]
+    assert verdict == "Taşlar kurallara uygun ama geçersiz kelime var: hamle puan almaz."
+    assert "sözlükte yok" in browser.find_element("css selector", "#board-out .play-words").text

@@ -596,6 +596,8 @@
   const MOVES_SHOWN = 20;        // /v1/moves' default limit
   const boardBox = $("board"), boardOut = $("board-out");
   let cells = [], squares = [], boardGame = null, shownMoves = [];
+  // The squares the player typed with "Yeni taşlarım" ticked ("row,col"): the play to check.
+  const fresh = new Set();
   const locale = () => (lang === "ku" ? "ku" : "tr");
   const lower = (ch) => ch.toLocaleLowerCase(locale());
   const upper = (ch) => ch.toLocaleUpperCase(locale());
@@ -618,6 +620,7 @@
     input.value = letter || (cell === "?" ? "?" : "");
     square.classList.toggle("filled", Boolean(letter));
     square.classList.toggle("blank", cell.startsWith("?") && Boolean(letter));
+    square.classList.toggle("fresh", Boolean(letter) && fresh.has(`${r},${c}`));
     square.dataset.cell = cell;
   }
   function squareLabel(r, c, bonus, centre) {
@@ -628,6 +631,7 @@
   function drawBoard(game) {
     const layout = game.board, size = layout.size;
     const keep = cells.length === size ? cells : null;
+    if (!keep) fresh.clear();
     cells = keep || Array.from({length: size}, () => Array(size).fill(""));
     boardGame = game;
     boardBox.style.setProperty("--size", String(size));
@@ -667,6 +671,8 @@
     const r = Number(input.dataset.row), c = Number(input.dataset.col);
     const cell = cellOf(input.value, boardGame);
     if (cell !== null) cells[r][c] = cell;
+    if ($("board-fresh").checked && cells[r][c]) fresh.add(`${r},${c}`);
+    else fresh.delete(`${r},${c}`);
     showCell(r, c);
     forgetMoves();
     const size = cells.length;  // typing runs across, as a word is read
@@ -727,11 +733,13 @@
       return;
     }
     cells = read.cells;
+    fresh.clear();
     for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
   }
   $("board-put").addEventListener("click", putText);
   $("board-clear").addEventListener("click", () => {
     cells = cells.map((row) => row.map(() => ""));
+    fresh.clear();
     for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
     $("board-text").value = "";
     forgetMoves();
@@ -816,6 +824,51 @@
     }
   }
   $("moves-go").addEventListener("click", askMoves);
+  // POST /v1/play: the player's new tiles (typed with "Yeni taşlarım" ticked) on the board
+  // without them; legal or why not, the words it forms, each valid or not, and its score.
+  async function askPlay() {
+    const signal = restart("board");
+    drawMove(null);
+    shownMoves = [];
+    const tiles = [], board = cells.map((row) => row.map((cell) => (cell === "?" ? "" : cell)));
+    for (const key of fresh) {
+      const [r, c] = key.split(",").map(Number), cell = board[r][c];
+      if (!cell) continue;
+      tiles.push({row: r, col: c, letter: cell.replace("?", ""), blank: cell.startsWith("?")});
+      board[r][c] = "";
+    }
+    boardOut.setAttribute("aria-busy", "true");
+    boardOut.replaceChildren(status(t("checking"), "checking…"));
+    try {
+      const game = gameSelect.value;
+      const reply = await api("v1/play", {game, board, tiles, lexicon: lexSelect.value || undefined}, signal);
+      const good = reply.legal && reply.words.every((w) => w.valid);
+      const verdict = !reply.legal
+        ? [M().text[`play_${reply.reason}`] ? t(`play_${reply.reason}`) : t("play_other"), " ",
+           technical({message: reply.message, code: reply.reason})]
+        : good ? [t("play_ok", {n: reply.score}), reply.bingo ? ` · ${t("bingo_move")}` : null]
+               : [t("play_invalid_words")];
+      announce("board", verdict.filter((x) => typeof x === "string").join(""));
+      boardOut.replaceChildren(
+        el("p", {class: `verdict-line ${good ? "ok" : "no"}`, id: "play-verdict",
+                 "data-legal": String(reply.legal), "data-reason": reply.reason || ""}, verdict),
+        el("ul", {class: "verdicts play-words"}, reply.words.map((w) => el("li", {
+          class: "verdict", "data-word": w.word, "data-valid": String(w.valid)},
+          el("div", {class: "verdict-head"},
+             el("span", {class: "mark", "aria-hidden": "true"}, w.valid ? "✓" : "✗"),
+             el("span", {class: "word"}, w.word),
+             el("span", {class: "state"}, w.valid ? t("valid") : t("invalid")),
+             w.valid ? null : el("span", {class: "reason"}, reasonText(w.reason)),
+             el("span", {class: "score"}, t("points", {n: w.score})))))),
+        el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: reply.lexicon.name,
+          version: reply.lexicon.version, game: gameName(game)})));
+    } catch (e) {
+      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
+    } finally {
+      if (!signal.aborted) boardOut.removeAttribute("aria-busy");
+    }
+  }
+  $("play-go").addEventListener("click", askPlay);
   // The section shows for a board game only; its squares are made when first shown.
   function showBoard(game) {
     const section = $("board-section");
