@@ -630,6 +630,7 @@ def messages() -> dict:
 def test_every_error_code_and_verdict_reason_has_a_sentence_in_turkish_and_kurmanji():
     """The page had a Turkish phrase for 13 of the API's codes, followed by the server's
     English message (the useful part); none in Kurmanji, and no `too_long` reason."""
+    from kelime.board.play import REASONS as PLAY_REASONS
     from kelime.lexicon import REASONS
     from kelime.service.errors import CODES
 
@@ -640,6 +641,8 @@ def test_every_error_code_and_verdict_reason_has_a_sentence_in_turkish_and_kurma
         assert not missing, f"{lang}: no sentence for the error codes {sorted(missing)}"
         missing = {*REASONS, "too_long"} - set(said["reasons"])
         assert not missing, f"{lang}: no sentence for the verdict reasons {sorted(missing)}"
+        missing = {f"play_{r}" for r in PLAY_REASONS} - set(said["text"])  # POST /v1/play's
+        assert not missing, f"{lang}: no sentence for the play reasons {sorted(missing)}"
         for part in ("ui", "errors", "reasons", "text"):
             assert set(said[part]) == set(table["tr"][part]), (lang, part)
             assert all(isinstance(v, str) and v.strip() for v in said[part].values()), (lang, part)
@@ -1136,6 +1139,13 @@ def test_a_board_typed_in_square_by_square_and_only_for_board_games(browser, sit
     assert board_shown(browser) == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e"),
                                     (7, 10, "?m")]
     assert square(browser, 7, 8).get_attribute("value") == "l"
+    from selenium.webdriver.common.keys import Keys
+
+    browser.switch_to.active_element.send_keys(Keys.ENTER)  # asks the moves, not the form
+    settle(browser)
+    assert browser.find_element("id", "board-out").text.startswith(
+        "Hamle bulmak için yukarıdaki ıstakaya taş yazın")
+    assert browser.find_element("id", "words-out").text == ""
     browser.find_element("css selector", "#board-paste summary").click()
     text = wait_until(lambda: browser.find_element("id", "board-text").get_attribute("value"),
                       "the text form shows the board when opened").split("\n")

@@ -688,6 +688,11 @@
     else if (event.key === "ArrowLeft") to = [r, c - 1];
     else if (event.key === "ArrowRight") to = [r, c + 1];
     else if (event.key === "Backspace" && !input.value) to = [r, c - 1];
+    else if (event.key === "Enter") {  // the form's submit is the words' and the rack's
+      event.preventDefault();
+      askMoves();
+      return;
+    }
     if (!to || to[0] < 0 || to[1] < 0 || to[0] >= size || to[1] >= size) return;
     event.preventDefault();
     squares[to[0]][to[1]].querySelector("input").focus();
