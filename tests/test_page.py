@@ -1116,6 +1116,12 @@ def test_a_pasted_board_s_best_moves_are_drawn_on_it(browser, site, width, tmp_p
         listed[1].click()  # another move: drawn instead
         assert drawn(browser) == tiles_of(moves[1])
         assert [b.get_attribute("aria-pressed") for b in listed[:2]] == ["false", "true"]
+        # The board is in the URL: the link opens with it, its moves asked and drawn.
+        link = query_of(browser)
+        assert f"board={quote_plus(BOARD_TEXT.replace(chr(10), '/'))}" in link, link
+        open_page(browser, site, f"?{link}")
+        assert board_shown(browser) == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e")]
+        assert drawn(browser) == tiles_of(moves[0])
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

@@ -163,11 +163,13 @@
   function readURL() {
     const q = new URLSearchParams(location.search);
     return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || "",
-            lex: q.get("lex") || "", ...Object.fromEntries(FILTERS.map((f) => [f, q.get(f) || ""]))};
+            lex: q.get("lex") || "", board: q.get("board") || "",
+            ...Object.fromEntries(FILTERS.map((f) => [f, q.get(f) || ""]))};
   }
   function state() {
     return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value,
-            lex: lexSelect.value, ...Object.fromEntries(FILTERS.map((f) => [f, $(f).value.trim()]))};
+            lex: lexSelect.value, board: boardParam(),
+            ...Object.fromEntries(FILTERS.map((f) => [f, $(f).value.trim()]))};
   }
   function writeURL(s) {
     const q = new URLSearchParams();
@@ -176,6 +178,7 @@
     for (const f of FILTERS) if (s[f]) q.set(f, s[f]);
     if (s.game && s.game !== defaultGame) q.set("game", s.game);
     if (s.lex && s.lex !== defaultLexicon) q.set("lex", s.lex);
+    if (s.board) q.set("board", s.board);
     const query = q.toString();
     history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
   }
@@ -727,6 +730,9 @@
     }
     return {cells: read};
   }
+  // The board in the URL (?board=): its text, the lines joined by "/"; none when empty.
+  const boardParam = () => (!$("board-section").hidden && cells.some((row) => row.some((cell) => cell && cell !== "?"))
+    ? boardText().split("\n").join("/") : "");
   const boardText = () => cells.map((row) => row.map((cell) =>
     (cell === "" || cell === "?" ? "." : cell.startsWith("?") ? upper(cell.slice(1)) : cell)).join("")).join("\n");
   function putText() {
@@ -735,19 +741,22 @@
     if (read.error) {
       boardOut.replaceChildren(el("p", {class: "error", role: "alert", "data-code": "board_text"},
                                   `${t("error")}: `, read.error));
-      return;
+      return false;
     }
     cells = read.cells;
     fresh.clear();
     for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
+    writeURL(state());
+    return true;
   }
-  $("board-put").addEventListener("click", putText);
+  $("board-put").addEventListener("click", () => putText());
   $("board-clear").addEventListener("click", () => {
     cells = cells.map((row) => row.map(() => ""));
     fresh.clear();
     for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
     $("board-text").value = "";
     forgetMoves();
+    writeURL(state());
   });
   $("board-paste").addEventListener("toggle", () => {  // opened: the board as it is, to copy
     if ($("board-paste").open && !$("board-text").value.trim()) $("board-text").value = boardText();
@@ -801,6 +810,7 @@
       return;
     }
     const signal = restart("board");
+    writeURL(state());
     drawMove(null);
     shownMoves = [];
     boardOut.setAttribute("aria-busy", "true");
@@ -833,6 +843,7 @@
   // without them; legal or why not, the words it forms, each valid or not, and its score.
   async function askPlay() {
     const signal = restart("board");
+    writeURL(state());
     drawMove(null);
     shownMoves = [];
     const tiles = [], board = cells.map((row) => row.map((cell) => (cell === "?" ? "" : cell)));
@@ -1100,7 +1111,14 @@
     await loadGames(s.game);
     if (s.lex) pairLexicon(); else pairGame();
     speak();
+    // A board in the link: put on the board, and its moves asked when the rack is there too.
+    let board = false;
+    if (s.board && !$("board-section").hidden) {
+      $("board-text").value = s.board.replace(/\//g, "\n");
+      board = putText();
+    }
     await run();
+    if (board && s.rack) await askMoves();
     document.documentElement.setAttribute("data-ready", "true");  // for tests and scripts
   }
   start();
