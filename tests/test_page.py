@@ -1147,6 +1147,10 @@ def test_a_board_typed_in_square_by_square_and_only_for_board_games(browser, sit
     assert square(browser, 7, 8).get_attribute("value") == "l"
     from selenium.webdriver.common.keys import Keys
 
+    assert len(browser.find_elements("css selector", '#board input[tabindex="0"]')) == 1
+    browser.switch_to.active_element.send_keys(Keys.TAB)  # one Tab past the 225 squares
+    assert browser.switch_to.active_element.get_attribute("id") == "moves-go"
+    square(browser, 7, 9).click()
     browser.switch_to.active_element.send_keys(Keys.ENTER)  # asks the moves, not the form
     settle(browser)
     assert browser.find_element("id", "board-out").text.startswith(

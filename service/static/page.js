@@ -648,6 +648,7 @@
         const centre = layout.centre && layout.centre.row === r && layout.centre.col === c;
         const input = el("input", {type: "text", autocomplete: "off", autocapitalize: "off",
                                    spellcheck: "false", "aria-label": squareLabel(r, c, bonus, centre),
+                                   tabindex: centre ? "0" : "-1",
                                    "data-row": r, "data-col": c});
         const square = el("div", {class: "sq" + (centre ? " centre" : ""), "data-row": r, "data-col": c,
                                   "data-bonus": bonus || null, "data-label": centre ? "★" : bonus || null},
@@ -699,6 +700,12 @@
     if (!to || to[0] < 0 || to[1] < 0 || to[0] >= size || to[1] >= size) return;
     event.preventDefault();
     squares[to[0]][to[1]].querySelector("input").focus();
+  });
+  // One square in the Tab order (the last one focused; the arrows move between them), not 225.
+  boardBox.addEventListener("focusin", (event) => {
+    if (!event.target.dataset || event.target.dataset.row === undefined) return;
+    for (const input of boardBox.querySelectorAll('input[tabindex="0"]')) input.tabIndex = -1;
+    event.target.tabIndex = 0;
   });
   // A whole board pasted into a square is read as the board's text.
   boardBox.addEventListener("paste", (event) => {
