@@ -630,6 +630,7 @@ def messages() -> dict:
 def test_every_error_code_and_verdict_reason_has_a_sentence_in_turkish_and_kurmanji():
     """The page had a Turkish phrase for 13 of the API's codes, followed by the server's
     English message (the useful part); none in Kurmanji, and no `too_long` reason."""
+    from kelime.board.play import REASONS as PLAY_REASONS
     from kelime.lexicon import REASONS
     from kelime.service.errors import CODES
 
@@ -640,6 +641,8 @@ def test_every_error_code_and_verdict_reason_has_a_sentence_in_turkish_and_kurma
         assert not missing, f"{lang}: no sentence for the error codes {sorted(missing)}"
         missing = {*REASONS, "too_long"} - set(said["reasons"])
         assert not missing, f"{lang}: no sentence for the verdict reasons {sorted(missing)}"
+        missing = {f"play_{r}" for r in PLAY_REASONS} - set(said["text"])  # POST /v1/play's
+        assert not missing, f"{lang}: no sentence for the play reasons {sorted(missing)}"
         for part in ("ui", "errors", "reasons", "text"):
             assert set(said[part]) == set(table["tr"][part]), (lang, part)
             assert all(isinstance(v, str) and v.strip() for v in said[part].values()), (lang, part)
@@ -679,6 +682,8 @@ def test_every_error_code_shows_its_sentence_not_the_server_s_message(browser, s
                                   "taşları düzeltin.",
                             "ku": "Kelimatik di destekî de 3 dengdar dide; di van keviran de "
                                   "10 hene: keviran rast bike."}[lang]
+            if code == "invalid_board":  # details naming a game: one without a board
+                expected = table[lang]["errors"]["invalid_board_game"].replace("{game}", "Kelimatik")
             expected = re.sub(r"\s*\([^()]*\{\w+\}[^()]*\)|\{\w+\}.*", "", expected)
             assert shown.text.startswith(f"{table[lang]['text']['error']}: {expected}"), (
                 code, shown.text)
@@ -996,3 +1001,243 @@ def test_reporting_in_kurdish_kelimatik_speaks_kurmanji(browser, report_site):
     label = browser.find_element("css selector", '.report label[for$="-missing"]').text
     assert label.startswith("Kêm: peyveke rastîn, lîstik qebûl nake")
     assert report(browser, "nanik").startswith("Spas: rapor #")
+
+
+# ---- the board (Kelimelik, Sözce): filled in or pasted, its best moves drawn ---------------
+
+#: A position as the page and the CLI read it: a row a line, "." empty, a lowercase letter a
+#: tile, an uppercase letter a blank standing for that letter (here the L of kaLe).
+BOARD_TEXT = "\n".join(["." * 15] * 7 + ["......kaLe....."] + ["." * 15] * 7)
+BOARD_RACK = "kalem"
+
+
+def board_cells(text: str) -> list[list[str]]:
+    """The API's board for a board text."""
+    return [["" if ch == "." else ch if ch.islower() else "?" + ch.lower() for ch in line]
+            for line in text.splitlines()]
+
+
+def paste_board(driver, text: str) -> None:
+    if not driver.find_element("id", "board-paste").get_attribute("open"):
+        driver.find_element("css selector", "#board-paste summary").click()
+    area = driver.find_element("id", "board-text")
+    area.clear()
+    area.send_keys(text)
+    driver.find_element("id", "board-put").click()
+
+
+def board_shown(driver) -> list[tuple[int, int, str]]:
+    return [tuple(x) for x in driver.execute_script(
+        "return [...document.querySelectorAll('#board .sq')].filter((s) => s.dataset.cell)"
+        ".map((s) => [Number(s.dataset.row), Number(s.dataset.col), s.dataset.cell])")]
+
+
+def drawn(driver) -> set[tuple[int, int, str, bool]]:
+    return {tuple(x) for x in driver.execute_script(
+        "return [...document.querySelectorAll('#board .sq.placed')].map((s) => [Number(s.dataset.row),"
+        " Number(s.dataset.col), s.querySelector('.new-tile').textContent,"
+        " s.classList.contains('placed-blank')])")}
+
+
+def tiles_of(move: dict) -> set[tuple[int, int, str, bool]]:
+    return {(t["row"], t["col"], t["letter"], t["blank"]) for t in move["tiles"]}
+
+
+BOARD_BOXES = """
+    const box = (e) => { const r = e.getBoundingClientRect();
+      return {left: r.left, right: r.right, top: r.top + scrollY, bottom: r.bottom + scrollY,
+              width: r.width, height: r.height, what: e.id || e.className || e.tagName}; };
+    const all = (s) => [...document.querySelectorAll(s)].filter((e) => e.getClientRects().length).map(box);
+    const placed = document.querySelector("#board .sq.placed .new-tile");
+    return {width: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth,
+            rack: box(document.getElementById("rack-section")),
+            section: box(document.getElementById("board-section")),
+            board: box(document.getElementById("board")),
+            squares: all("#board .sq"), parts: all("#board-section *"),
+            letter: parseFloat(getComputedStyle(placed).fontSize)};"""
+
+
+@needs_browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_pasted_board_s_best_moves_are_drawn_on_it(browser, site, width, tmp_path_factory,
+                                                     capsys):
+    """The page had no board (issue 33, item 4): a pasted position, the rack's best moves
+    from POST /v1/moves listed with their scores, the first drawn on the board at the
+    squares the API gave (its new tiles marked), another drawn when clicked; on a phone the
+    15 squares fit, under the rack."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 500})
+    try:
+        open_page(browser, site, f"?rack={BOARD_RACK}")
+        paste_board(browser, BOARD_TEXT)
+        assert board_shown(browser) == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e")]
+        assert "blank" in browser.find_element(
+            "css selector", '#board .sq[data-row="7"][data-col="8"]').get_attribute("class")
+        browser.find_element("id", "moves-go").click()
+        settle(browser)
+        asked = httpx.post(f"{site}/v1/moves", json={
+            "game": "kelimelik", "board": board_cells(BOARD_TEXT), "rack": BOARD_RACK,
+            "limit": 20}).json()
+        moves = asked["moves"]
+        assert len(moves) >= 2, asked
+        listed = browser.find_elements("css selector", "#moves .move")
+        assert [(b.get_attribute("data-word"), int(b.get_attribute("data-score")))
+                for b in listed] == [(m["word"], m["score"]) for m in moves]
+        assert listed[0].text.startswith(f"{moves[0]['word']}\n{moves[0]['score']} puan"), (
+            listed[0].text)
+        assert drawn(browser) == tiles_of(moves[0])
+        assert "null" not in browser.find_element("id", "board-out").text
+        assert board_shown(browser)[:4] == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e")]
+        seen = browser.execute_script(BOARD_BOXES)
+        assert seen["scroll"] <= seen["width"] <= width, seen["scroll"]  # no sideways scroll
+        outside = [p for p in seen["parts"] if p["left"] < -0.5 or p["right"] > width + 0.5]
+        assert outside == [], outside[:5]
+        assert seen["section"]["top"] >= seen["rack"]["bottom"]  # under the rack
+        assert len(seen["squares"]) == 225
+        side = min(min(s["width"], s["height"]) for s in seen["squares"])
+        assert side >= (18 if width < 500 else 30), side
+        assert seen["letter"] >= 11, seen["letter"]  # a letter a player can read
+        # The pixels: the first move's first new tile is the tile's colour, marked new.
+        row, col = moves[0]["tiles"][0]["row"], moves[0]["tiles"][0]["col"]
+        square = browser.find_element("css selector", f'#board .sq[data-row="{row}"][data-col="{col}"]')
+        pixels = shot_of(browser, square)
+        flat = [p for line in pixels for p in line]
+        assert any(near(p, "#0b5cad", 30) for p in flat), "the new tile is not marked"
+        assert sum(near(p, "#f3e2b3") or near(p, "#ffffff") for p in flat) / len(flat) > 0.2
+        folder = Path(os.environ.get("KELIME_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
+        folder.mkdir(parents=True, exist_ok=True)
+        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png",
+                                                                  "captureBeyondViewport": True})
+        path = folder / f"page-board-{width}.png"
+        path.write_bytes(base64.b64decode(shot["data"]))
+        assert len(png_pixels(path.read_bytes())[0]) == width  # nothing drawn past the screen
+        with capsys.disabled():
+            print(f"\nboard screenshot: {path}")
+        listed[1].click()  # another move: drawn instead
+        assert drawn(browser) == tiles_of(moves[1])
+        assert [b.get_attribute("aria-pressed") for b in listed[:2]] == ["false", "true"]
+        # The board is in the URL: the link opens with it, its moves asked and drawn.
+        link = query_of(browser)
+        assert f"board={quote_plus(BOARD_TEXT.replace(chr(10), '/'))}" in link, link
+        open_page(browser, site, f"?{link}")
+        assert board_shown(browser) == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e")]
+        assert drawn(browser) == tiles_of(moves[0])
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def square(driver, row: int, col: int):
+    return driver.find_element("css selector", f'#board input[data-row="{row}"][data-col="{col}"]')
+
+
+@needs_browser
+def test_a_board_typed_in_square_by_square_and_only_for_board_games(browser, site):
+    """Typing runs across the squares; an uppercase letter, or ? and a letter, is a blank;
+    the text form shows the board typed. Kelimatik, played without a board, has none."""
+    open_page(browser, site, "?game=sozce")
+    assert browser.find_element("id", "board-section").is_displayed()
+    square(browser, 7, 6).send_keys("k")
+    browser.switch_to.active_element.send_keys("a")
+    browser.switch_to.active_element.send_keys("L")   # the blank standing for l
+    browser.switch_to.active_element.send_keys("e")
+    browser.switch_to.active_element.send_keys("?")
+    browser.switch_to.active_element.send_keys("m")   # ? and a letter: a blank too
+    assert board_shown(browser) == [(7, 6, "k"), (7, 7, "a"), (7, 8, "?l"), (7, 9, "e"),
+                                    (7, 10, "?m")]
+    assert square(browser, 7, 8).get_attribute("value") == "l"
+    from selenium.webdriver.common.keys import Keys
+
+    assert len(browser.find_elements("css selector", '#board input[tabindex="0"]')) == 1
+    browser.switch_to.active_element.send_keys(Keys.TAB)  # one Tab past the 225 squares
+    assert browser.switch_to.active_element.get_attribute("id") == "moves-go"
+    square(browser, 7, 9).click()
+    browser.switch_to.active_element.send_keys(Keys.ENTER)  # asks the moves, not the form
+    settle(browser)
+    assert browser.find_element("id", "board-out").text.startswith(
+        "Hamle bulmak için yukarıdaki ıstakaya taş yazın")
+    assert browser.find_element("id", "words-out").text == ""
+    browser.find_element("css selector", "#board-paste summary").click()
+    text = wait_until(lambda: browser.find_element("id", "board-text").get_attribute("value"),
+                      "the text form shows the board when opened").split("\n")
+    assert len(text) == 15 and text[7] == "......kaLeM...." and text[0] == "." * 15
+    label = square(browser, 7, 7).get_attribute("aria-label")
+    assert label == "8. satır, 8. sütun, kelime puanı 2 kat, orta kare", label
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "game")).select_by_value("kelimatik")
+    settle(browser)
+    assert not browser.find_element("id", "board-section").is_displayed()
+    Select(browser.find_element("id", "game")).select_by_value("kelimelik")
+    settle(browser)
+    assert board_shown(browser)[0] == (7, 6, "k")  # the position kept
+
+
+@needs_browser
+def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
+    """A pasted text of the wrong shape or character, a rack longer than the game's (the
+    API's over_limit) and a cell the API refuses (invalid_board) are sentences naming the
+    line, the figure or the square."""
+    open_page(browser, site, "?rack=kalemkita")
+    paste_board(browser, "\n".join(BOARD_TEXT.splitlines()[:14]))
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error == "Hata: Tahta metni 15 satır olmalı, bunda 14 satır var: satırları denetleyin."
+    paste_board(browser, BOARD_TEXT[1:])
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error == "Hata: Tahta metninin 1. satırı 15 karakter olmalı, 14 karakter var: düzeltin."
+    paste_board(browser, BOARD_TEXT.replace("......kaLe", ".....3kaLe", 1))
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Tahta metninin 8. satırının 6. karakteri (3) okunamadı"), error
+    paste_board(browser, BOARD_TEXT)
+    browser.find_element("id", "moves-go").click()
+    settle(browser)
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Bu oyunun ıstakası en çok 7 taş, 2 joker alır: fazlasını "
+                            "çıkarın."), error
+    browser.execute_script("""window.fetch = async () => new Response(JSON.stringify({error: {
+        code: "invalid_board", message: "the cell at row 3, column 4 is 'x'",
+        details: {row: 3, col: 4}}}), {status: 422, headers: {"Content-Type": "application/json"}});""")
+    browser.find_element("id", "moves-go").click()
+    settle(browser)
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Tahtanın 4. satır, 5. sütunundaki kare okunamadı"), error
+    browser.refresh()
+
+
+@needs_browser
+def test_a_play_typed_on_the_board_is_checked_and_scored(browser, site):
+    """The squares typed with "Yeni taşlarım" ticked are the play: POST /v1/play says it is
+    legal and what it scores, or which rule it breaks, and judges each word it forms."""
+    open_page(browser, site, "?game=kelimelik")
+    browser.find_element("id", "board-fresh").click()
+
+    def play(row: int, col: int, letters: str) -> None:
+        square(browser, row, col).send_keys(letters[0])
+        for letter in letters[1:]:
+            browser.switch_to.active_element.send_keys(letter)
+
+    def check() -> tuple[str, list[tuple[str, str]]]:
+        browser.find_element("id", "play-go").click()
+        settle(browser)
+        words = [(e.get_attribute("data-word"), e.get_attribute("data-valid"))
+                 for e in browser.find_elements("css selector", "#board-out .play-words li")]
+        return browser.find_element("id", "play-verdict").text, words
+
+    empty = [[""] * 15 for _ in range(15)]
+    play(7, 6, "kale")
+    asked = httpx.post(f"{site}/v1/play", json={"game": "kelimelik", "board": empty, "tiles": [
+        {"row": 7, "col": 6 + i, "letter": x} for i, x in enumerate("kale")]}).json()
+    assert asked["legal"] and asked["score"] > 0, asked
+    verdict, words = check()
+    assert verdict == f"Geçerli hamle: {asked['score']} puan", verdict
+    assert words == [("kale", "true")]
+    assert len(browser.find_elements("css selector", "#board .sq.fresh")) == 4
+    play(3, 3, "e")  # a fifth new tile, off the line
+    verdict, words = check()
+    assert verdict.startswith("Yeni taşlar tek bir satırda ya da sütunda değil"), verdict
+    assert browser.find_element("id", "play-verdict").get_attribute("data-reason") == "not_in_line"
+    browser.find_element("id", "board-clear").click()
+    play(7, 7, "lk")
+    verdict, words = check()
+    assert words == [("lk", "false")]
+    assert verdict == "Taşlar kurallara uygun ama geçersiz kelime var: hamle puan almaz."
+    assert "sözlükte yok" in browser.find_element("css selector", "#board-out .play-words").text

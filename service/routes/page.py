@@ -1,5 +1,5 @@
-"""GET /: the page for people (check words, try a rack, study short words, see the lexicon),
-and its static files.
+"""GET /: the page for people (check words, try a rack, find a board's best moves, study
+short words, see the lexicon), and its static files.
 
 The page is plain files under `service/static/` (no build step, nothing loaded from outside):
 `index.html` renders a usable `<form method=get>` without JavaScript; `page.js` fetches the

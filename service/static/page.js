@@ -47,7 +47,7 @@
   let lexicons = {}, defaultLexicon = "", lexiconsFailed = null;
   let reportsTaken = false;   // GET v1/reports is 405 (the POST route is there), else 404
   const last = {words: null, rack: null};             // the question each section shows
-  const running = {words: null, rack: null};          // its AbortController
+  const running = {words: null, rack: null, board: null};  // its AbortController
 
   // ---- DOM helpers ------------------------------------------------------------------
   function el(tag, attrs, ...children) {
@@ -97,6 +97,11 @@
       if (M().text[`kind_${d.rule}`]) return fill(errors.rack_not_dealt_kind, {...values, kind: t(`kind_${d.rule}`)});
       return fill(errors.rack_not_dealt, {makeup: makeup(game)});
     }
+    if (err.code === "invalid_board" && d.row !== undefined && d.col !== undefined) {  // a cell
+      return fill(errors.invalid_board_cell, {row: d.row + 1, col: d.col + 1});
+    }
+    if (err.code === "invalid_board" && d.game) return fill(errors.invalid_board_game, {game: gameName(d.game)});
+    if (err.code === "over_limit" && d.rack_size !== undefined) return fill(errors.over_limit_rack, d);  // moves' rack
     if (err.code === "game_not_for_lexicon") {
       return fill(errors.game_not_for_lexicon, {games: (d.games || []).map(gameName).join(", ") || null});
     }
@@ -158,11 +163,13 @@
   function readURL() {
     const q = new URLSearchParams(location.search);
     return {w: q.get("w") || "", rack: q.get("rack") || "", game: q.get("game") || "",
-            lex: q.get("lex") || "", ...Object.fromEntries(FILTERS.map((f) => [f, q.get(f) || ""]))};
+            lex: q.get("lex") || "", board: q.get("board") || "",
+            ...Object.fromEntries(FILTERS.map((f) => [f, q.get(f) || ""]))};
   }
   function state() {
     return {w: wordsInput.value.trim(), rack: rackInput.value.trim(), game: gameSelect.value,
-            lex: lexSelect.value, ...Object.fromEntries(FILTERS.map((f) => [f, $(f).value.trim()]))};
+            lex: lexSelect.value, board: boardParam(),
+            ...Object.fromEntries(FILTERS.map((f) => [f, $(f).value.trim()]))};
   }
   function writeURL(s) {
     const q = new URLSearchParams();
@@ -171,6 +178,7 @@
     for (const f of FILTERS) if (s[f]) q.set(f, s[f]);
     if (s.game && s.game !== defaultGame) q.set("game", s.game);
     if (s.lex && s.lex !== defaultLexicon) q.set("lex", s.lex);
+    if (s.board) q.set("board", s.board);
     const query = q.toString();
     history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
   }
@@ -582,6 +590,321 @@
     rackOut.replaceChildren(...parts);
   }
 
+  // ---- the board (Kelimelik, Sözce): a position to fill in or paste, the best moves drawn --
+  // POST /v1/moves with the board, the rack above and the game; the moves listed best first,
+  // the chosen one (the first, or the one clicked) drawn on the board, its new tiles marked.
+  // A cell is "" (empty), a letter, or "?" and a letter (a blank standing for that letter),
+  // as the API's board is. The text form, the CLI's too: one line a row, "." an empty square,
+  // a lowercase letter a tile, an uppercase letter (Turkish casing: İ for i, I for ı) a blank.
+  const MOVES_SHOWN = 20;        // /v1/moves' default limit
+  const boardBox = $("board"), boardOut = $("board-out");
+  let cells = [], squares = [], boardGame = null, shownMoves = [];
+  // The squares the player typed with "Yeni taşlarım" ticked ("row,col"): the play to check.
+  const fresh = new Set();
+  const locale = () => (lang === "ku" ? "ku" : "tr");
+  const lower = (ch) => ch.toLocaleLowerCase(locale());
+  const upper = (ch) => ch.toLocaleUpperCase(locale());
+  const isLetter = (ch, game) => Boolean(ch) && ch in (game.letter_values || {});
+  // One square's cell from what was typed in it: its last letter, a blank when uppercase or
+  // after "?" ("?" alone waits for its letter).
+  function cellOf(typed, game) {
+    const chars = Array.from(typed.replace(/\s/g, ""));
+    if (!chars.length) return "";
+    const last = chars[chars.length - 1];
+    if (last === "?") return "?";
+    const letter = lower(last);
+    if (!isLetter(letter, game)) return null;
+    const blank = last !== letter || chars[chars.length - 2] === "?";
+    return blank ? `?${letter}` : letter;
+  }
+  function showCell(r, c) {
+    const square = squares[r][c], cell = cells[r][c], input = square.querySelector("input");
+    const letter = cell.startsWith("?") ? cell.slice(1) : cell;
+    input.value = letter || (cell === "?" ? "?" : "");
+    square.classList.toggle("filled", Boolean(letter));
+    square.classList.toggle("blank", cell.startsWith("?") && Boolean(letter));
+    square.classList.toggle("fresh", Boolean(letter) && fresh.has(`${r},${c}`));
+    square.dataset.cell = cell;
+  }
+  function squareLabel(r, c, bonus, centre) {
+    const where = t("square", {row: r + 1, col: c + 1});
+    return [where, bonus ? t(`bonus_${bonus}`) : null, centre ? t("centre") : null].filter(Boolean).join(", ");
+  }
+  // The board of `game` (its size and bonus squares); the cells kept when the size is the same.
+  function drawBoard(game) {
+    const layout = game.board, size = layout.size;
+    const keep = cells.length === size ? cells : null;
+    if (!keep) fresh.clear();
+    cells = keep || Array.from({length: size}, () => Array(size).fill(""));
+    boardGame = game;
+    boardBox.style.setProperty("--size", String(size));
+    forgetMoves();
+    squares = [];
+    const rows = [];
+    for (let r = 0; r < size; r++) {
+      const row = [];
+      for (let c = 0; c < size; c++) {
+        const bonus = (layout.bonuses[r] || [])[c] || "";
+        const centre = layout.centre && layout.centre.row === r && layout.centre.col === c;
+        const input = el("input", {type: "text", autocomplete: "off", autocapitalize: "off",
+                                   spellcheck: "false", "aria-label": squareLabel(r, c, bonus, centre),
+                                   tabindex: centre ? "0" : "-1",
+                                   "data-row": r, "data-col": c});
+        const square = el("div", {class: "sq" + (centre ? " centre" : ""), "data-row": r, "data-col": c,
+                                  "data-bonus": bonus || null, "data-label": centre ? "★" : bonus || null},
+                          input);
+        row.push(square);
+        rows.push(square);
+      }
+      squares.push(row);
+    }
+    boardBox.replaceChildren(...rows);
+    for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) showCell(r, c);
+    shownMoves = [];
+  }
+  function forgetMoves() {
+    if (!shownMoves.length && !boardOut.textContent) return;
+    if (running.board) running.board.abort();
+    shownMoves = [];
+    drawMove(null);
+    boardOut.replaceChildren();
+    announce("board", "");
+  }
+  boardBox.addEventListener("input", (event) => {
+    const input = event.target;
+    const r = Number(input.dataset.row), c = Number(input.dataset.col);
+    const cell = cellOf(input.value, boardGame);
+    if (cell !== null) cells[r][c] = cell;
+    if ($("board-fresh").checked && cells[r][c]) fresh.add(`${r},${c}`);
+    else fresh.delete(`${r},${c}`);
+    showCell(r, c);
+    forgetMoves();
+    const size = cells.length;  // typing runs across, as a word is read
+    if (cell && cell !== "?" && c + 1 < size) squares[r][c + 1].querySelector("input").focus();
+  });
+  boardBox.addEventListener("keydown", (event) => {
+    const input = event.target;
+    if (!input.dataset || input.dataset.row === undefined) return;
+    const r = Number(input.dataset.row), c = Number(input.dataset.col), size = cells.length;
+    let to = null;
+    if (event.key === "ArrowUp") to = [r - 1, c];
+    else if (event.key === "ArrowDown") to = [r + 1, c];
+    else if (event.key === "ArrowLeft") to = [r, c - 1];
+    else if (event.key === "ArrowRight") to = [r, c + 1];
+    else if (event.key === "Backspace" && !input.value) to = [r, c - 1];
+    else if (event.key === "Enter") {  // the form's submit is the words' and the rack's
+      event.preventDefault();
+      askMoves();
+      return;
+    }
+    if (!to || to[0] < 0 || to[1] < 0 || to[0] >= size || to[1] >= size) return;
+    event.preventDefault();
+    squares[to[0]][to[1]].querySelector("input").focus();
+  });
+  // One square in the Tab order (the last one focused; the arrows move between them), not 225.
+  boardBox.addEventListener("focusin", (event) => {
+    if (!event.target.dataset || event.target.dataset.row === undefined) return;
+    for (const input of boardBox.querySelectorAll('input[tabindex="0"]')) input.tabIndex = -1;
+    event.target.tabIndex = 0;
+  });
+  // A whole board pasted into a square is read as the board's text.
+  boardBox.addEventListener("paste", (event) => {
+    const text = (event.clipboardData || {getData: () => ""}).getData("text");
+    if (!text.includes("\n")) return;
+    event.preventDefault();
+    $("board-text").value = text;
+    putText();
+  });
+  // The board as text (the textarea's, the CLI's), or a sentence saying what to fix.
+  function readBoardText(text, game) {
+    const size = game.board.size;
+    const lines = text.replace(/\r/g, "").split("\n").map((line) => line.trim());
+    while (lines.length && !lines[lines.length - 1]) lines.pop();
+    while (lines.length && !lines[0]) lines.shift();
+    if (lines.length !== size) return {error: t("board_text_lines", {want: size, found: lines.length})};
+    const read = [];
+    for (const [i, line] of lines.entries()) {
+      const chars = Array.from(line);
+      if (chars.length !== size) return {error: t("board_text_line", {line: i + 1, want: size, found: chars.length})};
+      const row = [];
+      for (const [j, ch] of chars.entries()) {
+        const letter = lower(ch);
+        if (ch === ".") row.push("");
+        else if (isLetter(letter, game)) row.push(ch === letter ? letter : `?${letter}`);
+        else return {error: t("board_text_char", {line: i + 1, position: j + 1, character: ch})};
+      }
+      read.push(row);
+    }
+    return {cells: read};
+  }
+  // The board in the URL (?board=): its text, the lines joined by "/"; none when empty.
+  const boardParam = () => (!$("board-section").hidden && cells.some((row) => row.some((cell) => cell && cell !== "?"))
+    ? boardText().split("\n").join("/") : "");
+  const boardText = () => cells.map((row) => row.map((cell) =>
+    (cell === "" || cell === "?" ? "." : cell.startsWith("?") ? upper(cell.slice(1)) : cell)).join("")).join("\n");
+  function putText() {
+    const read = readBoardText($("board-text").value, boardGame);
+    forgetMoves();
+    if (read.error) {
+      boardOut.replaceChildren(el("p", {class: "error", role: "alert", "data-code": "board_text"},
+                                  `${t("error")}: `, read.error));
+      return false;
+    }
+    cells = read.cells;
+    fresh.clear();
+    for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
+    writeURL(state());
+    return true;
+  }
+  $("board-put").addEventListener("click", () => putText());
+  $("board-clear").addEventListener("click", () => {
+    cells = cells.map((row) => row.map(() => ""));
+    fresh.clear();
+    for (let r = 0; r < cells.length; r++) for (let c = 0; c < cells.length; c++) showCell(r, c);
+    $("board-text").value = "";
+    forgetMoves();
+    writeURL(state());
+  });
+  $("board-paste").addEventListener("toggle", () => {  // opened: the board as it is, to copy
+    if ($("board-paste").open && !$("board-text").value.trim()) $("board-text").value = boardText();
+  });
+  // The move's tiles on their squares (`move` null: none), each marked new.
+  function drawMove(move) {
+    for (const square of boardBox.querySelectorAll(".placed")) {
+      square.classList.remove("placed", "placed-blank");
+      delete square.dataset.placed;
+      const shown = square.querySelector(".new-tile");
+      if (shown) shown.remove();
+    }
+    for (const tile of (move && move.tiles) || []) {
+      const square = squares[tile.row] && squares[tile.row][tile.col];
+      if (!square) continue;
+      square.classList.add("placed");
+      if (tile.blank) square.classList.add("placed-blank");
+      square.dataset.placed = tile.letter;
+      square.append(el("span", {class: "new-tile", "aria-hidden": "true"}, tile.letter));
+    }
+  }
+  function choose(index) {
+    drawMove(shownMoves[index] || null);
+    for (const button of boardOut.querySelectorAll(".move")) {
+      button.setAttribute("aria-pressed", String(Number(button.dataset.index) === index));
+    }
+  }
+  function moveItem(move, index) {
+    const direction = t(move.direction === "down" ? "down" : "across");
+    const button = el("button", {type: "button", class: "move", "data-index": index,
+                                 "data-word": move.word, "data-score": move.score,
+                                 "aria-pressed": String(index === 0)},
+      el("span", {class: "word"}, move.word),
+      el("span", {class: "score"}, t("points", {n: move.score})),
+      el("span", {class: "where"}, t("move_at", {row: move.row + 1, col: move.col + 1, direction}),
+         move.bingo ? ` · ${t("bingo_move")}` : null),
+      (move.words || []).length > 1
+        ? el("span", {class: "formed"}, `${t("words_formed")}: `,
+             move.words.map((w) => `${w.word} ${t("points", {n: w.score})}`).join(", "))
+        : null);
+    button.addEventListener("click", () => choose(index));
+    return el("li", {}, button);
+  }
+  async function askMoves() {
+    const game = gameSelect.value, rack = rackInput.value.replace(/\s/g, "");
+    if (!rack) {
+      forgetMoves();
+      boardOut.replaceChildren(el("p", {class: "status empty", role: "alert"}, t("board_no_rack"), " ",
+                                  en("Type the rack above to find moves.")));
+      rackInput.focus();
+      return;
+    }
+    const signal = restart("board");
+    writeURL(state());
+    drawMove(null);
+    shownMoves = [];
+    boardOut.setAttribute("aria-busy", "true");
+    boardOut.replaceChildren(status(t("searching"), "searching…"));
+    const board = cells.map((row) => row.map((cell) => (cell === "?" ? "" : cell)));
+    try {
+      const reply = await api("v1/moves", {game, board, rack, limit: MOVES_SHOWN,
+                                           lexicon: lexSelect.value || undefined}, signal);
+      shownMoves = reply.moves;
+      const summary = t("n_moves", {n: reply.count}) + (reply.truncated ? t("moves_first_shown", {shown: reply.moves.length}) : "");
+      announce("board", summary);
+      boardOut.replaceChildren(...[
+        reply.moves.length
+          ? el("p", {class: "summary"}, summary, " ", en(`${reply.count} moves, best first`))
+          : status(t("no_moves"), "no moves with this rack on this board"),
+        reply.complete === false ? el("p", {class: "hint cut"}, t("moves_cut"), " ",
+                                      en("The search reached its limit; a better move may exist.")) : null,
+        reply.moves.length ? el("ol", {class: "moves", id: "moves"}, reply.moves.map(moveItem)) : null,
+        el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: reply.lexicon.name,
+          version: reply.lexicon.version, game: gameName(game)}))].filter(Boolean));
+      choose(0);
+    } catch (e) {
+      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
+    } finally {
+      if (!signal.aborted) boardOut.removeAttribute("aria-busy");
+    }
+  }
+  $("moves-go").addEventListener("click", askMoves);
+  // POST /v1/play: the player's new tiles (typed with "Yeni taşlarım" ticked) on the board
+  // without them; legal or why not, the words it forms, each valid or not, and its score.
+  async function askPlay() {
+    const signal = restart("board");
+    writeURL(state());
+    drawMove(null);
+    shownMoves = [];
+    const tiles = [], board = cells.map((row) => row.map((cell) => (cell === "?" ? "" : cell)));
+    for (const key of fresh) {
+      const [r, c] = key.split(",").map(Number), cell = board[r][c];
+      if (!cell) continue;
+      tiles.push({row: r, col: c, letter: cell.replace("?", ""), blank: cell.startsWith("?")});
+      board[r][c] = "";
+    }
+    boardOut.setAttribute("aria-busy", "true");
+    boardOut.replaceChildren(status(t("checking"), "checking…"));
+    try {
+      const game = gameSelect.value;
+      const reply = await api("v1/play", {game, board, tiles, lexicon: lexSelect.value || undefined}, signal);
+      const good = reply.legal && reply.words.every((w) => w.valid);
+      const verdict = !reply.legal
+        ? [M().text[`play_${reply.reason}`] ? t(`play_${reply.reason}`) : t("play_other"), " ",
+           technical({message: reply.message, code: reply.reason})]
+        : good ? [t("play_ok", {n: reply.score}), reply.bingo ? ` · ${t("bingo_move")}` : null]
+               : [t("play_invalid_words")];
+      announce("board", verdict.filter((x) => typeof x === "string").join(""));
+      boardOut.replaceChildren(
+        el("p", {class: `verdict-line ${good ? "ok" : "no"}`, id: "play-verdict",
+                 "data-legal": String(reply.legal), "data-reason": reply.reason || ""}, verdict),
+        el("ul", {class: "verdicts play-words"}, reply.words.map((w) => el("li", {
+          class: "verdict", "data-word": w.word, "data-valid": String(w.valid)},
+          el("div", {class: "verdict-head"},
+             el("span", {class: "mark", "aria-hidden": "true"}, w.valid ? "✓" : "✗"),
+             el("span", {class: "word"}, w.word),
+             el("span", {class: "state"}, w.valid ? t("valid") : t("invalid")),
+             w.valid ? null : el("span", {class: "reason"}, reasonText(w.reason)),
+             el("span", {class: "score"}, t("points", {n: w.score})))))),
+        el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: reply.lexicon.name,
+          version: reply.lexicon.version, game: gameName(game)})));
+    } catch (e) {
+      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
+    } finally {
+      if (!signal.aborted) boardOut.removeAttribute("aria-busy");
+    }
+  }
+  $("play-go").addEventListener("click", askPlay);
+  // The section shows for a board game only; its squares are made when first shown.
+  function showBoard(game) {
+    const section = $("board-section");
+    section.hidden = !(game && game.board);
+    if (section.hidden) return;
+    if (boardGame !== game || !squares.length) drawBoard(game);
+    else for (let r = 0; r < squares.length; r++) for (let c = 0; c < squares.length; c++) {
+      const square = squares[r][c];  // the language changed: the squares' names
+      square.querySelector("input").setAttribute("aria-label", squareLabel(r, c, square.dataset.bonus,
+                                                                           square.classList.contains("centre")));
+    }
+  }
+
   // ---- games and provenance --------------------------------------------------------------
   function describeGame() {
     const game = games[gameSelect.value];
@@ -599,6 +922,7 @@
     desc.replaceChildren(`${game.title || game.name}: ${facts.filter(Boolean).join(" · ")}. `,
                          en(game.description || ""));
     rackInput.placeholder = example(game);
+    showBoard(game);
     $("values").replaceChildren(...valuesBlock(game));
   }
   // The game's letter values as tiles.
@@ -794,7 +1118,14 @@
     await loadGames(s.game);
     if (s.lex) pairLexicon(); else pairGame();
     speak();
+    // A board in the link: put on the board, and its moves asked when the rack is there too.
+    let board = false;
+    if (s.board && !$("board-section").hidden) {
+      $("board-text").value = s.board.replace(/\//g, "\n");
+      board = putText();
+    }
     await run();
+    if (board && s.rack) await askMoves();
     document.documentElement.setAttribute("data-ready", "true");  // for tests and scripts
   }
   start();
