@@ -161,6 +161,29 @@ def test_rollback_and_reload_return_a_damaged_deployment_to_the_previous_build(t
 
 
 @pytest.mark.slow
+def test_reload_finds_a_server_whose_pins_a_tmp_cleaner_removed(tmp_path):
+    """A tmp cleaner removed the master's pins.json, or its whole runtime folder: the server
+    went on serving, but `kelime reload` said no server served the data folder (exit 2,
+    "none recorded in .serve" beside its record) until someone sent SIGHUP by hand. Now
+    the record is enough: the reload's SIGHUP writes the pins again."""
+    from tests.test_serve import runtime_folder
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        runtime = runtime_folder(server)
+        for n, clean in enumerate((lambda: (runtime / "pins.json").unlink(),
+                                   lambda: shutil.rmtree(runtime, ignore_errors=True))):
+            clean()
+            newest = build(data, f"yeni{n}")
+            done = kelime("reload", "--data", str(data))
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert f"reloaded, serving tr {newest}" in done.stdout
+            server.settle(newest)
+        assert (runtime / "pins.json").is_file()
+
+
+@pytest.mark.slow
 def test_a_server_started_on_a_damaged_current_build_serves_the_last_good_one(tmp_path):
     data = tmp_path / "data"
     v1 = build(data)
