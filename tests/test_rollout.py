@@ -73,6 +73,8 @@ def test_reload_with_no_server_says_what_to_run(tmp_path):
     assert found.returncode == 2
     assert f"no `kelime serve` is serving {data}" in found.stderr
     assert f"kelime serve --data {data}" in found.stderr
+    as_json = kelime("reload", "--data", str(data), "--json")  # its code, not "failed"
+    assert as_json.returncode == 2 and json.loads(as_json.stdout)["error"]["code"] == "no_server"
 
 
 def test_reload_never_signals_a_process_that_is_not_the_master_that_wrote_the_record(
