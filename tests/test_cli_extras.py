@@ -72,6 +72,6 @@ def test_the_core_commands_need_no_extra(tmp_path):
     assert built.returncode == 0, built.stderr
     checked = run("check", "kitap", cwd=tmp_path, exe=kelime)
     assert checked.returncode == 0 and "✓  kitap" in checked.stdout, checked.stderr
-    for args in (["anagram", "patik"], ["split", "kitapkalem"]):
+    for args in (["anagram", "patik"], ["split", "kitapkalem", "--what-if"]):  # 10 tiles: what if
         done = run(*args, cwd=tmp_path, exe=kelime)
         assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
