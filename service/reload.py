@@ -14,9 +14,11 @@ generation (`reloaded`), or name those that do not. An app without the master (t
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
+import stat
 import time
 from contextlib import suppress
 from dataclasses import dataclass
@@ -41,6 +43,21 @@ def write_whole(path: Path, data: bytes) -> Path:
     """Write `path` whole (by a rename): a reader never sees half of it."""
     (new := path.with_name(f".{path.name}.new")).write_bytes(data)
     os.replace(new, path)
+    return path
+
+
+def own_folder(path: Path) -> Path:
+    """`path`, made (mode 0700) when missing; PermissionError when it is not a folder of this
+    user's that no one else may write in. The runtime folder a tmp cleaner removed is made again
+    at the same name, in /tmp where anyone may make it first: theirs, its pins would say which
+    builds every worker loads, and its metrics files where a worker writes."""
+    with suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise PermissionError(errno.EACCES, f"not this user's own folder (owner uid "
+                              f"{info.st_uid}, {stat.filemode(info.st_mode)}): remove it, or "
+                              f"restart kelime serve", str(path))
     return path
 
 
@@ -75,7 +92,7 @@ class Reloader(Served):
 
     def __init__(self, app, settings, metrics, pins: Pins, master: Master):
         super().__init__(app, settings, metrics, pins)
-        self.master = master
+        self.master, self.foreign = master, False  # foreign: its runtime folder (`trusted`)
 
     async def follow(self) -> None:
         """Switch to each newer generation the master pins; say which one is served. A
@@ -86,16 +103,17 @@ class Reloader(Served):
         found: Any = None  # the master's last record seen
         try:
             while True:
-                with suppress(OSError):
-                    if (stamp := os.stat(self.master.runtime / PINS).st_mtime_ns) != seen:
-                        seen, found = stamp, read_record(self.master.runtime / PINS)
-                        if found and found["generation"] > self.pins.generation:
-                            self.swap(await anyio.to_thread.run_sync(
-                                from_record, found, self.pins.loaded()))
-                if read(mine) != self.pins.generation:  # a new one, or the folder removed
+                if self.trusted():
                     with suppress(OSError):
-                        mine.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                        mine.write_bytes(b"%d" % self.pins.generation)
+                        if (stamp := os.stat(self.master.runtime / PINS).st_mtime_ns) != seen:
+                            seen, found = stamp, read_record(self.master.runtime / PINS)
+                            if found and found["generation"] > self.pins.generation:
+                                self.swap(await anyio.to_thread.run_sync(
+                                    from_record, found, self.pins.loaded()))
+                    if read(mine) != self.pins.generation:  # a new one, or the folder removed
+                        with suppress(OSError):
+                            mine.parent.mkdir(mode=0o700, exist_ok=True)
+                            mine.write_bytes(b"%d" % self.pins.generation)
                 await anyio.sleep(FOLLOW)
         except LexiconError as e:
             log.error("worker %d cannot switch to generation %d (%s); stopping: its "
@@ -104,6 +122,24 @@ class Reloader(Served):
         except Exception:
             log.exception("worker %d cannot follow its master's pins; stopping", os.getpid())
         os.kill(os.getpid(), signal.SIGTERM)
+
+    def trusted(self) -> bool:
+        """Whether the runtime folder is the master's own (`own_folder`; made again when a
+        cleaner removed it): pins are read, and markers written, only there. One someone
+        else made is said once, and followed again once it is gone."""
+        try:
+            own_folder(self.master.runtime)
+        except PermissionError as e:
+            if not self.foreign:
+                log.error("worker %d follows no pins while %s is not its master's (%s); it "
+                          "serves %s", os.getpid(), self.master.runtime, e.strerror,
+                          self.pins.described)
+            self.foreign = True
+            return False
+        except OSError:  # (a full disk: looked at again)
+            return False
+        self.foreign = False
+        return True
 
     async def reload(self) -> dict[str, Any]:
         """The master's outcome (`reloaded`), once every worker serves the new builds."""
