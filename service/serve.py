@@ -138,7 +138,8 @@ class Serve(BaseApplication):
             publish(self.runtime, self.pins, self.since, server.num_workers)
 
     def child_exit(self, server, worker: Worker) -> None:
-        (self.runtime / WORKERS / str(worker.pid)).unlink(missing_ok=True)
+        with suppress(OSError):  # (only in its own folder: `own_folder`)
+            (own_folder(self.runtime) / WORKERS / str(worker.pid)).unlink(missing_ok=True)
 
     def on_exit(self, server) -> None:  # a SIGHUP now would make the folder again, and
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # end Python's finalisation (SIG_DFL)

@@ -102,9 +102,13 @@ def test_a_runtime_folder_someone_else_made_again_is_never_followed(tmp_path):
         record = json.loads((runtime / "pins.json").read_text())
         record.update(generation=10**9, lexicons={"tr": str((theirs / "tr").resolve())},
                       older={})
-        made = tmp_path / "made"
+        made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
         made.mkdir()
         (made / "pins.json").write_text(json.dumps(record))
+        elsewhere.mkdir()  # files named as the workers, that the master must not remove
+        for pid in server.workers():
+            (elsewhere / str(pid)).write_text("theirs")
+        (made / "workers").symlink_to(elsewhere)
         made.chmod(0o777)  # anyone's to write in; and, when the test may, nobody's own
         if os.getuid() == 0:
             os.chown(made, 65534, 65534)
@@ -121,9 +125,13 @@ def test_a_runtime_folder_someone_else_made_again_is_never_followed(tmp_path):
         os.kill(server.proc.pid, signal.SIGHUP)
         wait_for(lambda: "not this user's own folder" in server.log_text().split(
             "follows no pins while")[-1], 30, server.log_text)
+        victim = replace_worker(server)  # its replacement follows no pins there either
+        wait_for(lambda: server.log_text().count("follows no pins while") >= 3, 30,
+                 server.log_text)
         for _ in range(20):  # new connections: both workers
             assert server.version() == v1 != stranger
         assert json.loads((runtime / "pins.json").read_text())["generation"] == 10**9
+        assert (elsewhere / str(victim)).read_text() == "theirs"
         shutil.rmtree(runtime)  # gone: the master's own again on the next reload
         v2 = build(data, "silgi")
         os.kill(server.proc.pid, signal.SIGHUP)
