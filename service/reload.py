@@ -77,6 +77,15 @@ def alive(pid: int) -> bool:
     return True
 
 
+def stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (SIGSTOP, a debugger): it acts on no signal, a
+    reload's SIGHUP included, until SIGCONT."""
+    with suppress(OSError, ValueError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] in "Tt"
+    return False
+
+
 @dataclass(frozen=True)
 class Master:
     """The `kelime serve` master that forked this worker."""
@@ -160,9 +169,10 @@ def reloaded(pid: int, runtime: Path, wait: float) -> dict[str, Any]:
     os.kill(pid, signal.SIGHUP)
     while (found := read_record(runtime / PINS)) is None or found["since"] < asked:
         if time.monotonic() > deadline or not alive(pid):
+            then = (f"it is stopped (SIGSTOP): `kill -CONT {pid}` and it reloads"
+                    if stopped(pid) else "its log says why")
             return {"outcome": "timeout", "versions": {}, "refused": {},
-                    "why": f"the master (pid {pid}) did not reload within {wait:g} s; its "
-                           f"log says why"}
+                    "why": f"the master (pid {pid}) did not reload within {wait:g} s; {then}"}
         time.sleep(POLL)
     done = {key: found[key] for key in ("outcome", "generation", "versions", "refused")}
     while done["outcome"] != "refused":

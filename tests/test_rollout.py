@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -183,6 +184,23 @@ def test_reload_finds_a_server_whose_pins_a_tmp_cleaner_removed(tmp_path):
             assert f"reloaded, serving tr {newest}" in done.stdout
             server.settle(newest)
         assert (runtime / "pins.json").is_file()
+
+
+def test_reload_of_a_stopped_master_says_it_is_stopped(tmp_path):
+    """A master stopped (SIGSTOP, a debugger) takes the SIGHUP only once continued: the
+    reload said "its log says why", and its log says nothing. Now it says what to run."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 1) as server:
+        pid = server.proc.pid
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            late = kelime("reload", "--data", str(data), "--timeout", "1")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert late.returncode == 1, late.stdout + late.stderr
+        assert f"it is stopped (SIGSTOP): `kill -CONT {pid}` and it reloads" in late.stdout
+        assert kelime("reload", "--data", str(data)).returncode == 0
 
 
 @pytest.mark.slow
