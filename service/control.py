@@ -19,9 +19,7 @@ from typing import Any
 
 import orjson
 
-from kelime.lexicon.pins import read_record
-
-from .reload import PINS, alive, read, write_whole
+from .reload import alive, read, write_whole
 
 log = logging.getLogger("kelime.service")
 RECORDS = ".serve"  # in the data folder
@@ -53,9 +51,11 @@ def register(data: Path, runtime: Path, binds: list[str]) -> Path | None:
 
 
 def servers(data: Path) -> list[dict[str, Any]]:
-    """The records of the masters serving `data` now (pid alive, its pins readable): those
-    in `data`'s RECORDS folder, and those of this machine's runtime folders (a data folder
-    copied over by rsync --delete, or read-only, has none of its own)."""
+    """The records of the masters serving `data` now (`master`): those in `data`'s RECORDS
+    folder, and those of this machine's runtime folders (a data folder copied over by rsync
+    --delete, or read-only, has none of its own). Its pins need not be readable: a tmp
+    cleaner may have removed them, or the whole runtime folder, and the SIGHUP of the
+    reload makes them again (`serve.publish`)."""
     paths = sorted((data / RECORDS).glob("*.json")) if (data / RECORDS).is_dir() else []
     paths += sorted(Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{SERVER}"))
     found: dict[int, dict[str, Any]] = {}
@@ -68,7 +68,7 @@ def servers(data: Path) -> list[dict[str, Any]]:
         with suppress(OSError):
             if Path(record["data"]).resolve() != data.resolve():
                 continue
-        if master(record, path) and read_record(Path(record["runtime"]) / PINS) is not None:
+        if master(record, path):
             found.setdefault(record["pid"], record)
     return list(found.values())
 
@@ -78,11 +78,14 @@ def master(record: dict[str, Any], path: Path) -> bool:
     as its pid now: the process runs as the user who owns the record and the runtime folder
     (which mkdtemp named after the master's pid), and it started before the record was
     written. Anything else — a pid reused after a master killed with -9, a record or folder
-    someone else wrote — is never signalled."""
+    someone else wrote — is never signalled. A runtime folder a tmp cleaner removed is no
+    owner to compare (the master makes it again on the SIGHUP)."""
     pid, runtime = record["pid"], Path(record["runtime"])
     try:
         process = os.stat(f"/proc/{pid}")
-        owners = {path.stat().st_uid, runtime.stat().st_uid, process.st_uid}
+        owners = {path.stat().st_uid, process.st_uid}
+        with suppress(FileNotFoundError):
+            owners.add(runtime.stat().st_uid)
         started = _start_time(pid)
         written = path.stat().st_mtime
     except (OSError, ValueError):

@@ -257,11 +257,20 @@ def reserve(folder: str) -> bool | None:
     and each one respawned died the same way. True when allocated (prometheus_client then
     finds a file of that size, empty, and never grows it for kelime's series); False when
     there is no room (logged: the worker serves on, uncounted); None when the folder is gone
-    (a tmp cleaner: tried again on the next new series, once the master made it again)."""
+    (a tmp cleaner: tried again on the next new series, once the master made it again).
+    Never in a folder that is not this user's own (`reload.own_folder`): one made by someone
+    else after a cleaner could point a worker's files anywhere."""
+    from .reload import own_folder
+
+    try:
+        if os.path.lexists(folder):
+            own_folder(Path(folder))
+    except OSError as e:
+        return _unreserved(folder, e)
     for kind in ("counter", "histogram"):
         path = os.path.join(folder, f"{kind}_{os.getpid()}.db")
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except FileNotFoundError:
             return None
         except OSError as e:

@@ -14,9 +14,11 @@ generation (`reloaded`), or name those that do not. An app without the master (t
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
+import stat
 import time
 from contextlib import suppress
 from dataclasses import dataclass
@@ -44,6 +46,21 @@ def write_whole(path: Path, data: bytes) -> Path:
     return path
 
 
+def own_folder(path: Path) -> Path:
+    """`path`, made (mode 0700) when missing; PermissionError when it is not a folder of this
+    user's that no one else may write in. The runtime folder a tmp cleaner removed is made again
+    at the same name, in /tmp where anyone may make it first: theirs, its pins would say which
+    builds every worker loads, and its metrics files where a worker writes."""
+    with suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise PermissionError(errno.EACCES, f"not this user's own folder (owner uid "
+                              f"{info.st_uid}, {stat.filemode(info.st_mode)}): remove it, or "
+                              f"restart kelime serve", str(path))
+    return path
+
+
 def read(path: Path) -> Any:
     try:
         return orjson.loads(path.read_bytes())
@@ -58,6 +75,15 @@ def alive(pid: int) -> bool:
         except ProcessLookupError:
             return False
     return True
+
+
+def stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (SIGSTOP, a debugger): it acts on no signal, a
+    reload's SIGHUP included, until SIGCONT."""
+    with suppress(OSError, ValueError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] in "Tt"
+    return False
 
 
 @dataclass(frozen=True)
@@ -75,7 +101,7 @@ class Reloader(Served):
 
     def __init__(self, app, settings, metrics, pins: Pins, master: Master):
         super().__init__(app, settings, metrics, pins)
-        self.master = master
+        self.master, self.foreign = master, False  # foreign: its runtime folder (`trusted`)
 
     async def follow(self) -> None:
         """Switch to each newer generation the master pins; say which one is served. A
@@ -86,16 +112,17 @@ class Reloader(Served):
         found: Any = None  # the master's last record seen
         try:
             while True:
-                with suppress(OSError):
-                    if (stamp := os.stat(self.master.runtime / PINS).st_mtime_ns) != seen:
-                        seen, found = stamp, read_record(self.master.runtime / PINS)
-                        if found and found["generation"] > self.pins.generation:
-                            self.swap(await anyio.to_thread.run_sync(
-                                from_record, found, self.pins.loaded()))
-                if read(mine) != self.pins.generation:  # a new one, or the folder removed
+                if self.trusted():
                     with suppress(OSError):
-                        mine.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                        mine.write_bytes(b"%d" % self.pins.generation)
+                        if (stamp := os.stat(self.master.runtime / PINS).st_mtime_ns) != seen:
+                            seen, found = stamp, read_record(self.master.runtime / PINS)
+                            if found and found["generation"] > self.pins.generation:
+                                self.swap(await anyio.to_thread.run_sync(
+                                    from_record, found, self.pins.loaded()))
+                    if read(mine) != self.pins.generation:  # a new one, or the folder removed
+                        with suppress(OSError):
+                            mine.parent.mkdir(mode=0o700, exist_ok=True)
+                            mine.write_bytes(b"%d" % self.pins.generation)
                 await anyio.sleep(FOLLOW)
         except LexiconError as e:
             log.error("worker %d cannot switch to generation %d (%s); stopping: its "
@@ -104,6 +131,24 @@ class Reloader(Served):
         except Exception:
             log.exception("worker %d cannot follow its master's pins; stopping", os.getpid())
         os.kill(os.getpid(), signal.SIGTERM)
+
+    def trusted(self) -> bool:
+        """Whether the runtime folder is the master's own (`own_folder`; made again when a
+        cleaner removed it): pins are read, and markers written, only there. One someone
+        else made is said once, and followed again once it is gone."""
+        try:
+            own_folder(self.master.runtime)
+        except PermissionError as e:
+            if not self.foreign:
+                log.error("worker %d follows no pins while %s is not its master's (%s); it "
+                          "serves %s", os.getpid(), self.master.runtime, e.strerror,
+                          self.pins.described)
+            self.foreign = True
+            return False
+        except OSError:  # (a full disk: looked at again)
+            return False
+        self.foreign = False
+        return True
 
     async def reload(self) -> dict[str, Any]:
         """The master's outcome (`reloaded`), once every worker serves the new builds."""
@@ -124,9 +169,10 @@ def reloaded(pid: int, runtime: Path, wait: float) -> dict[str, Any]:
     os.kill(pid, signal.SIGHUP)
     while (found := read_record(runtime / PINS)) is None or found["since"] < asked:
         if time.monotonic() > deadline or not alive(pid):
+            then = (f"it is stopped (SIGSTOP): `kill -CONT {pid}` and it reloads"
+                    if stopped(pid) else "its log says why")
             return {"outcome": "timeout", "versions": {}, "refused": {},
-                    "why": f"the master (pid {pid}) did not reload within {wait:g} s; its "
-                           f"log says why"}
+                    "why": f"the master (pid {pid}) did not reload within {wait:g} s; {then}"}
         time.sleep(POLL)
     done = {key: found[key] for key in ("outcome", "generation", "versions", "refused")}
     while done["outcome"] != "refused":

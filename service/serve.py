@@ -37,7 +37,7 @@ from kelime.lexicon.folder import Holds
 from kelime.lexicon.pins import Pins, next_pins
 
 from .control import PREFIX, register
-from .reload import PINS, WORKERS, Master, alive, write_whole
+from .reload import PINS, WORKERS, Master, alive, own_folder, write_whole
 from .settings import Settings, uvicorn_options
 
 log = logging.getLogger("kelime.service")
@@ -138,7 +138,8 @@ class Serve(BaseApplication):
             publish(self.runtime, self.pins, self.since, server.num_workers)
 
     def child_exit(self, server, worker: Worker) -> None:
-        (self.runtime / WORKERS / str(worker.pid)).unlink(missing_ok=True)
+        with suppress(OSError):  # (only in its own folder: `own_folder`)
+            (own_folder(self.runtime) / WORKERS / str(worker.pid)).unlink(missing_ok=True)
 
     def on_exit(self, server) -> None:  # a SIGHUP now would make the folder again, and
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # end Python's finalisation (SIG_DFL)
@@ -173,7 +174,7 @@ def publish(runtime: Path, pins: Pins, since: float, workers: int) -> bool:
     removed; False when the disk refuses."""
     try:
         for folder in ("metrics", WORKERS):
-            (runtime / folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+            (own_folder(runtime) / folder).mkdir(mode=0o700, exist_ok=True)
         write_whole(runtime / PINS, orjson.dumps(pins.record(since, workers)))
     except OSError as e:  # a full disk costs reloads and metrics, never a worker
         log.error("cannot write in %s (%s): reloads and metrics wait until it can", runtime, e)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -73,6 +74,8 @@ def test_reload_with_no_server_says_what_to_run(tmp_path):
     assert found.returncode == 2
     assert f"no `kelime serve` is serving {data}" in found.stderr
     assert f"kelime serve --data {data}" in found.stderr
+    as_json = kelime("reload", "--data", str(data), "--json")  # its code, not "failed"
+    assert as_json.returncode == 2 and json.loads(as_json.stdout)["error"]["code"] == "no_server"
 
 
 def test_reload_never_signals_a_process_that_is_not_the_master_that_wrote_the_record(
@@ -158,6 +161,46 @@ def test_rollback_and_reload_return_a_damaged_deployment_to_the_previous_build(t
         assert f"reloaded, serving tr {v1}" in done.stdout
         server.settle(v1)
     assert not list((data / ".serve").glob("*.json"))  # the record goes with the server
+
+
+@pytest.mark.slow
+def test_reload_finds_a_server_whose_pins_a_tmp_cleaner_removed(tmp_path):
+    """A tmp cleaner removed the master's pins.json, or its whole runtime folder: the server
+    went on serving, but `kelime reload` said no server served the data folder (exit 2,
+    "none recorded in .serve" beside its record) until someone sent SIGHUP by hand. Now
+    the record is enough: the reload's SIGHUP writes the pins again."""
+    from tests.test_serve import runtime_folder
+
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 2) as server:
+        runtime = runtime_folder(server)
+        for n, clean in enumerate((lambda: (runtime / "pins.json").unlink(),
+                                   lambda: shutil.rmtree(runtime, ignore_errors=True))):
+            clean()
+            newest = build(data, f"yeni{n}")
+            done = kelime("reload", "--data", str(data))
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert f"reloaded, serving tr {newest}" in done.stdout
+            server.settle(newest)
+        assert (runtime / "pins.json").is_file()
+
+
+def test_reload_of_a_stopped_master_says_it_is_stopped(tmp_path):
+    """A master stopped (SIGSTOP, a debugger) takes the SIGHUP only once continued: the
+    reload said "its log says why", and its log says nothing. Now it says what to run."""
+    data = tmp_path / "data"
+    build(data)
+    with serve(data, tmp_path, 1) as server:
+        pid = server.proc.pid
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            late = kelime("reload", "--data", str(data), "--timeout", "1")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert late.returncode == 1, late.stdout + late.stderr
+        assert f"it is stopped (SIGSTOP): `kill -CONT {pid}` and it reloads" in late.stdout
+        assert kelime("reload", "--data", str(data)).returncode == 0
 
 
 @pytest.mark.slow

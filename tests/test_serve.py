@@ -6,6 +6,7 @@ cleaned up by the next start."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -85,6 +86,75 @@ def test_runtime_folder_removed_then_sighup(tmp_path):
         assert server.proc.wait(timeout=60) == 0, server.log_text()
         assert not server.workers()
     assert not runtime.exists()
+
+
+@pytest.mark.slow
+def test_a_runtime_folder_someone_else_made_again_is_never_followed(tmp_path):
+    """A tmp cleaner removes the runtime folder and another user makes it again first (its
+    name is in /tmp for all to see), with pins naming a build of theirs at a higher
+    generation: every worker loaded it and served its words. Now a worker follows no pins
+    from a folder that is not its user's own (and says so), the master writes none there,
+    and once that folder is gone they follow the master again."""
+    data, theirs = tmp_path / "data", tmp_path / "theirs"
+    v1, stranger = build(data), build(theirs, "sahte")
+    with serve(data, tmp_path, 2) as server:
+        runtime = runtime_folder(server)
+        record = json.loads((runtime / "pins.json").read_text())
+        record.update(generation=10**9, lexicons={"tr": str((theirs / "tr").resolve())},
+                      older={})
+        made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
+        made.mkdir()
+        (made / "pins.json").write_text(json.dumps(record))
+        elsewhere.mkdir()  # files named as the workers, that the master must not remove
+        for pid in server.workers():
+            (elsewhere / str(pid)).write_text("theirs")
+        (made / "workers").symlink_to(elsewhere)
+        made.chmod(0o777)  # anyone's to write in; and, when the test may, nobody's own
+        if os.getuid() == 0:
+            os.chown(made, 65534, 65534)
+
+        def taken() -> bool:  # (the workers make it again meanwhile: take it before them)
+            shutil.rmtree(runtime, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                made.rename(runtime)
+            return not made.exists()
+
+        wait_for(taken, 10, server.log_text)
+        wait_for(lambda: server.log_text().count("follows no pins while") >= 2, 30,
+                 server.log_text)
+        os.kill(server.proc.pid, signal.SIGHUP)
+        wait_for(lambda: "not this user's own folder" in server.log_text().split(
+            "follows no pins while")[-1], 30, server.log_text)
+        victim = replace_worker(server)  # its replacement follows no pins there either
+        wait_for(lambda: server.log_text().count("follows no pins while") >= 3, 30,
+                 server.log_text)
+        for _ in range(20):  # new connections: both workers
+            assert server.version() == v1 != stranger
+        assert json.loads((runtime / "pins.json").read_text())["generation"] == 10**9
+        assert (elsewhere / str(victim)).read_text() == "theirs"
+        shutil.rmtree(runtime)  # gone: the master's own again on the next reload
+        v2 = build(data, "silgi")
+        os.kill(server.proc.pid, signal.SIGHUP)
+        server.settle(v2)
+    assert stranger not in server.log_text()
+
+
+def test_a_worker_allocates_no_metrics_file_in_a_folder_others_may_write_in(tmp_path):
+    """The metrics folder of a runtime folder someone else made again: a worker allocated its
+    files there, through a link of theirs to a file of the server's user if they wished."""
+    from service.metrics import reserve
+
+    folder, victim = tmp_path / "metrics", tmp_path / "precious"
+    folder.mkdir()
+    folder.chmod(0o777)
+    victim.write_bytes(b"keep")
+    (folder / f"counter_{os.getpid()}.db").symlink_to(victim)
+    assert reserve(str(folder)) is False
+    assert victim.read_bytes() == b"keep" and len(list(folder.iterdir())) == 1
+    folder.chmod(0o700)  # its own: still never through a link
+    assert reserve(str(folder)) is False and victim.read_bytes() == b"keep"
+    (folder / f"counter_{os.getpid()}.db").unlink()
+    assert reserve(str(folder)) is True
 
 
 @pytest.mark.slow

@@ -120,7 +120,7 @@ class Group(click.Group):
                 raise
             raise JsonUnaskable({"error": {"code": "invalid_usage",
                                            "message": e.format_message()}}) from None
-        except (click.Abort, click.exceptions.Exit):
+        except (click.Abort, click.exceptions.Exit, JsonError):  # JSON already, its own code
             raise
         except click.ClickException as e:  # a command's own `Error: …`
             if not ctx.meta.get(JSON_META):
