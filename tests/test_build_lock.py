@@ -70,7 +70,8 @@ def test_simultaneous_builds_are_serialised(tmp_path, n):
     out = tmp_path / "data"
     lists = {}
     for prefix in PREFIXES[:n]:
-        lists[prefix] = numbered(WORDS_EACH, prefix)
+        # doubled, so that no word is a real one a policy list refuses (`b` + 3 was bok)
+        lists[prefix] = numbered(WORDS_EACH, prefix * 2)
         (tmp_path / f"{prefix}.txt").write_text("\n".join(lists[prefix]), encoding="utf-8")
     go = tmp_path / "go"
     racers = [subprocess.Popen([sys.executable, "-c", RACER, str(go), "build",

@@ -133,7 +133,7 @@ def test_a_crawl_mostly_disallowed_by_robots_is_not_complete(tmp_path):
 def test_a_policy_edit_that_grows_the_lexicon_is_refused(tmp_path):
     """Unblocking words is a change like any other: 5 of 100 words came back unseen."""
     shipped = default_policy_path().parent
-    for name in ("policy.toml", "allowlist.txt", "blocklist.txt"):
+    for name in ("policy.toml", "allowlist.txt", "blocklist.txt", "tdk-vulgar.txt"):
         shutil.copy(shipped / name, tmp_path / name)
     words = synthetic_words(100)
     (tmp_path / "tr.txt").write_text("\n".join(words), encoding="utf-8")

@@ -66,7 +66,7 @@ def test_a_pinned_version_answers_on_every_route_and_is_listed(tmp_path):
             {"rack": "silgi", "lexicon": f"tr@{v2}"}).encode(), JSON)
         assert "silgi" in [w["word"] for w in body["words"]]
         status, body = request(port, "POST", "/v1/split", json.dumps(
-            {"rack": "silgi", "lexicon": f"tr@{v1}"}).encode(), JSON)
+            {"rack": "silgi", "lexicon": f"tr@{v1}", "what_if": True}).encode(), JSON)
         assert status == 200 and body["lexicon"]["version"] == v1, body
         status, body = request(port, "GET", f"/v1/words/silgi?lexicon=tr@{v1}")
         assert (status, body["lexicon"]["version"], body["valid"]) == (200, v1, False)

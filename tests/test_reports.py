@@ -199,7 +199,7 @@ def policy(tmp_path) -> Path:
     """A copy of the shipped policy (the TOML and its lists) to edit."""
     folder = tmp_path / "policy"
     folder.mkdir()
-    for name in ("policy.toml", "allowlist.txt", "blocklist.txt"):
+    for name in ("policy.toml", "allowlist.txt", "blocklist.txt", "tdk-vulgar.txt"):
         shutil.copy(default_policy_path().parent / name, folder / name)
     return folder / "policy.toml"
 
