@@ -133,6 +133,37 @@ def test_a_malformed_question_is_refused_in_the_error_shape(http, path, ask, sta
     assert said in error(http.post(path, json=ask), status, code)["message"]
 
 
+def board_with(row: int, col: int, cell: object) -> list[list[object]]:
+    board: list[list[object]] = [list(r) for r in empty_board()]
+    board[row][col] = cell
+    return board
+
+
+@pytest.mark.parametrize(("ask", "code", "said", "at"), [
+    ({"board": board_with(7, 7, 1), "tiles": []}, "invalid_board",
+     "board[7][7] is a number (1), not a string", "board[7][7]"),
+    ({"board": board_with(3, 4, None), "tiles": []}, "invalid_board",
+     "board[3][4] is null, not a string", "board[3][4]"),
+    ({"board": [5] * 15, "tiles": []}, "invalid_board",
+     "board[0] is a number (5), not an array", "board[0]"),
+    ({"board": empty_board(), "tiles": [{"row": True, "col": 7, "letter": "e"}]},
+     "invalid_tiles", "tiles[0].row is a boolean (true), not a whole number", "tiles[0].row"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7, "letter": "e", "blank": "yes"}]},
+     "invalid_tiles", "tiles[0].blank is a string ('yes'), not true or false",
+     "tiles[0].blank"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7, "letter": "e", "size": 1}]},
+     "invalid_tiles", "tiles[0] has an unknown field 'size'", "tiles[0]"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7}]},
+     "invalid_tiles", "tiles[0] has no 'letter'", "tiles[0]"),
+])
+def test_a_bad_value_inside_the_board_or_a_tile_is_named_by_its_path(http, ask, code, said,
+                                                                     at):
+    """msgspec's path (`$.board[7][7]`, `$.tiles[0].row`) is the message's: not "board[7]
+    is an array, not a string" (the list-of-strings message of validate's words)."""
+    refused = error(http.post("/v1/play", json=ask), 422, code)
+    assert said in refused["message"] and refused["details"]["at"] == at, refused
+
+
 def test_the_schema_describes_both_paths(http):
     schema = http.get("/openapi.json").json()
     play, found = schema["paths"]["/v1/play"]["post"], schema["paths"]["/v1/moves"]["post"]
