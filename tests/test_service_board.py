@@ -172,3 +172,18 @@ def test_the_schema_describes_both_paths(http):
     assert {"PlayRequest", "MovesRequest", "PlayReply", "MovesReply"} <= set(parts)
     assert set(parts["MovesReply"]["properties"]) == {"lexicon", "count", "truncated",
                                                        "complete", "moves"}
+
+
+def test_a_moves_question_refused_busy_says_it_waits_with_the_searches(offline_lexicons):
+    """Moves take their turn at the searches' gate: its 503 says so (it said "1 anagram and
+    split questions are already waiting here" to a moves question)."""
+    from kelime.service.routes.anagram import searches
+    from tests.service_helpers import TestClient
+
+    with TestClient(create_app(Settings(data=offline_lexicons))) as client:
+        gate = client.portal.call(lambda: searches(client.app.state))
+        gate.most_waiting = 0  # full
+        reply = client.post("/v1/moves", json={"board": empty_board(), "rack": "kale"})
+        refused = error(reply, 503, "busy")
+        assert "searches (anagram, split and moves questions)" in refused["message"]
+        assert int(reply.headers["retry-after"]) >= 1
