@@ -130,6 +130,7 @@ def prepare(settings: Settings) -> tuple[Pins, Callable[[Pins, Master], FastAPI]
     games = load_games(settings.games)
     if settings.reports:
         open_report_store(settings.reports, settings.report_limits)
+    board.warm(pins, games.values(), settings.default_lexicon)  # the workers fork with it
     return pins, partial(create_app, settings, games=games)
 
 

@@ -380,6 +380,32 @@ def _lenient(model: type[Model], body: bytes, error: Exception) -> Model:
 
 
 _AT = re.compile(r"at `\$\.(\w+)(?:\[(\d+)\])?")
+#: msgspec's words about a value inside a list's item: ``Expected `int`, got `bool` - at
+#: `$.tiles[0].row```, ``… - at `$.board[7][7]```, ``Object missing required field `letter`
+#: - at `$.tiles[0]```, ``Object contains unknown field `x` - at `$.tiles[0]```.
+_DEEP = re.compile(r"^(?:Expected `(?P<wanted>\w+)`, got `\w+`|Object (?P<what>missing required|"
+                   r"contains unknown) field `(?P<field>[^`]*)`) - at `\$\.(?P<path>\w+\[\d+\]"
+                   r"(?:\[\d+\]|\.\w+)*)`$")
+_STEP = re.compile(r"\[(\d+)\]|\.(\w+)")
+_MSGSPEC_TYPES = {"str": "a string", "int": "a whole number", "bool": "true or false",
+                  "array": "an array", "object": "an object", "float": "a number"}
+
+
+def _deep_refusal(model: type[Body], code: str, data: Any, deep: re.Match[str]) -> Invalid:
+    """The refusal of a value inside an item of a list field (`_DEEP`), naming its path."""
+    path = deep["path"]
+    value = data
+    for index, name in _STEP.findall("." + path):
+        value = value[int(index)] if index else value[name]
+    details = {"field": path.split("[", 1)[0], "at": path}
+    if deep["what"] == "missing required":
+        return Invalid(code, f"{path} has no '{deep['field']}': send {model.example}", details)
+    if deep["what"] is not None:
+        return Invalid(code, f"{path} has an unknown field {excerpt(deep['field'])}: send "
+                       f"{model.example}", details)
+    wanted = _MSGSPEC_TYPES.get(deep["wanted"], deep["wanted"])
+    return Invalid(code, f"{path} is {a_json(value)}{_shown(value)}, not {wanted}: send "
+                   f"{model.example}", {**details, "type": json_type(value)})
 
 
 def refusal(model: type[Body], data: Any, said: str) -> Invalid:
@@ -407,6 +433,10 @@ def refusal(model: type[Body], data: Any, said: str) -> Invalid:
     if missing:
         return Invalid(code, f"the body has no '{key}': send {example}", {"field": key})
     value = data[key]
+    deep = _DEEP.search(said)
+    if deep is not None and (deep["wanted"] != "str" or not deep["path"].endswith("]")
+                             or deep["path"].count("[") > 1):  # a board's cell, a tile's row
+        return _deep_refusal(model, code, data, deep)
     if at is not None and at.group(2) is not None:
         i = int(at.group(2))
         item = value[i]
@@ -416,6 +446,15 @@ def refusal(model: type[Body], data: Any, said: str) -> Invalid:
     wanted = _wanted(_info(model).fields[fields.index(key)].type)
     return Invalid(code, f"'{key}' must be {wanted}, not {a_json(value)}: send {example}",
                    {"field": key, "type": json_type(value)})
+
+
+def _shown(value: Any) -> str:
+    """A scalar as JSON writes it, in brackets after its type (a huge one by its size)."""
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    if isinstance(value, str) or (not isinstance(value, bool) and abs(value) >= 10 ** 15):
+        return f" ({excerpt(value)})"
+    return f" ({orjson.dumps(value).decode()})"
 
 
 @cache

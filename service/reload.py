@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import orjson
 
-from kelime.lexicon import LexiconError
+from kelime.lexicon import Lexicon, LexiconError
 from kelime.lexicon.pins import Pins, from_record, read_record
 
 from .state import Served
@@ -118,7 +118,7 @@ class Reloader(Served):
                             seen, found = stamp, read_record(self.master.runtime / PINS)
                             if found and found["generation"] > self.pins.generation:
                                 self.swap(await anyio.to_thread.run_sync(
-                                    from_record, found, self.pins.loaded()))
+                                    self.load, found, self.pins.loaded()))
                     if read(mine) != self.pins.generation:  # a new one, or the folder removed
                         with suppress(OSError):
                             mine.parent.mkdir(mode=0o700, exist_ok=True)
@@ -149,6 +149,15 @@ class Reloader(Served):
             return False
         self.foreign = False
         return True
+
+    def load(self, found: dict[str, Any], keep: dict[Path, Lexicon]) -> Pins:
+        """The builds of the master's record `found`, each board lexicon's word graph built
+        (`routes.board.warm`) before they are served."""
+        from .routes.board import warm
+
+        pins = from_record(found, keep)
+        warm(pins, self.app.state.kelime.games.values(), self.settings.default_lexicon)
+        return pins
 
     async def reload(self) -> dict[str, Any]:
         """The master's outcome (`reloaded`), once every worker serves the new builds."""

@@ -136,7 +136,8 @@ class Settings(BaseModel):
         "how long a split searches before answering its best so far"), most=10_000,
         why="a worker answers nothing else meanwhile")
     max_queued_searches: int = number(256, (
-        "anagram and split questions waiting per worker (503 `busy` beyond)"))
+        "searches (anagram, split and moves questions) waiting per worker (503 `busy` "
+        "beyond)"))
     max_search_wait_ms: int = number(2_000, (
         "the longest a question waits for its turn (503 `busy` beyond)"), most=8_000,
         why="nginx gives a search 10 s (kelime.conf's proxy_read_timeout) and the search "

@@ -5,6 +5,7 @@ move and refuses each kind of illegal placement, and scoring follows "Puan Hesap
 from __future__ import annotations
 
 import random
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -160,6 +161,17 @@ def test_a_malformed_board_or_rack_says_where():
         Position.read(empty_board(), GAMES["kelimatik"])
     with pytest.raises(BoardRackError, match="'x'"):
         moves(Position.read(empty_board(), KELIMELIK), "kalex", word_graph(["kale"]))
+
+
+def test_a_letter_in_another_unicode_form_is_that_letter():
+    """ş sent decomposed (s + U+0327, as macOS writes it) is the letter ş on the board and
+    in a tile, not "'ş' is not a letter of kelimelik (…ş…)"."""
+    decomposed = unicodedata.normalize("NFD", "ş")
+    grid = empty_board()
+    grid[7][7], grid[7][8] = "k", "?" + decomposed
+    spot = Position.read(grid, KELIMELIK)
+    assert spot.letters[7][7:9] == ("k", "ş") and (7, 8) in spot.blanks
+    assert read_tiles([{"row": 8, "col": 7, "letter": decomposed}], spot) == (Tile(8, 7, "ş"),)
 
 
 def test_a_search_over_its_work_says_it_is_incomplete():

@@ -5,6 +5,8 @@ bad board names its line and column (exit 2), and `play` exits 0, 1 or 2 as `che
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 
@@ -115,6 +117,8 @@ def test_play_json_is_the_api_answer_and_its_status_the_verdict(
     (["--tiles", "7,10,e;8,10,v"], "invalid_tiles", "tile 0 is '7,10,e;8,10,v': a tile is"),
     (["--tiles", "8,8,x"], "invalid_tiles", "'x' is not a letter of kelimelik"),
     (["--tiles", "15,8,e"], "invalid_tiles", "off the board"),
+    (["--tiles", "1" * 5000 + ",8,e"], "invalid_tiles", "row or column is off the board"),
+    (["--tiles", "\u0667,8,e"], "invalid_tiles", "a tile is ROW,COL,LETTER"),
 ])
 def test_tiles_that_cannot_be_laid_exit_2_naming_the_tile(data_dir, board_file, args, code,
                                                           where):
@@ -259,3 +263,28 @@ def test_the_tiles_as_moves_lists_them_read_back_as_themselves(tiles):
     cased = " ".join(f"{r},{c},{turkish_upper(ch) if blank and upper else '?' * blank + ch}"
                      for r, c, ch, blank, upper in tiles)
     assert read_tile_list(cased, game) == sent
+
+
+def _at_most_1_gib() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_an_endless_board_file_is_refused_not_read_into_memory(data_dir):
+    """/dev/zero (or an endless pipe) is read up to MAX_BOARD_CHARS, then refused: before,
+    read() took it whole (5 GB from a pipe in 5 s), here a MemoryError under 1 GiB."""
+    run = subprocess.run([*KELIME, "moves", "kale", "/dev/zero", "--data", str(data_dir)],
+                         capture_output=True, text=True, timeout=120,
+                         preexec_fn=_at_most_1_gib)
+    assert (run.returncode, run.stderr.strip()) == (
+        2, "Error: the board file /dev/zero goes on past 1,048,576 characters: a board is "
+        "kelimelik's lines of squares ('.' an empty one) or the API's JSON board, a few KiB "
+        "at most")
+
+
+def test_a_closed_standard_input_is_said_not_a_traceback(data_dir):
+    run = subprocess.run([*KELIME, "moves", "kale", "-", "--data", str(data_dir)],
+                         capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: os.close(0))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "standard input is closed: pipe a board in" in run.stderr

@@ -317,3 +317,25 @@ def test_the_access_log_is_one_json_line_a_request(tmp_path):
     assert anagram["status"] == 200 and anagram["method"] == "POST" and anagram["ms"] > 0
     assert len(anagram["lexicon"]) == 12
     assert any(x["route"] == "/v1/words/{word:path}" for x in lines)
+
+
+def test_the_board_word_graph_is_built_before_a_build_is_served(tmp_path):
+    """The word graph of the board moves (`Lexicon.board_graph`) is built by the master before
+    it forks, and by each worker as it loads a reload's build, before serving it: not in the
+    first POST /v1/moves a worker answers for a build (~0.3-1 s inside that question and the
+    searches' gate, per worker per build)."""
+    data = tmp_path / "data"
+    v1 = build(data)
+    with serve(data, tmp_path, 1) as server:
+        built = f"process {server.proc.pid} built the word graph of tr {v1} for board moves"
+        assert built in server.log_text()
+        [worker] = server.workers()
+        v2 = build(data, "kelime", force=True)
+        os.kill(server.proc.pid, signal.SIGHUP)
+        server.settle(v2)
+        assert f"process {worker} built the word graph of tr {v2} for board moves" \
+            in server.log_text()
+        status, body = request(server.port, "POST", "/v1/moves", json.dumps(
+            {"board": [[""] * 15] * 15, "rack": "kelime"}).encode(),
+            {"Content-Type": "application/json"})
+        assert status == 200 and body["lexicon"]["version"] == v2, body

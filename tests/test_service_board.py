@@ -133,6 +133,37 @@ def test_a_malformed_question_is_refused_in_the_error_shape(http, path, ask, sta
     assert said in error(http.post(path, json=ask), status, code)["message"]
 
 
+def board_with(row: int, col: int, cell: object) -> list[list[object]]:
+    board: list[list[object]] = [list(r) for r in empty_board()]
+    board[row][col] = cell
+    return board
+
+
+@pytest.mark.parametrize(("ask", "code", "said", "at"), [
+    ({"board": board_with(7, 7, 1), "tiles": []}, "invalid_board",
+     "board[7][7] is a number (1), not a string", "board[7][7]"),
+    ({"board": board_with(3, 4, None), "tiles": []}, "invalid_board",
+     "board[3][4] is null, not a string", "board[3][4]"),
+    ({"board": [5] * 15, "tiles": []}, "invalid_board",
+     "board[0] is a number (5), not an array", "board[0]"),
+    ({"board": empty_board(), "tiles": [{"row": True, "col": 7, "letter": "e"}]},
+     "invalid_tiles", "tiles[0].row is a boolean (true), not a whole number", "tiles[0].row"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7, "letter": "e", "blank": "yes"}]},
+     "invalid_tiles", "tiles[0].blank is a string ('yes'), not true or false",
+     "tiles[0].blank"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7, "letter": "e", "size": 1}]},
+     "invalid_tiles", "tiles[0] has an unknown field 'size'", "tiles[0]"),
+    ({"board": empty_board(), "tiles": [{"row": 7, "col": 7}]},
+     "invalid_tiles", "tiles[0] has no 'letter'", "tiles[0]"),
+])
+def test_a_bad_value_inside_the_board_or_a_tile_is_named_by_its_path(http, ask, code, said,
+                                                                     at):
+    """msgspec's path (`$.board[7][7]`, `$.tiles[0].row`) is the message's: not "board[7]
+    is an array, not a string" (the list-of-strings message of validate's words)."""
+    refused = error(http.post("/v1/play", json=ask), 422, code)
+    assert said in refused["message"] and refused["details"]["at"] == at, refused
+
+
 def test_the_schema_describes_both_paths(http):
     schema = http.get("/openapi.json").json()
     play, found = schema["paths"]["/v1/play"]["post"], schema["paths"]["/v1/moves"]["post"]
@@ -141,3 +172,18 @@ def test_the_schema_describes_both_paths(http):
     assert {"PlayRequest", "MovesRequest", "PlayReply", "MovesReply"} <= set(parts)
     assert set(parts["MovesReply"]["properties"]) == {"lexicon", "count", "truncated",
                                                        "complete", "moves"}
+
+
+def test_a_moves_question_refused_busy_says_it_waits_with_the_searches(offline_lexicons):
+    """Moves take their turn at the searches' gate: its 503 says so (it said "1 anagram and
+    split questions are already waiting here" to a moves question)."""
+    from kelime.service.routes.anagram import searches
+    from tests.service_helpers import TestClient
+
+    with TestClient(create_app(Settings(data=offline_lexicons))) as client:
+        gate = client.portal.call(lambda: searches(client.app.state))
+        gate.most_waiting = 0  # full
+        reply = client.post("/v1/moves", json={"board": empty_board(), "rack": "kale"})
+        refused = error(reply, 503, "busy")
+        assert "searches (anagram, split and moves questions)" in refused["message"]
+        assert int(reply.headers["retry-after"]) >= 1

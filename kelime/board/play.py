@@ -18,6 +18,7 @@ scores the sum of its words, + the game's `bingo_bonus` when it lays `rack_size`
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -89,6 +90,8 @@ def read_tiles(tiles: Sequence[Any], spot: Position) -> tuple[Tile, ...]:
                          {"tiles": len(tiles), "rack_size": game.rack_size})
     for i, t in enumerate(tiles):
         row, col, letter, blank = t["row"], t["col"], t["letter"], t.get("blank", False)
+        if isinstance(letter, str) and not letter.isascii():
+            letter = unicodedata.normalize("NFC", letter)  # ş as s + U+0327 is ş
         where = f"tile {i} (row {row}, column {col})"
         if not spot.on(row, col):
             raise TilesError(f"{where} is off the board: rows and columns count from 0 to "

@@ -2,8 +2,8 @@
 squares' bonuses; read from the JSON the service and the CLI take.
 
 A cell is ``""`` (empty), a letter of the game (``"ş"``) or ``"?"`` + a letter (a blank
-played as that letter). Rows and columns count from 0; the centre of a 15 × 15 board is
-row 7, column 7.
+played as that letter), read as NFC (``s`` + U+0327 is ``ş``). Rows and columns count from
+0; the centre of a 15 × 15 board is row 7, column 7.
 
     >>> from kelime.games import get_game
     >>> board = [[""] * 15 for _ in range(15)]
@@ -15,6 +15,7 @@ row 7, column 7.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,8 @@ class Position:
                                       f"{_length(row)}", {"size": size, "row": r})
             line = []
             for c, cell in enumerate(row):
+                if isinstance(cell, str) and not cell.isascii():
+                    cell = unicodedata.normalize("NFC", cell)  # ş as s + U+0327 is ş
                 letter = cell[1:] if isinstance(cell, str) and cell[:1] == BLANK else cell
                 if cell != "" and (not isinstance(letter, str)
                                    or letter not in game.letter_values):

@@ -14,6 +14,7 @@ import sys
 import click
 
 from ..board import BoardLimits, TilesError
+from ..errors import excerpt
 from ..games import BLANK
 from .common import (
     data_option,
@@ -25,7 +26,11 @@ from .common import (
 )
 
 LIMITS = BoardLimits()
-TILE = re.compile(r"(\d+),(\d+),(\??)(\w)")
+TILE = re.compile(r"([0-9]+),([0-9]+),(\??)(\w)")   # ASCII digits: ٧ is not a row
+#: The most characters a board file is read for: a board is 15 lines of 15 squares (or its
+#: JSON, a few KiB); more is not a board, and /dev/zero or an endless pipe must not fill
+#: the memory.
+MAX_BOARD_CHARS = 1 << 20
 
 game_option = click.option("--game", "-g", default="kelimelik", show_default=True,
                            help="A board game: kelimelik or sozce.")
@@ -36,10 +41,15 @@ def read_board_file(stream, game):
     from ..board import BoardShapeError, read_board
 
     try:
-        text = stream.read() if stream is not None else ""
+        text = stream.read(MAX_BOARD_CHARS + 1) if stream is not None else ""
     except UnicodeDecodeError as e:
         raise BoardShapeError(f"the board file is not UTF-8 text (byte {e.start}): save it "
                               f"as UTF-8", {"byte": e.start}) from None
+    if len(text) > MAX_BOARD_CHARS:
+        raise BoardShapeError(f"the board file {stream.name} goes on past "
+                              f"{MAX_BOARD_CHARS:,} characters: a board is {game.name}'s "
+                              f"lines of squares ('.' an empty one) or the API's JSON board, "
+                              f"a few KiB at most", {"limit": MAX_BOARD_CHARS})
     return read_board(text, game)
 
 
@@ -57,6 +67,9 @@ def read_tile_list(text: str, game) -> list[dict]:
                              f"columns from 0), a blank's letter as ?e or E, tiles separated "
                              f"by spaces: --tiles '7,7,k 7,8,?a'", {"tile": i})
         row, col, blank, letter = found.groups()
+        if max(len(row), len(col)) > 4:  # (and int() refuses over 4,300 digits)
+            raise TilesError(f"tile {i} is {excerpt(token)}: its row or column is off the "
+                             f"board (they count from 0 to {game.board.size - 1})", {"tile": i})
         if (read := letter_of(letter, game)) is None:
             raise TilesError(f"tile {i} is {token!r}: {letter!r} is not a letter of "
                              f"{game.name} ({''.join(game.letter_values)}); a blank's letter "
@@ -73,7 +86,17 @@ def tiles_text(tiles: list[dict]) -> str:
                     for t in tiles)
 
 
-board_argument = click.File("r", encoding="utf-8", lazy=False)
+class BoardFile(click.File):
+    """A board file, or - for standard input, which must be open (`kelime moves … <&-`)."""
+
+    def convert(self, value, param, ctx):
+        if value == "-" and sys.stdin is None:
+            self.fail("standard input is closed: pipe a board in (cat board.txt | kelime "
+                      "moves RACK -) or name a board file", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+board_argument = BoardFile("r", encoding="utf-8", lazy=False)
 
 
 @click.command()

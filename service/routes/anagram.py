@@ -46,7 +46,7 @@ def searches(state) -> Gate:
     """The worker's one gate for searches (`gate.Gate`), made on first use."""
     if getattr(state, "searches", None) is None:
         settings = state.kelime.settings
-        state.searches = Gate("anagram and split questions", threads=1,
+        state.searches = Gate("searches (anagram, split and moves questions)", threads=1,
                               most_waiting=settings.max_queued_searches,
                               most_wait=settings.max_search_wait_ms / 1000, guess=FIRST_GUESS)
     return state.searches
