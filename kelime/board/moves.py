@@ -62,8 +62,10 @@ class BoardLimits:
                                  # mid-game board: 99,492 steps, 9,645 moves)
 
 
+#: A tile as the search lays it: (row, column, letter, blank), ordered as `Tile`.
+Laid = tuple[int, int, str, bool]
 #: A move as the search scores it: its order key (-score, row, column, down?, word, tiles).
-Key = tuple[int, int, int, bool, str, tuple[Tile, ...]]
+Key = tuple[int, int, int, bool, str, tuple[Laid, ...]]
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Found:
 
     def best(self, limit: int | None = None) -> list[Play]:
         """The first `limit` moves (all of them without one), laid out: words and scores."""
-        plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
+        plays = [lay(self.spot, [Tile(*t) for t in key[5]]) for key in self.keys[:limit]]
         if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
             raise RuntimeError(f"the search and kelime.board.play disagree on a move of "
                                f"{self.spot.rows()}: a bug to report")
@@ -147,7 +149,9 @@ class _Line:
                              for r in range(n)]
         self.word_times = [[layout.word_multiplier(*at(r, c)) for c in range(n)]
                            for r in range(n)]
-        self.found: list[tuple[int, int, str, int, list[tuple[int, int, str, bool]]]] = []
+        self.transposed = transposed
+        self.found: list[Key] = []                      # the moves of two tiles or more
+        self.ones: list[tuple[Key, int]] = []           # one tile's, with its other word's length
         self.row_at, self.grid = 0, letters[0]
         self.cross: list[set[str] | None] = []
         self.cross_sum: list[int | None] = []
@@ -268,45 +272,61 @@ class _Line:
         return out
 
     def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
-        """Every move that lays these letters: each choice of the tiles that are blanks
-        (at most the rack's blanks, at least where its own tiles run out)."""
-        rack = self.full
-        if not rack[BLANK]:
-            self.one(start, end, placed)
-            return
-        letters = [p[2] for p in placed]
-        short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
-        for count in range(sum(short.values()), min(rack[BLANK], len(placed)) + 1):
-            for chosen in combinations(range(len(placed)), count):
-                if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items()):
-                    self.one(start, end, [(r, c, ch, i in chosen)
-                                          for i, (r, c, ch, _) in enumerate(placed)])
-
-    def one(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
-        """A move: its main word from `start` to before `end`, scored by the rules (as
-        `kelime.board.play.lay` scores it: `Found.best` checks the two agree)."""
-        row, grid, game = self.row_at, self.grid, self.game
+        """Every move that lays these letters (`placed` in column order), scored by the rules
+        (as `kelime.board.play.lay` scores it: `Found.best` checks the two agree): each
+        choice of the tiles that are blanks (at most the rack's blanks, at least where its
+        own tiles run out) scores the word of real tiles less what the chosen ones add."""
+        row, grid, game, rack = self.row_at, self.grid, self.game, self.full
         values, letter_times = self.values[row], self.letter_times[row]
-        word_times = self.word_times[row]
-        new = {c: (ch, blank) for _, c, ch, blank in placed}
-        word, total, times, crosses = [], 0, 1, 0
+        word_times, blank_value = self.word_times[row], game.blank_value
+        word, total, times, crosses, at = [], 0, 1, 0, 0
+        bonus: list[tuple[int, int]] = []  # a tile's letter bonus, its cross word's bonus
         for c in range(start, end):
-            if c not in new:
+            if at == len(placed) or placed[at][1] != c:
                 word.append(grid[c])
                 total += values[c]
                 continue
-            ch, blank = new[c]
+            ch, at = placed[at][2], at + 1
             word.append(ch)
-            value = (game.blank_value if blank else game.letter_values[ch]) * letter_times[c]
+            value = game.letter_values[ch] * letter_times[c]
             total += value
             times *= word_times[c]
-            if (cross := self.cross_sum[c]) is not None:
+            cross = self.cross_sum[c]
+            if cross is not None:
                 crosses += (cross + value) * word_times[c]
+            bonus.append((letter_times[c], 0 if cross is None else word_times[c]))
         score = total * times + crosses
         if len(placed) >= game.rack_size:
             score += game.bingo_bonus
-        other = self.cross_length[placed[0][1]] if len(placed) == 1 else 0
-        self.found.append((score, start, "".join(word), other, placed))
+        text, first = "".join(word), (start, row) if self.transposed else (row, start)
+        if not rack[BLANK]:
+            self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
+            return
+        letters = [p[2] for p in placed]
+        loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
+                for ch, (times_letter, times_cross) in zip(letters, bonus)]
+        short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
+        for count in range(sum(short.values()), min(rack[BLANK], len(placed)) + 1):
+            for chosen in combinations(range(len(placed)), count):
+                if not short or all(sum(letters[i] == ch for i in chosen) >= n
+                                    for ch, n in short.items()):
+                    less = sum(loss[i] for i in chosen)
+                    self.keep((less - score, *first, self.transposed, text,
+                               self.laid(placed, chosen)))
+
+    def laid(self, placed: list[tuple[int, int, str, bool]],
+             blanks: tuple[int, ...]) -> tuple[Laid, ...]:
+        """The tiles on the board (not transposed), those at the indexes `blanks` blanks."""
+        if self.transposed:
+            return tuple((c, r, ch, i in blanks) for i, (r, c, ch, _) in enumerate(placed))
+        return tuple((r, c, ch, i in blanks) for i, (r, c, ch, _) in enumerate(placed))
+
+    def keep(self, key: Key) -> None:
+        if len(key[5]) > 1:
+            self.found.append(key)
+        else:
+            col = key[5][0][0] if self.transposed else key[5][0][1]
+            self.ones.append((key, self.cross_length[col]))
 
     def left_parts(self) -> list[tuple[Node, list[tuple[str, bool]], Counter[str]]]:
         """Every left part the rack can lay (its node and its tiles), shortest first: the
@@ -378,10 +398,11 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 
 def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
-            transposed: bool, out: dict[tuple[Tile, ...], tuple[Key, int]]) -> None:
-    """The moves along the rows (the columns when `transposed`) into `out` (tiles → its
-    order key and the length of its main word), those found so far included when the work
-    runs out (`_Cut`). A one-tile move found both ways keeps its longer word's direction."""
+            transposed: bool, found: list[Key], ones: dict[Laid, tuple[Key, int]]) -> None:
+    """The moves along the rows (the columns when `transposed`) into `found`, and those of
+    one tile into `ones` (its tile → its order key and the length of its main word), those
+    found so far included when the work runs out (`_Cut`). A one-tile move found both ways
+    keeps its longer word's direction."""
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
@@ -391,15 +412,12 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
             if anchors := _anchors(grid, row, spot.empty):
                 line.row(row, anchors)
     finally:
-        for score, start, word, other, placed in line.found:
-            tiles = tuple(sorted(Tile(c, r, ch, b) if transposed else Tile(r, c, ch, b)
-                                 for r, c, ch, b in placed))
-            row = placed[0][0]
-            first = (start, row) if transposed else (row, start)
-            key: Key = (-score, *first, transposed, word, tiles)
-            if tiles in out and (len(word) < other or (len(word) == other and transposed)):
+        found += line.found
+        for key, other in line.ones:
+            tile, length = key[5][0], len(key[4])
+            if tile in ones and (length < other or (length == other and transposed)):
                 continue  # the one tile's other word is longer, or as long and across
-            out[tiles] = (key, len(word))
+            ones[tile] = (key, length)
 
 
 def moves(spot: Position, rack: str | Counter[str], root: Graph,
@@ -408,14 +426,15 @@ def moves(spot: Position, rack: str | Counter[str], root: Graph,
     (`kelime.board.graph.word_graph`), best first."""
     tiles = read_rack(rack, spot) if isinstance(rack, str) else rack
     budget = [limits.work]
-    found: dict[tuple[Tile, ...], tuple[Key, int]] = {}
+    found: list[Key] = []
+    ones: dict[Laid, tuple[Key, int]] = {}
     complete = True
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, found)
+            _search(spot, root, tiles, budget, transposed, found, ones)
     except _Cut:
         complete = False
-    return Found(spot, sorted(key for key, _ in found.values()), complete)
+    return Found(spot, sorted([*found, *(key for key, _ in ones.values())]), complete)
 
 
 def order(play: Play) -> tuple[Any, ...]:
