@@ -37,7 +37,7 @@ tiles (row, column, letter, blank) — a stable order for equal scores.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -130,11 +130,47 @@ class _Cut(KelimeError):
     """The search has done its `work` (caught in `moves`, which says it is incomplete)."""
 
 
+#: A left part: the node its letters lead to, its tiles (letter, blank), the tiles it uses.
+Part = tuple[Node, list[tuple[str, bool]], dict[str, int]]
+
+
+class _LeftParts:
+    """Every left part the rack can lay, shortest first, made as far as the anchors ask: the
+    squares before an anchor up to the previous one touch nothing, so the parts are the same
+    before every anchor of both directions, made once a question."""
+
+    def __init__(self, root: Node, rack: Counter[str], budget: list[int]):
+        self.rack, self.budget = rack, budget
+        self.lengths: list[list[Part]] = [[(root, [], {})]]
+
+    def upto(self, room: int) -> Iterator[Part]:
+        """The parts of at most `room` tiles (one fewer than the rack's: the anchor needs one)."""
+        for length in range(min(room, self.rack.total() - 1) + 1):
+            if length == len(self.lengths):
+                self.lengths.append(self.longer(self.lengths[-1]))
+            yield from self.lengths[length]
+
+    def longer(self, parts: list[Part]) -> list[Part]:
+        """The parts one tile longer than `parts`: a letter's own tile while the rack has
+        one, else a blank."""
+        rack, out = self.rack, []
+        for node, placed, used in parts:
+            self.budget[0] -= len(node)
+            for ch, child in node.items():
+                if ch == END:
+                    continue
+                tile = ch if rack[ch] > used.get(ch, 0) else BLANK
+                if rack[tile] > used.get(tile, 0):
+                    out.append((child, [*placed, (ch, tile == BLANK)],
+                                {**used, tile: used.get(tile, 0) + 1}))
+        return out
+
+
 class _Line:
     """One line's search, in the across frame: `letters` the board (transposed for down)."""
 
     def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
-                 spot: Position, transposed: bool, budget: list[int]):
+                 spot: Position, transposed: bool, budget: list[int], parts: _LeftParts):
         self.letters, self.root, self.rack = letters, root, rack
         self.before = root.before
         self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
@@ -156,7 +192,8 @@ class _Line:
         self.cross: list[set[str] | None] = []
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
-        self.parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] | None = None
+        self.parts = parts
+        self.choices: dict[str, list[tuple[int, ...]]] = {}  # tiles' letters → blank_choices
         self.full = Counter(rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
@@ -197,13 +234,11 @@ class _Line:
                 self.leftwards(anchor, anchor - previous - 1)
             else:
                 room, allowed, rack = anchor - previous - 1, self.cross[anchor], self.rack
-                for node, placed, used in self.left_parts():
-                    if len(placed) > room:
-                        break  # the parts come shortest first
+                for node, placed, used in self.parts.upto(room):
                     if allowed is not None:  # can a tile left in the rack take the anchor?
                         fits = node.keys() & allowed
-                        if not fits or (used[BLANK] >= rack[BLANK]
-                                        and not any(rack[ch] > used[ch] for ch in fits)):
+                        if not fits or (used.get(BLANK, 0) >= rack[BLANK] and not any(
+                                rack[ch] > used.get(ch, 0) for ch in fits)):
                             continue
                     self.through(node, anchor, placed)
             previous = anchor
@@ -302,17 +337,14 @@ class _Line:
         if not rack[BLANK]:
             self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
             return
-        letters = [p[2] for p in placed]
+        letters = "".join(p[2] for p in placed)
+        if (choices := self.choices.get(letters)) is None:
+            choices = self.choices[letters] = blank_choices(letters, rack)
         loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
                 for ch, (times_letter, times_cross) in zip(letters, bonus)]
-        short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
-        for count in range(sum(short.values()), min(rack[BLANK], len(placed)) + 1):
-            for chosen in combinations(range(len(placed)), count):
-                if not short or all(sum(letters[i] == ch for i in chosen) >= n
-                                    for ch, n in short.items()):
-                    less = sum(loss[i] for i in chosen)
-                    self.keep((less - score, *first, self.transposed, text,
-                               self.laid(placed, chosen)))
+        for chosen in choices:
+            less = sum(loss[i] for i in chosen)
+            self.keep((less - score, *first, self.transposed, text, self.laid(placed, chosen)))
 
     def laid(self, placed: list[tuple[int, int, str, bool]],
              blanks: tuple[int, ...]) -> tuple[Laid, ...]:
@@ -327,28 +359,6 @@ class _Line:
         else:
             col = key[5][0][0] if self.transposed else key[5][0][1]
             self.ones.append((key, self.cross_length[col]))
-
-    def left_parts(self) -> list[tuple[Node, list[tuple[str, bool]], Counter[str]]]:
-        """Every left part the rack can lay (its node and its tiles), shortest first: the
-        squares before an anchor up to the previous one touch nothing, so the parts are the
-        same before every anchor, found once a line."""
-        if self.parts is None:
-            parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] = [
-                (self.root, [], Counter())]
-            rack = self.rack
-            for node, placed, used in parts:  # grows as it goes: breadth first
-                if len(placed) + 1 >= rack.total():
-                    continue  # the anchor needs a tile too
-                self.budget[0] -= len(node)
-                for ch, child in node.items():
-                    if ch == END:
-                        continue
-                    tile = ch if rack[ch] > used[ch] else BLANK
-                    if rack[tile] > used[tile]:
-                        parts.append((child, [*placed, (ch, tile == BLANK)],
-                                      used + Counter(tile)))
-            self.parts = parts
-        return self.parts
 
     def through(self, node: Node, anchor: int, placed: list[tuple[str, bool]]) -> None:
         """A left part's tiles laid before `anchor`, extended through it."""
@@ -383,6 +393,19 @@ class _Line:
             self.rack[tile] += 1
 
 
+def blank_choices(letters: str, rack: Counter[str]) -> list[tuple[int, ...]]:
+    """Each choice of the tiles laying `letters` that are blanks (their indexes): at most the
+    rack's blanks, at least where its own tiles run out.
+
+    >>> blank_choices("aka", Counter("ak?")), len(blank_choices("kale", Counter("kale??")))
+    ([(0,), (2,)], 11)
+    """
+    short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
+    return [chosen for count in range(sum(short.values()), min(rack[BLANK], len(letters)) + 1)
+            for chosen in combinations(range(len(letters)), count)
+            if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items())]
+
+
 def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
     size = len(letters)
     if empty:
@@ -398,7 +421,8 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 
 def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
-            transposed: bool, found: list[Key], ones: dict[Laid, tuple[Key, int]]) -> None:
+            transposed: bool, found: list[Key], ones: dict[Laid, tuple[Key, int]],
+            parts: _LeftParts) -> None:
     """The moves along the rows (the columns when `transposed`) into `found`, and those of
     one tile into `ones` (its tile → its order key and the length of its main word), those
     found so far included when the work runs out (`_Cut`). A one-tile move found both ways
@@ -406,7 +430,7 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot, transposed, budget)
+    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
@@ -428,10 +452,10 @@ def moves(spot: Position, rack: str | Counter[str], root: Graph,
     budget = [limits.work]
     found: list[Key] = []
     ones: dict[Laid, tuple[Key, int]] = {}
-    complete = True
+    complete, parts = True, _LeftParts(root, tiles, budget)
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, found, ones)
+            _search(spot, root, tiles, budget, transposed, found, ones, parts)
     except _Cut:
         complete = False
     return Found(spot, sorted([*found, *(key for key, _ in ones.values())]), complete)
