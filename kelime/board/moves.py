@@ -193,7 +193,7 @@ class _Line:
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts = parts
-        self.choices: dict[str, list[tuple[int, ...]]] = {}  # tiles' letters → blank_choices
+        self.choices: dict[str, list[tuple[int, ...]]] = {}  # blank_choices by shape
         self.full = Counter(rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
@@ -338,8 +338,9 @@ class _Line:
             self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
             return
         letters = "".join(p[2] for p in placed)
-        if (choices := self.choices.get(letters)) is None:
-            choices = self.choices[letters] = blank_choices(letters, rack)
+        shape = "".join(ch if letters.count(ch) > rack[ch] else BLANK for ch in letters)
+        if (choices := self.choices.get(shape)) is None:
+            choices = self.choices[shape] = blank_choices(shape, rack)
         loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
                 for ch, (times_letter, times_cross) in zip(letters, bonus)]
         for chosen in choices:
@@ -395,12 +396,14 @@ class _Line:
 
 def blank_choices(letters: str, rack: Counter[str]) -> list[tuple[int, ...]]:
     """Each choice of the tiles laying `letters` that are blanks (their indexes): at most the
-    rack's blanks, at least where its own tiles run out.
+    rack's blanks, at least where its own tiles run out (a ``?`` in `letters`: a letter it
+    has tiles enough for, so that words alike share their choices).
 
-    >>> blank_choices("aka", Counter("ak?")), len(blank_choices("kale", Counter("kale??")))
+    >>> blank_choices("a?a", Counter("ak?")), len(blank_choices("????", Counter("kale??")))
     ([(0,), (2,)], 11)
     """
-    short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
+    short = {ch: n - rack[ch] for ch, n in Counter(letters).items()
+             if ch != BLANK and n > rack[ch]}
     return [chosen for count in range(sum(short.values()), min(rack[BLANK], len(letters)) + 1)
             for chosen in combinations(range(len(letters)), count)
             if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items())]
