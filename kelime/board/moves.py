@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
 from typing import Any
@@ -70,16 +70,14 @@ Key = tuple[int, int, int, bool, str, tuple[Laid, ...]]
 
 @dataclass(frozen=True)
 class Found:
-    """The moves found, best first (`keys`); `count` of them in all, `complete` unless cut
-    short. Only the moves listed are laid out whole (`lay`: their words and scores)."""
+    """The moves found, best first (`keys`: all of them, or the best `limit` asked of
+    `moves`); `count` of them in all, `complete` unless cut short. Only the moves listed
+    are laid out whole (`lay`: their words and scores)."""
 
     spot: Position
     keys: list[Key]
     complete: bool
-
-    @property
-    def count(self) -> int:
-        return len(self.keys)
+    count: int
 
     def best(self, limit: int | None = None) -> list[Play]:
         """The first `limit` moves (all of them without one), laid out: words and scores."""
@@ -166,11 +164,29 @@ class _LeftParts:
         return out
 
 
+@dataclass
+class _Kept:
+    """The moves of two tiles or more found so far: `count` in all, and all of them or (with
+    a `limit`) at least the best `limit` (`found`): the rest need not outlive the search."""
+
+    limit: int | None
+    found: list[Key] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, key: Key) -> None:
+        self.count += 1
+        self.found.append(key)
+        if self.limit is not None and len(self.found) > 2 * self.limit + 1000:
+            self.found.sort()
+            del self.found[self.limit:]
+
+
 class _Line:
     """One line's search, in the across frame: `letters` the board (transposed for down)."""
 
     def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
-                 spot: Position, transposed: bool, budget: list[int], parts: _LeftParts):
+                 spot: Position, transposed: bool, budget: list[int], parts: _LeftParts,
+                 kept: _Kept):
         self.letters, self.root, self.rack = letters, root, rack
         self.before = root.before
         self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
@@ -185,8 +201,7 @@ class _Line:
                              for r in range(n)]
         self.word_times = [[layout.word_multiplier(*at(r, c)) for c in range(n)]
                            for r in range(n)]
-        self.transposed = transposed
-        self.found: list[Key] = []                      # the moves of two tiles or more
+        self.transposed, self.kept = transposed, kept  # the moves of two tiles or more
         self.ones: list[tuple[Key, int]] = []           # one tile's, with its other word's length
         self.row_at, self.grid = 0, letters[0]
         self.cross: list[set[str] | None] = []
@@ -356,7 +371,7 @@ class _Line:
 
     def keep(self, key: Key) -> None:
         if len(key[5]) > 1:
-            self.found.append(key)
+            self.kept.add(key)
         else:
             col = key[5][0][0] if self.transposed else key[5][0][1]
             self.ones.append((key, self.cross_length[col]))
@@ -424,22 +439,21 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 
 def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
-            transposed: bool, found: list[Key], ones: dict[Laid, tuple[Key, int]],
+            transposed: bool, kept: _Kept, ones: dict[Laid, tuple[Key, int]],
             parts: _LeftParts) -> None:
-    """The moves along the rows (the columns when `transposed`) into `found`, and those of
+    """The moves along the rows (the columns when `transposed`) into `kept`, and those of
     one tile into `ones` (its tile → its order key and the length of its main word), those
     found so far included when the work runs out (`_Cut`). A one-tile move found both ways
     keeps its longer word's direction."""
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts)
+    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts, kept)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
                 line.row(row, anchors)
     finally:
-        found += line.found
         for key, other in line.ones:
             tile, length = key[5][0], len(key[4])
             if tile in ones and (length < other or (length == other and transposed)):
@@ -448,20 +462,21 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
 
 
 def moves(spot: Position, rack: str | Counter[str], root: Graph,
-          limits: BoardLimits = BoardLimits()) -> Found:
+          limits: BoardLimits = BoardLimits(), limit: int | None = None) -> Found:
     """Every legal move of `rack` on `spot` whose words are all in the word graph `root`
-    (`kelime.board.graph.word_graph`), best first."""
+    (`kelime.board.graph.word_graph`), best first: all of them, or the best `limit` (and
+    how many there are in all)."""
     tiles = read_rack(rack, spot) if isinstance(rack, str) else rack
-    budget = [limits.work]
-    found: list[Key] = []
+    budget, kept = [limits.work], _Kept(limit)
     ones: dict[Laid, tuple[Key, int]] = {}
     complete, parts = True, _LeftParts(root, tiles, budget)
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, found, ones, parts)
+            _search(spot, root, tiles, budget, transposed, kept, ones, parts)
     except _Cut:
         complete = False
-    return Found(spot, sorted([*found, *(key for key, _ in ones.values())]), complete)
+    keys = sorted([*kept.found, *(key for key, _ in ones.values())])
+    return Found(spot, keys[:limit], complete, kept.count + len(ones))
 
 
 def order(play: Play) -> tuple[Any, ...]:
