@@ -36,6 +36,7 @@ tiles (row, column, letter, blank) — a stable order for equal scores.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -167,18 +168,22 @@ class _LeftParts:
 @dataclass
 class _Kept:
     """The moves of two tiles or more found so far: `count` in all, and all of them or (with
-    a `limit`) at least the best `limit` (`found`): the rest need not outlive the search."""
+    a `limit`) at least the best `limit` (`found`): the rest need not outlive the search,
+    nor be laid out once `bar` shows they cannot be among the best (a move whose first key,
+    -score, is over it)."""
 
     limit: int | None
     found: list[Key] = field(default_factory=list)
     count: int = 0
+    bar: float = math.inf
 
     def add(self, key: Key) -> None:
         self.count += 1
         self.found.append(key)
-        if self.limit is not None and len(self.found) > 2 * self.limit + 1000:
+        if self.limit is not None and len(self.found) > 4 * self.limit + 100:
             self.found.sort()
             del self.found[self.limit:]
+            self.bar = self.found[-1][0] if self.found else -math.inf
 
 
 class _Line:
@@ -349,8 +354,12 @@ class _Line:
         if len(placed) >= game.rack_size:
             score += game.bingo_bonus
         text, first = "".join(word), (start, row) if self.transposed else (row, start)
+        kept, many = self.kept, len(placed) > 1  # (a one-tile move is merged: always kept)
         if not rack[BLANK]:
-            self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
+            if many and -score > kept.bar:
+                kept.count += 1
+            else:
+                self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
             return
         letters = "".join(p[2] for p in placed)
         shape = "".join(ch if letters.count(ch) > rack[ch] else BLANK for ch in letters)
@@ -358,9 +367,16 @@ class _Line:
             choices = self.choices[shape] = blank_choices(shape, rack)
         loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
                 for ch, (times_letter, times_cross) in zip(letters, bonus)]
+        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+            kept.count += len(choices)  # none of them among the best, blanks or not
+            return
         for chosen in choices:
             less = sum(loss[i] for i in chosen)
-            self.keep((less - score, *first, self.transposed, text, self.laid(placed, chosen)))
+            if many and less - score > kept.bar:
+                kept.count += 1
+            else:
+                self.keep((less - score, *first, self.transposed, text,
+                           self.laid(placed, chosen)))
 
     def laid(self, placed: list[tuple[int, int, str, bool]],
              blanks: tuple[int, ...]) -> tuple[Laid, ...]:
