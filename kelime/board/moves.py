@@ -58,9 +58,10 @@ class BoardLimits:
 
     results: int = 1000          # the largest `limit`
     default_results: int = 20    # `limit` when the question names none
-    work: int = 250_000          # search steps (a letter tried on a square) before the
-                                 # answer is cut short: ~1 s of CPU at worst (kale?? on a
-                                 # mid-game board: 99,492 steps, 9,645 moves)
+    work: int = 150_000          # search steps (a letter tried on a square) before the
+                                 # answer is cut short: ~1 s of CPU at worst (2 blanks on
+                                 # 30 mid-game boards, benchmarks/board.py: 36,511 steps
+                                 # at the median, 66,038 at most, 14,199 moves)
 
 
 #: A tile as the search lays it: (row, column, letter, blank), ordered as `Tile`.
