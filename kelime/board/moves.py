@@ -214,7 +214,7 @@ class _Line:
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts = parts
-        self.choices: dict[str, list[tuple[int, ...]]] = {}  # blank_choices by shape
+        self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
         self.full = Counter(rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
@@ -362,10 +362,13 @@ class _Line:
             else:
                 self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
             return
-        letters = "".join(p[2] for p in placed)
-        shape = "".join(ch if letters.count(ch) > rack[ch] else BLANK for ch in letters)
-        if (choices := self.choices.get(shape)) is None:
-            choices = self.choices[shape] = blank_choices(shape, rack)
+        letters, labels = "".join(p[2] for p in placed), dict[str, str]()
+        shape = "".join(labels.setdefault(ch, str(len(labels)))
+                        if letters.count(ch) > rack[ch] else BLANK for ch in letters)
+        short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
+        if (choices := self.choices.get((shape, *short.values()))) is None:
+            choices = self.choices[(shape, *short.values())] = blank_choices(
+                shape, short, rack[BLANK])
         loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
                 for ch, (times_letter, times_cross) in zip(letters, bonus)]
         if many and sum(x for x in loss if x < 0) - score > kept.bar:
@@ -426,19 +429,17 @@ class _Line:
             self.rack[tile] += 1
 
 
-def blank_choices(letters: str, rack: Counter[str]) -> list[tuple[int, ...]]:
-    """Each choice of the tiles laying `letters` that are blanks (their indexes): at most the
-    rack's blanks, at least where its own tiles run out (a ``?`` in `letters`: a letter it
-    has tiles enough for, so that words alike share their choices).
+def blank_choices(shape: str, short: dict[str, int], blanks: int) -> list[tuple[int, ...]]:
+    """Each choice of a placement's tiles that are blanks (their indexes): at most `blanks`,
+    at least `short[x]` of the tiles marked x in `shape` (a letter the rack has too few of;
+    ``?`` marks the others), so that placements alike share their choices.
 
-    >>> blank_choices("a?a", Counter("ak?")), len(blank_choices("????", Counter("kale??")))
+    >>> blank_choices("0?0", {"0": 1}, 1), len(blank_choices("????", {}, 2))
     ([(0,), (2,)], 11)
     """
-    short = {ch: n - rack[ch] for ch, n in Counter(letters).items()
-             if ch != BLANK and n > rack[ch]}
-    return [chosen for count in range(sum(short.values()), min(rack[BLANK], len(letters)) + 1)
-            for chosen in combinations(range(len(letters)), count)
-            if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items())]
+    return [chosen for count in range(sum(short.values()), min(blanks, len(shape)) + 1)
+            for chosen in combinations(range(len(shape)), count)
+            if all(sum(shape[i] == x for i in chosen) >= n for x, n in short.items())]
 
 
 def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
