@@ -96,7 +96,8 @@ def brute(words: list[str], asked, count: int, naive: bool = False,
         expected = brute_moves(board, blank_squares, GAME, lexicon, rack)
         slow.append(time.perf_counter() - start)
         start = time.perf_counter()
-        found = moves(Position.read(board, GAME), rack, graph)
+        found = moves(Position.read(board, GAME), rack, graph, limit=LIMIT)
+        found.as_dict(LIMIT)
         fast.append(time.perf_counter() - start)
         if found.count != len(expected):
             raise SystemExit(f"the engine found {found.count} moves of {rack!r} and the "

@@ -11,9 +11,11 @@ once) or the tiles already there, extended rightwards through the anchor as long
 letters so far begin a word of the lexicon: a walk down its word graph
 (`kelime.board.graph`, built once per loaded lexicon), which gives the letters that may
 follow at once (a trie's ``has_keys_with_prefix`` per letter was ~10× slower with blanks).
-Before a tile, where most left parts lead nowhere, the word grows leftwards from the anchor
-instead (`Graph.before`, the first half of a GADDAG): 2 blanks on mid-game boards took
-~2× less time.
+Before a tile, where most left parts lead nowhere (2 % of them made a move), the word grows
+leftwards from the anchor instead (`Graph.before`, the first half of a GADDAG). A placement
+is scored once, each choice of the tiles that are blanks by what those would have added;
+with a `limit`, the moves are counted but only the best kept, and a placement that cannot
+be among them is not laid out (2 blanks on mid-game boards: ~4× less time in all).
 
 A move is one placement: the same tiles on the same squares once; a blank standing for
 another letter is another move. A one-tile move is found across and down and kept once,
