@@ -115,6 +115,24 @@ def test_moves_equal_the_brute_force_on_the_offline_lexicon(tr_words):
     assert play_games(tr_words, seed=3, positions=4, turns=2, blank_counts=(0, 1)) == 4
 
 
+def test_the_best_moves_asked_are_the_first_of_all_moves(tr_words):
+    """With a `limit` the search keeps only the best moves (and counts the rest): the same
+    count and the same first moves, on mid-game boards where 2 blanks make thousands."""
+    rng, graph = random.Random(5), word_graph(tr_words)
+    grid = empty_board()
+    for turn in range(6):
+        spot = Position.read(grid, KELIMELIK)
+        rack = rack_of(rng, KELIMELIK, blanks=turn % 3)
+        every = moves(spot, rack, graph)
+        for limit in (0, 1, 20):
+            best = moves(spot, rack, graph, limit=limit)
+            assert (best.count, best.keys, best.complete) == (
+                every.count, every.keys[:limit], every.complete), (rack, limit)
+        assert best.as_dict(20) == every.as_dict(20)
+        for t in rng.choice(every.best(30)).tiles:
+            grid[t.row][t.col] = t.letter
+
+
 def test_a_one_tile_move_is_listed_once_in_its_longer_words_direction():
     grid = empty_board()
     grid[7][6:8] = ["e", "v"]        # "a" after ev: eva across, nothing down

@@ -11,6 +11,11 @@ once) or the tiles already there, extended rightwards through the anchor as long
 letters so far begin a word of the lexicon: a walk down its word graph
 (`kelime.board.graph`, built once per loaded lexicon), which gives the letters that may
 follow at once (a trie's ``has_keys_with_prefix`` per letter was ~10× slower with blanks).
+Before a tile, where most left parts lead nowhere (2 % of them made a move), the word grows
+leftwards from the anchor instead (`Graph.before`, the first half of a GADDAG). A placement
+is scored once, each choice of the tiles that are blanks by what those would have added;
+with a `limit`, the moves are counted but only the best kept, and a placement that cannot
+be among them is not laid out (2 blanks on mid-game boards: ~4× less time in all).
 
 A move is one placement: the same tiles on the same squares once; a blank standing for
 another letter is another move. A one-tile move is found across and down and kept once,
@@ -33,8 +38,10 @@ tiles (row, column, letter, blank) — a stable order for equal scores.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
 from typing import Any
@@ -42,7 +49,7 @@ from typing import Any
 from ..errors import KelimeError
 from ..games import BLANK
 from .errors import BoardOverLimit, BoardRackError
-from .graph import END, Node, walk
+from .graph import END, START, Graph, Node, walk
 from .play import ACROSS, DOWN, Play, Tile, lay
 from .position import Position
 
@@ -53,31 +60,32 @@ class BoardLimits:
 
     results: int = 1000          # the largest `limit`
     default_results: int = 20    # `limit` when the question names none
-    work: int = 250_000          # search steps (a letter tried on a square) before the
-                                 # answer is cut short: ~1 s of CPU at worst (kale?? on a
-                                 # mid-game board: 99,492 steps, 9,645 moves)
+    work: int = 150_000          # search steps (a letter tried on a square) before the
+                                 # answer is cut short: ~1 s of CPU at worst (2 blanks on
+                                 # 30 mid-game boards, benchmarks/board.py: 36,511 steps
+                                 # at the median, 66,038 at most, 14,199 moves)
 
 
+#: A tile as the search lays it: (row, column, letter, blank), ordered as `Tile`.
+Laid = tuple[int, int, str, bool]
 #: A move as the search scores it: its order key (-score, row, column, down?, word, tiles).
-Key = tuple[int, int, int, bool, str, tuple[Tile, ...]]
+Key = tuple[int, int, int, bool, str, tuple[Laid, ...]]
 
 
 @dataclass(frozen=True)
 class Found:
-    """The moves found, best first (`keys`); `count` of them in all, `complete` unless cut
-    short. Only the moves listed are laid out whole (`lay`: their words and scores)."""
+    """The moves found, best first (`keys`: all of them, or the best `limit` asked of
+    `moves`); `count` of them in all, `complete` unless cut short. Only the moves listed
+    are laid out whole (`lay`: their words and scores)."""
 
     spot: Position
     keys: list[Key]
     complete: bool
-
-    @property
-    def count(self) -> int:
-        return len(self.keys)
+    count: int
 
     def best(self, limit: int | None = None) -> list[Play]:
         """The first `limit` moves (all of them without one), laid out: words and scores."""
-        plays = [lay(self.spot, key[5]) for key in self.keys[:limit]]
+        plays = [lay(self.spot, [Tile(*t) for t in key[5]]) for key in self.keys[:limit]]
         if any(not p.legal or p.score != -key[0] for p, key in zip(plays, self.keys)):
             raise RuntimeError(f"the search and kelime.board.play disagree on a move of "
                                f"{self.spot.rows()}: a bug to report")
@@ -124,12 +132,71 @@ class _Cut(KelimeError):
     """The search has done its `work` (caught in `moves`, which says it is incomplete)."""
 
 
+#: A left part: the node its letters lead to, its tiles (letter, blank), the tiles it uses.
+Part = tuple[Node, list[tuple[str, bool]], dict[str, int]]
+
+
+class _LeftParts:
+    """Every left part the rack can lay, shortest first, made as far as the anchors ask: the
+    squares before an anchor up to the previous one touch nothing, so the parts are the same
+    before every anchor of both directions, made once a question."""
+
+    def __init__(self, root: Node, rack: Counter[str], budget: list[int]):
+        self.rack, self.budget = rack, budget
+        self.lengths: list[list[Part]] = [[(root, [], {})]]
+
+    def upto(self, room: int) -> Iterator[Part]:
+        """The parts of at most `room` tiles (one fewer than the rack's: the anchor needs one)."""
+        for length in range(min(room, self.rack.total() - 1) + 1):
+            if length == len(self.lengths):
+                self.lengths.append(self.longer(self.lengths[-1]))
+            yield from self.lengths[length]
+
+    def longer(self, parts: list[Part]) -> list[Part]:
+        """The parts one tile longer than `parts`: a letter's own tile while the rack has
+        one, else a blank."""
+        rack, out = self.rack, []
+        for node, placed, used in parts:
+            self.budget[0] -= len(node)
+            for ch, child in node.items():
+                if ch == END:
+                    continue
+                tile = ch if rack[ch] > used.get(ch, 0) else BLANK
+                if rack[tile] > used.get(tile, 0):
+                    out.append((child, [*placed, (ch, tile == BLANK)],
+                                {**used, tile: used.get(tile, 0) + 1}))
+        return out
+
+
+@dataclass
+class _Kept:
+    """The moves of two tiles or more found so far: `count` in all, and all of them or (with
+    a `limit`) at least the best `limit` (`found`): the rest need not outlive the search,
+    nor be laid out once `bar` shows they cannot be among the best (a move whose first key,
+    -score, is over it)."""
+
+    limit: int | None
+    found: list[Key] = field(default_factory=list)
+    count: int = 0
+    bar: float = math.inf
+
+    def add(self, key: Key) -> None:
+        self.count += 1
+        self.found.append(key)
+        if self.limit is not None and len(self.found) > 4 * self.limit + 100:
+            self.found.sort()
+            del self.found[self.limit:]
+            self.bar = self.found[-1][0] if self.found else -math.inf
+
+
 class _Line:
     """One line's search, in the across frame: `letters` the board (transposed for down)."""
 
-    def __init__(self, letters: list[list[str]], root: Node, rack: Counter[str],
-                 spot: Position, transposed: bool, budget: list[int]):
+    def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
+                 spot: Position, transposed: bool, budget: list[int], parts: _LeftParts,
+                 kept: _Kept):
         self.letters, self.root, self.rack = letters, root, rack
+        self.before = root.before
         self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
         self.game, n, layout = spot.game, spot.size, spot.layout
 
@@ -142,12 +209,14 @@ class _Line:
                              for r in range(n)]
         self.word_times = [[layout.word_multiplier(*at(r, c)) for c in range(n)]
                            for r in range(n)]
-        self.found: list[tuple[int, int, str, int, list[tuple[int, int, str, bool]]]] = []
+        self.transposed, self.kept = transposed, kept  # the moves of two tiles or more
+        self.ones: list[tuple[Key, int]] = []           # one tile's, with its other word's length
         self.row_at, self.grid = 0, letters[0]
         self.cross: list[set[str] | None] = []
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
-        self.parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] | None = None
+        self.parts = parts
+        self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
         self.full = Counter(rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
@@ -184,18 +253,63 @@ class _Line:
                 node = walk(self.root, "".join(grid[start:anchor]))
                 if node is not None:
                     self.extend(node, start, anchor, anchor, [])
+            elif anchor + 1 < self.size and grid[anchor + 1]:
+                self.leftwards(anchor, anchor - previous - 1)
             else:
                 room, allowed, rack = anchor - previous - 1, self.cross[anchor], self.rack
-                for node, placed, used in self.left_parts():
-                    if len(placed) > room:
-                        break  # the parts come shortest first
+                for node, placed, used in self.parts.upto(room):
                     if allowed is not None:  # can a tile left in the rack take the anchor?
                         fits = node.keys() & allowed
-                        if not fits or (used[BLANK] >= rack[BLANK]
-                                        and not any(rack[ch] > used[ch] for ch in fits)):
+                        if not fits or (used.get(BLANK, 0) >= rack[BLANK] and not any(
+                                rack[ch] > used.get(ch, 0) for ch in fits)):
                             continue
                     self.through(node, anchor, placed)
             previous = anchor
+
+    def leftwards(self, anchor: int, room: int) -> None:
+        """The moves through `anchor` when a tile lies right of it. Trying every left part
+        there is mostly waste (2 % of them made a move): the word grows leftwards instead,
+        from the anchor's letter and the tiles after it, one letter the lexicon has before
+        that piece (`Graph.before`) at a time, up to `room` squares; each piece that begins
+        a word is extended rightwards past the tiles, down the word graph."""
+        grid, end, allowed = self.grid, anchor + 1, self.cross[anchor]
+        while end < self.size and grid[end]:
+            end += 1
+        after = "".join(grid[anchor + 1:end])
+        letters = self.game.letter_values if allowed is None else allowed
+        for ch, blank in self.tiles(ch for ch in letters if ch + after in self.before):
+            self.grow(ch + after, anchor, room, end, [(self.row_at, anchor, ch, blank)])
+
+    def grow(self, piece: str, col: int, room: int, end: int,
+             placed: list[tuple[int, int, str, bool]]) -> None:
+        """`piece` lies from `col` to before `end`, `placed` its tiles from the rack; the
+        anchor is the last of them, `room` the empty squares left of `col` still free."""
+        rack, before = self.rack, self.before[piece]
+        tile = BLANK if placed[0][3] else placed[0][2]
+        rack[tile] -= 1
+        try:
+            if START in before and (node := walk(self.root, piece)) is not None:
+                self.extend(node, col, end, placed[-1][1], placed)
+            if room:
+                for ch, blank in self.tiles(ch for ch in before
+                                            if ch != START and ch + piece in self.before):
+                    self.grow(ch + piece, col - 1, room - 1, end,
+                              [(self.row_at, col - 1, ch, blank), *placed])
+        finally:
+            rack[tile] += 1
+
+    def tiles(self, letters: Iterable[str]) -> list[tuple[str, bool]]:
+        """(letter, blank): a letter's own tile while the rack has one, else a blank."""
+        rack, out = self.rack, []
+        for ch in letters:
+            if rack[ch]:
+                out.append((ch, False))
+            elif rack[BLANK]:
+                out.append((ch, True))
+        self.budget[0] -= len(out)
+        if self.budget[0] < 0:
+            raise _Cut
+        return out
 
     def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
         """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
@@ -216,67 +330,73 @@ class _Line:
         return out
 
     def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
-        """Every move that lays these letters: each choice of the tiles that are blanks
-        (at most the rack's blanks, at least where its own tiles run out)."""
-        rack = self.full
-        if not rack[BLANK]:
-            self.one(start, end, placed)
-            return
-        letters = [p[2] for p in placed]
-        short = {ch: n - rack[ch] for ch, n in Counter(letters).items() if n > rack[ch]}
-        for count in range(sum(short.values()), min(rack[BLANK], len(placed)) + 1):
-            for chosen in combinations(range(len(placed)), count):
-                if all(sum(letters[i] == ch for i in chosen) >= n for ch, n in short.items()):
-                    self.one(start, end, [(r, c, ch, i in chosen)
-                                          for i, (r, c, ch, _) in enumerate(placed)])
-
-    def one(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
-        """A move: its main word from `start` to before `end`, scored by the rules (as
-        `kelime.board.play.lay` scores it: `Found.best` checks the two agree)."""
-        row, grid, game = self.row_at, self.grid, self.game
+        """Every move that lays these letters (`placed` in column order), scored by the rules
+        (as `kelime.board.play.lay` scores it: `Found.best` checks the two agree): each
+        choice of the tiles that are blanks (at most the rack's blanks, at least where its
+        own tiles run out) scores the word of real tiles less what the chosen ones add."""
+        row, grid, game, rack = self.row_at, self.grid, self.game, self.full
         values, letter_times = self.values[row], self.letter_times[row]
-        word_times = self.word_times[row]
-        new = {c: (ch, blank) for _, c, ch, blank in placed}
-        word, total, times, crosses = [], 0, 1, 0
+        word_times, blank_value = self.word_times[row], game.blank_value
+        word, total, times, crosses, at = [], 0, 1, 0, 0
+        bonus: list[tuple[int, int]] = []  # a tile's letter bonus, its cross word's bonus
         for c in range(start, end):
-            if c not in new:
+            if at == len(placed) or placed[at][1] != c:
                 word.append(grid[c])
                 total += values[c]
                 continue
-            ch, blank = new[c]
+            ch, at = placed[at][2], at + 1
             word.append(ch)
-            value = (game.blank_value if blank else game.letter_values[ch]) * letter_times[c]
+            value = game.letter_values[ch] * letter_times[c]
             total += value
             times *= word_times[c]
-            if (cross := self.cross_sum[c]) is not None:
+            cross = self.cross_sum[c]
+            if cross is not None:
                 crosses += (cross + value) * word_times[c]
+            bonus.append((letter_times[c], 0 if cross is None else word_times[c]))
         score = total * times + crosses
         if len(placed) >= game.rack_size:
             score += game.bingo_bonus
-        other = self.cross_length[placed[0][1]] if len(placed) == 1 else 0
-        self.found.append((score, start, "".join(word), other, placed))
+        text, first = "".join(word), (start, row) if self.transposed else (row, start)
+        kept, many = self.kept, len(placed) > 1  # (a one-tile move is merged: always kept)
+        if not rack[BLANK]:
+            if many and -score > kept.bar:
+                kept.count += 1
+            else:
+                self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
+            return
+        letters, labels = "".join(p[2] for p in placed), dict[str, str]()
+        shape = "".join(labels.setdefault(ch, str(len(labels)))
+                        if letters.count(ch) > rack[ch] else BLANK for ch in letters)
+        short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
+        if (choices := self.choices.get((shape, *short.values()))) is None:
+            choices = self.choices[(shape, *short.values())] = blank_choices(
+                shape, short, rack[BLANK])
+        loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
+                for ch, (times_letter, times_cross) in zip(letters, bonus)]
+        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+            kept.count += len(choices)  # none of them among the best, blanks or not
+            return
+        for chosen in choices:
+            less = sum(loss[i] for i in chosen)
+            if many and less - score > kept.bar:
+                kept.count += 1
+            else:
+                self.keep((less - score, *first, self.transposed, text,
+                           self.laid(placed, chosen)))
 
-    def left_parts(self) -> list[tuple[Node, list[tuple[str, bool]], Counter[str]]]:
-        """Every left part the rack can lay (its node and its tiles), shortest first: the
-        squares before an anchor up to the previous one touch nothing, so the parts are the
-        same before every anchor, found once a line."""
-        if self.parts is None:
-            parts: list[tuple[Node, list[tuple[str, bool]], Counter[str]]] = [
-                (self.root, [], Counter())]
-            rack = self.rack
-            for node, placed, used in parts:  # grows as it goes: breadth first
-                if len(placed) + 1 >= rack.total():
-                    continue  # the anchor needs a tile too
-                self.budget[0] -= len(node)
-                for ch, child in node.items():
-                    if ch == END:
-                        continue
-                    tile = ch if rack[ch] > used[ch] else BLANK
-                    if rack[tile] > used[tile]:
-                        parts.append((child, [*placed, (ch, tile == BLANK)],
-                                      used + Counter(tile)))
-            self.parts = parts
-        return self.parts
+    def laid(self, placed: list[tuple[int, int, str, bool]],
+             blanks: tuple[int, ...]) -> tuple[Laid, ...]:
+        """The tiles on the board (not transposed), those at the indexes `blanks` blanks."""
+        if self.transposed:
+            return tuple((c, r, ch, i in blanks) for i, (r, c, ch, _) in enumerate(placed))
+        return tuple((r, c, ch, i in blanks) for i, (r, c, ch, _) in enumerate(placed))
+
+    def keep(self, key: Key) -> None:
+        if len(key[5]) > 1:
+            self.kept.add(key)
+        else:
+            col = key[5][0][0] if self.transposed else key[5][0][1]
+            self.ones.append((key, self.cross_length[col]))
 
     def through(self, node: Node, anchor: int, placed: list[tuple[str, bool]]) -> None:
         """A left part's tiles laid before `anchor`, extended through it."""
@@ -311,6 +431,19 @@ class _Line:
             self.rack[tile] += 1
 
 
+def blank_choices(shape: str, short: dict[str, int], blanks: int) -> list[tuple[int, ...]]:
+    """Each choice of a placement's tiles that are blanks (their indexes): at most `blanks`,
+    at least `short[x]` of the tiles marked x in `shape` (a letter the rack has too few of;
+    ``?`` marks the others), so that placements alike share their choices.
+
+    >>> blank_choices("0?0", {"0": 1}, 1), len(blank_choices("????", {}, 2))
+    ([(0,), (2,)], 11)
+    """
+    return [chosen for count in range(sum(short.values()), min(blanks, len(shape)) + 1)
+            for chosen in combinations(range(len(shape)), count)
+            if all(sum(shape[i] == x for i in chosen) >= n for x, n in short.items())]
+
+
 def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
     size = len(letters)
     if empty:
@@ -325,45 +458,45 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
     return near
 
 
-def _search(spot: Position, root: Node, rack: Counter[str], budget: list[int],
-            transposed: bool, out: dict[tuple[Tile, ...], tuple[Key, int]]) -> None:
-    """The moves along the rows (the columns when `transposed`) into `out` (tiles → its
-    order key and the length of its main word), those found so far included when the work
-    runs out (`_Cut`). A one-tile move found both ways keeps its longer word's direction."""
+def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
+            transposed: bool, kept: _Kept, ones: dict[Laid, tuple[Key, int]],
+            parts: _LeftParts) -> None:
+    """The moves along the rows (the columns when `transposed`) into `kept`, and those of
+    one tile into `ones` (its tile → its order key and the length of its main word), those
+    found so far included when the work runs out (`_Cut`). A one-tile move found both ways
+    keeps its longer word's direction."""
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot, transposed, budget)
+    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts, kept)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
                 line.row(row, anchors)
     finally:
-        for score, start, word, other, placed in line.found:
-            tiles = tuple(sorted(Tile(c, r, ch, b) if transposed else Tile(r, c, ch, b)
-                                 for r, c, ch, b in placed))
-            row = placed[0][0]
-            first = (start, row) if transposed else (row, start)
-            key: Key = (-score, *first, transposed, word, tiles)
-            if tiles in out and (len(word) < other or (len(word) == other and transposed)):
+        for key, other in line.ones:
+            tile, length = key[5][0], len(key[4])
+            if tile in ones and (length < other or (length == other and transposed)):
                 continue  # the one tile's other word is longer, or as long and across
-            out[tiles] = (key, len(word))
+            ones[tile] = (key, length)
 
 
-def moves(spot: Position, rack: str | Counter[str], root: Node,
-          limits: BoardLimits = BoardLimits()) -> Found:
+def moves(spot: Position, rack: str | Counter[str], root: Graph,
+          limits: BoardLimits = BoardLimits(), limit: int | None = None) -> Found:
     """Every legal move of `rack` on `spot` whose words are all in the word graph `root`
-    (`kelime.board.graph.word_graph`), best first."""
+    (`kelime.board.graph.word_graph`), best first: all of them, or the best `limit` (and
+    how many there are in all)."""
     tiles = read_rack(rack, spot) if isinstance(rack, str) else rack
-    budget = [limits.work]
-    found: dict[tuple[Tile, ...], tuple[Key, int]] = {}
-    complete = True
+    budget, kept = [limits.work], _Kept(limit)
+    ones: dict[Laid, tuple[Key, int]] = {}
+    complete, parts = True, _LeftParts(root, tiles, budget)
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, found)
+            _search(spot, root, tiles, budget, transposed, kept, ones, parts)
     except _Cut:
         complete = False
-    return Found(spot, sorted(key for key, _ in found.values()), complete)
+    keys = sorted([*kept.found, *(key for key, _ in ones.values())])
+    return Found(spot, keys[:limit], complete, kept.count + len(ones))
 
 
 def order(play: Play) -> tuple[Any, ...]:

@@ -71,7 +71,7 @@ async def moves_post(request: Request) -> Response:
     limit = LIMITS.default_results if ask.limit is None else ask.limit
 
     def work() -> dict:
-        found = moves(spot, rack, lex.board_graph, LIMITS)
+        found = moves(spot, rack, lex.board_graph, LIMITS, limit)
         return {"lexicon": lex.info, **found.as_dict(limit)}
 
     reply = await run_search(request, counted(kelime, request.scope, "moves", lex, work))
