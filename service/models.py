@@ -313,8 +313,8 @@ class MovesAsk(Body):
                                        "limit": "invalid_option"}
 
     board: Board
-    rack: Annotated[str, Meta(description="The rack: lower-case letters of the game, `?` a "
-                                          "blank.")]
+    rack: Annotated[str, Meta(description="The rack: letters of the game (either case), `?` "
+                                          "a blank.")]
     limit: Annotated[int | None, Meta(description="Moves to list, best first.")] = None
     lexicon: Name = None
     game: str | None = None

@@ -215,8 +215,10 @@ def board_bodies(play: dict, moves: dict, games: dict[str, Game]) -> None:
     square = {"minimum": 0, "maximum": max(sizes) - 1}
     merge(play, {"properties": {"board": board, "tiles": {"maxItems": tiles, "items": {
         "properties": {"row": square, "col": square, "letter": {"pattern": f"^{letters}$"}}}}}})
-    merge(moves, {"properties": {"board": board, "rack": {
-        "pattern": f"^(?:{letters}|\\?){{0,{tiles}}}$",
+    typed = _class("".join(dict.fromkeys(c for g in boards
+                                         for c in typed_letters(game_alphabet(g)))))
+    merge(moves, {"properties": {"board": board, "rack": {  # read as anagram's: either case
+        "pattern": f"^{_spaces()}(?:{typed}|\\?){{0,{tiles}}}{_spaces()}$",
         "allOf": [{"pattern": at_most("?", max(g.blanks for g in boards))}]}}})
 
 

@@ -107,6 +107,18 @@ def test_a_pinned_lexicon_answers_as_itself(http, lex):
                                       "lexicon": "tr@000000000000"}), 404, "unknown_version")
 
 
+
+def test_a_rack_is_read_as_the_anagrams_are_and_quoted_short(http):
+    """`KALE`, a decomposed ş or spaces around it are the rack the anagram reads (they were
+    refused: `'kaş' has '̧'`); a huge rack's refusal quotes its start, not all of it (a
+    300,000-tile rack came back whole in a 300 KB message)."""
+    ask = {"game": "sozce", "board": kal_board(), "limit": 5}
+    plain = http.post("/v1/moves", json={**ask, "rack": "kaşe?b"}).json()
+    for typed in ("KAŞE?B", "kas\u0327e?b", " kaşe?b "):
+        assert http.post("/v1/moves", json={**ask, "rack": typed}).json() == plain, typed
+    refused = http.post("/v1/moves", json={**ask, "rack": "a" * 30_000})
+    assert len(error(refused, 413, "over_limit")["message"]) < 300
+
 @pytest.mark.parametrize(("path", "ask", "status", "code", "said"), [
     ("/v1/play", {"board": empty_board()[:14], "tiles": []}, 422, "invalid_board",
      "must be 15 rows of 15 cells (the kelimelik board), not 14"),

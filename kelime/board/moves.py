@@ -46,12 +46,14 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any
 
-from ..errors import KelimeError
+from ..errors import KelimeError, excerpt
 from ..games import BLANK
+from ..normalize import normalize
 from .errors import BoardOverLimit, BoardRackError
 from .graph import END, START, Graph, Node, walk
 from .play import ACROSS, DOWN, Play, Tile, lay
 from .position import Position
+from .text import alphabet_of
 
 
 @dataclass(frozen=True)
@@ -111,16 +113,19 @@ def move_dict(play: Play) -> dict[str, Any]:
 
 
 def read_rack(rack: str, spot: Position) -> Counter[str]:
-    """A rack's tiles (letters of the game, ``?`` a blank); BoardRackError says what is wrong."""
+    """A rack's tiles (letters of the game, ``?`` a blank), read as the anagram's racks are
+    (NFC, trimmed, Turkish lower case, circumflexes folded: ``KALÂ?`` is ``kala?``);
+    BoardRackError or BoardOverLimit says what is wrong, quoting at most the rack's start."""
     game = spot.game
+    rack = normalize(rack, alphabet_of(game))
     odd = sorted({ch for ch in rack if ch != BLANK and ch not in game.letter_values})
     if odd:
-        raise BoardRackError(f"the rack {rack!r} has {', '.join(map(repr, odd))}: a rack is "
-                             f"lower-case letters of {game.name} "
+        raise BoardRackError(f"the rack {excerpt(rack)} has {', '.join(map(repr, odd[:10]))}: "
+                             f"a rack is letters of {game.name} "
                              f"({''.join(game.letter_values)}) and ? for a blank",
                              {"rack": rack[:40]})
     if len(rack) > game.rack_size or rack.count(BLANK) > game.blanks:
-        raise BoardOverLimit(f"the rack {rack!r} has {len(rack)} tiles and "
+        raise BoardOverLimit(f"the rack {excerpt(rack)} has {len(rack)} tiles and "
                              f"{rack.count(BLANK)} blanks; a {game.name} rack holds at most "
                              f"{game.rack_size} tiles, {game.blanks} of them blanks",
                              {"rack": rack[:40], "rack_size": game.rack_size,
