@@ -39,7 +39,7 @@ tiles (row, column, letter, blank) — a stable order for equal scores.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -142,12 +142,12 @@ class _LeftParts:
     before every anchor of both directions, made once a question."""
 
     def __init__(self, root: Node, rack: Counter[str], budget: list[int]):
-        self.rack, self.budget = rack, budget
+        self.rack, self.tiles, self.budget = defaultdict(int, rack), rack.total(), budget
         self.lengths: list[list[Part]] = [[(root, [], {})]]
 
     def upto(self, room: int) -> Iterator[Part]:
         """The parts of at most `room` tiles (one fewer than the rack's: the anchor needs one)."""
-        for length in range(min(room, self.rack.total() - 1) + 1):
+        for length in range(min(room, self.tiles - 1) + 1):
             if length == len(self.lengths):
                 self.lengths.append(self.longer(self.lengths[-1]))
             yield from self.lengths[length]
@@ -195,7 +195,8 @@ class _Line:
     def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
                  spot: Position, transposed: bool, budget: list[int], parts: _LeftParts,
                  kept: _Kept):
-        self.letters, self.root, self.rack = letters, root, rack
+        # (a defaultdict: a Counter's missing letter is a call to its Python __missing__)
+        self.letters, self.root, self.rack = letters, root, defaultdict(int, rack)
         self.before = root.before
         self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
         self.game, n, layout = spot.game, spot.size, spot.layout
@@ -217,7 +218,7 @@ class _Line:
         self.cross_length: list[int] = []
         self.parts = parts
         self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
-        self.full = Counter(rack)
+        self.full = defaultdict(int, rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
         """The letters (row, col) may take for the word across it the other way; None: any.
@@ -468,7 +469,7 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts, kept)
+    line = _Line(grid, root, rack, spot, transposed, budget, parts, kept)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
