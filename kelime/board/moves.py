@@ -218,6 +218,10 @@ class _Line:
         self.cross_length: list[int] = []
         self.parts = parts
         self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
+        self.letters_choices: dict[str, list[tuple[int, ...]]] = {}  # by the tiles' letters
+        # a blank never scores more than the letter it stands for (0 against 1 or more):
+        # a placement scoring under the best kept has no choice of blanks among them
+        self.blanks_cost = all(v >= spot.game.blank_value for v in spot.game.letter_values.values())
         self.full = defaultdict(int, rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
@@ -335,48 +339,48 @@ class _Line:
         (as `kelime.board.play.lay` scores it: `Found.best` checks the two agree): each
         choice of the tiles that are blanks (at most the rack's blanks, at least where its
         own tiles run out) scores the word of real tiles less what the chosen ones add."""
-        row, grid, game, rack = self.row_at, self.grid, self.game, self.full
+        row, game, rack, cross_sum = self.row_at, self.game, self.full, self.cross_sum
         values, letter_times = self.values[row], self.letter_times[row]
-        word_times, blank_value = self.word_times[row], game.blank_value
-        word, total, times, crosses, at = [], 0, 1, 0, 0
-        bonus: list[tuple[int, int]] = []  # a tile's letter bonus, its cross word's bonus
-        for c in range(start, end):
-            if at == len(placed) or placed[at][1] != c:
-                word.append(grid[c])
-                total += values[c]
-                continue
-            ch, at = placed[at][2], at + 1
-            word.append(ch)
-            value = game.letter_values[ch] * letter_times[c]
+        word_times, letter_values = self.word_times[row], game.letter_values
+        total, times, crosses = sum(values[start:end]), 1, 0  # (an empty square's value: 0)
+        for _, c, ch, _ in placed:
+            value = letter_values[ch] * letter_times[c]
             total += value
             times *= word_times[c]
-            cross = self.cross_sum[c]
-            if cross is not None:
+            if (cross := cross_sum[c]) is not None:
                 crosses += (cross + value) * word_times[c]
-            bonus.append((letter_times[c], 0 if cross is None else word_times[c]))
         score = total * times + crosses
         if len(placed) >= game.rack_size:
             score += game.bingo_bonus
-        text, first = "".join(word), (start, row) if self.transposed else (row, start)
         kept, many = self.kept, len(placed) > 1  # (a one-tile move is merged: always kept)
         if not rack[BLANK]:
             if many and -score > kept.bar:
                 kept.count += 1
             else:
-                self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
+                self.keep((-score, *self.first(start), self.transposed,
+                           self.word(start, end, placed), self.laid(placed, ())))
             return
-        letters, labels = "".join(p[2] for p in placed), dict[str, str]()
-        shape = "".join(labels.setdefault(ch, str(len(labels)))
-                        if letters.count(ch) > rack[ch] else BLANK for ch in letters)
-        short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
-        if (choices := self.choices.get((shape, *short.values()))) is None:
-            choices = self.choices[(shape, *short.values())] = blank_choices(
-                shape, short, rack[BLANK])
-        loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
-                for ch, (times_letter, times_cross) in zip(letters, bonus)]
-        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+        letters = "".join(p[2] for p in placed)
+        if (choices := self.letters_choices.get(letters)) is None:
+            labels = dict[str, str]()
+            shape = "".join(labels.setdefault(ch, str(len(labels)))
+                            if letters.count(ch) > rack[ch] else BLANK for ch in letters)
+            short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
+            if (choices := self.choices.get((shape, *short.values()))) is None:
+                choices = self.choices[(shape, *short.values())] = blank_choices(
+                    shape, short, rack[BLANK])
+            self.letters_choices[letters] = choices
+        if many and self.blanks_cost and -score > kept.bar:
             kept.count += len(choices)  # none of them among the best, blanks or not
             return
+        blank_value = game.blank_value  # what a blank there would take off: its letter's
+        loss = [(letter_values[ch] - blank_value) * letter_times[c]  # value, in each word
+                * (times + (0 if cross_sum[c] is None else word_times[c]))
+                for _, c, ch, _ in placed]
+        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+            kept.count += len(choices)
+            return
+        first, text = self.first(start), self.word(start, end, placed)
         for chosen in choices:
             less = sum(loss[i] for i in chosen)
             if many and less - score > kept.bar:
@@ -384,6 +388,17 @@ class _Line:
             else:
                 self.keep((less - score, *first, self.transposed, text,
                            self.laid(placed, chosen)))
+
+    def first(self, start: int) -> tuple[int, int]:
+        """The board square (row, column) of the line's `start`."""
+        return (start, self.row_at) if self.transposed else (self.row_at, start)
+
+    def word(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> str:
+        """The main word: the line from `start` to before `end`, `placed` laid on it."""
+        cells = self.grid[start:end]
+        for _, c, ch, _ in placed:
+            cells[c - start] = ch
+        return "".join(cells)
 
     def laid(self, placed: list[tuple[int, int, str, bool]],
              blanks: tuple[int, ...]) -> tuple[Laid, ...]:
@@ -425,11 +440,14 @@ class _Line:
             if child is not None:
                 self.extend(child, start, col + 1, anchor, placed)
             return
-        for ch, blank, child in self.options(node, col):
+        rack, row = self.rack, self.row_at
+        for ch, blank, child in self.options(node, col):  # (`placed` grows and shrinks back)
             tile = BLANK if blank else ch
-            self.rack[tile] -= 1
-            self.extend(child, start, col + 1, anchor, [*placed, (self.row_at, col, ch, blank)])
-            self.rack[tile] += 1
+            rack[tile] -= 1
+            placed.append((row, col, ch, blank))
+            self.extend(child, start, col + 1, anchor, placed)
+            placed.pop()
+            rack[tile] += 1
 
 
 def blank_choices(shape: str, short: dict[str, int], blanks: int) -> list[tuple[int, ...]]:
