@@ -296,8 +296,7 @@ class _Line:
             if START in before and (node := walk(self.root, piece)) is not None:
                 self.extend(node, col, end, placed[-1][1], placed)
             if room:
-                for ch, blank in self.tiles(ch for ch in before
-                                            if ch != START and ch + piece in self.before):
+                for ch, blank in self.tiles(ch for ch in before if ch != START):
                     self.grow(ch + piece, col - 1, room - 1, end,
                               [(self.row_at, col - 1, ch, blank), *placed])
         finally:
@@ -428,17 +427,16 @@ class _Line:
 
     def extend(self, node: Node, start: int, col: int, anchor: int,
                placed: list[tuple[int, int, str, bool]]) -> None:
-        """The letters from `start` to before `col` lead to `node`; lay on `col` onwards."""
-        grid = self.grid
-        if col >= self.size or not grid[col]:
-            if col > anchor and END in node and col - start >= self.min_length:
-                self.record(start, col, placed)
-            if col >= self.size:
+        """The letters from `start` to before `col` lead to `node`; lay on `col` onwards (past
+        the tiles already there)."""
+        grid, size = self.grid, self.size
+        while col < size and (letter := grid[col]):
+            if (node := node.get(letter)) is None:  # type: ignore[assignment]
                 return
-        if grid[col]:
-            child = node.get(grid[col])
-            if child is not None:
-                self.extend(child, start, col + 1, anchor, placed)
+            col += 1
+        if col > anchor and END in node and col - start >= self.min_length:
+            self.record(start, col, placed)
+        if col == size:
             return
         rack, row = self.rack, self.row_at
         for ch, blank, child in self.options(node, col):  # (`placed` grows and shrinks back)
