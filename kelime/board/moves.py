@@ -315,24 +315,6 @@ class _Line:
             raise _Cut
         return out
 
-    def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
-        """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
-        (any letter on a square of a left part, `col` None): a letter's own tile while the
-        rack has one, else a blank. Which of a move's tiles may be blanks instead is
-        `record`'s business: the search walks each word once, not once a blank's choice."""
-        allowed, rack, out = None if col is None else self.cross[col], self.rack, []
-        for ch, child in node.items():
-            if ch == END or (allowed is not None and ch not in allowed):
-                continue
-            if rack[ch]:
-                out.append((ch, False, child))
-            elif rack[BLANK]:
-                out.append((ch, True, child))
-        self.budget[0] -= len(out)
-        if self.budget[0] < 0:
-            raise _Cut
-        return out
-
     def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
         """Every move that lays these letters (`placed` in column order), scored by the rules
         (as `kelime.board.play.lay` scores it: `Found.best` checks the two agree): each
@@ -428,7 +410,10 @@ class _Line:
     def extend(self, node: Node, start: int, col: int, anchor: int,
                placed: list[tuple[int, int, str, bool]]) -> None:
         """The letters from `start` to before `col` lead to `node`; lay on `col` onwards (past
-        the tiles already there)."""
+        the tiles already there): each letter the rack can lay there, its cross-check
+        allowing, a letter's own tile while the rack has one, else a blank. Which of a move's
+        tiles may be blanks instead is `record`'s business: the search walks each word once,
+        not once a blank's choice. (`placed` grows and shrinks back.)"""
         grid, size = self.grid, self.size
         while col < size and (letter := grid[col]):
             if (node := node.get(letter)) is None:  # type: ignore[assignment]
@@ -438,9 +423,19 @@ class _Line:
             self.record(start, col, placed)
         if col == size:
             return
-        rack, row = self.rack, self.row_at
-        for ch, blank, child in self.options(node, col):  # (`placed` grows and shrinks back)
-            tile = BLANK if blank else ch
+        allowed, rack, row, budget = self.cross[col], self.rack, self.row_at, self.budget
+        for ch, child in node.items():
+            if ch == END or (allowed is not None and ch not in allowed):
+                continue
+            if rack[ch]:
+                tile, blank = ch, False
+            elif rack[BLANK]:
+                tile, blank = BLANK, True
+            else:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _Cut
             rack[tile] -= 1
             placed.append((row, col, ch, blank))
             self.extend(child, start, col + 1, anchor, placed)
