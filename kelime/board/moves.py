@@ -295,10 +295,22 @@ class _Line:
         try:
             if START in before and (node := walk(self.root, piece)) is not None:
                 self.extend(node, col, end, placed[-1][1], placed)
-            if room:
-                for ch, blank in self.tiles(ch for ch in before if ch != START):
+            if room:  # (each letter before it a tile as `tiles` gives them, inline)
+                budget, row = self.budget, self.row_at
+                for ch in before:
+                    if ch == START:
+                        continue
+                    if rack[ch]:
+                        blank = False
+                    elif rack[BLANK]:
+                        blank = True
+                    else:
+                        continue
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        raise _Cut
                     self.grow(ch + piece, col - 1, room - 1, end,
-                              [(self.row_at, col - 1, ch, blank), *placed])
+                              [(row, col - 1, ch, blank), *placed])
         finally:
             rack[tile] += 1
 
@@ -341,7 +353,7 @@ class _Line:
                 self.keep((-score, *self.first(start), self.transposed,
                            self.word(start, end, placed), self.laid(placed, ())))
             return
-        letters = "".join(p[2] for p in placed)
+        letters = "".join([p[2] for p in placed])
         if (choices := self.letters_choices.get(letters)) is None:
             labels = dict[str, str]()
             shape = "".join(labels.setdefault(ch, str(len(labels)))
