@@ -168,6 +168,11 @@ class _LeftParts:
         return out
 
 
+#: The choices of a placement's tiles that are blanks (`blank_choices`), kept by the
+#: placement's shape (and how short of each letter it is), and by its tiles' letters.
+Memo = tuple[dict[tuple[Any, ...], list[tuple[int, ...]]], dict[str, list[tuple[int, ...]]]]
+
+
 @dataclass
 class _Kept:
     """The moves of two tiles or more found so far: `count` in all, and all of them or (with
@@ -194,7 +199,7 @@ class _Line:
 
     def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
                  spot: Position, transposed: bool, budget: list[int], parts: _LeftParts,
-                 kept: _Kept):
+                 kept: _Kept, memo: Memo):
         # (a defaultdict: a Counter's missing letter is a call to its Python __missing__)
         self.letters, self.root, self.rack = letters, root, defaultdict(int, rack)
         self.before = root.before
@@ -217,8 +222,7 @@ class _Line:
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts = parts
-        self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
-        self.letters_choices: dict[str, list[tuple[int, ...]]] = {}  # by the tiles' letters
+        self.choices, self.letters_choices = memo  # (both directions': one rack)
         # a blank never scores more than the letter it stands for (0 against 1 or more):
         # a placement scoring under the best kept has no choice of blanks among them
         self.blanks_cost = all(v >= spot.game.blank_value for v in spot.game.letter_values.values())
@@ -484,7 +488,7 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
             transposed: bool, kept: _Kept, ones: dict[Laid, tuple[Key, int]],
-            parts: _LeftParts) -> None:
+            parts: _LeftParts, memo: Memo) -> None:
     """The moves along the rows (the columns when `transposed`) into `kept`, and those of
     one tile into `ones` (its tile → its order key and the length of its main word), those
     found so far included when the work runs out (`_Cut`). A one-tile move found both ways
@@ -492,7 +496,7 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, rack, spot, transposed, budget, parts, kept)
+    line = _Line(grid, root, rack, spot, transposed, budget, parts, kept, memo)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
@@ -514,9 +518,10 @@ def moves(spot: Position, rack: str | Counter[str], root: Graph,
     budget, kept = [limits.work], _Kept(limit)
     ones: dict[Laid, tuple[Key, int]] = {}
     complete, parts = True, _LeftParts(root, tiles, budget)
+    memo: Memo = ({}, {})
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, kept, ones, parts)
+            _search(spot, root, tiles, budget, transposed, kept, ones, parts, memo)
     except _Cut:
         complete = False
     keys = sorted([*kept.found, *(key for key, _ in ones.values())])
