@@ -39,7 +39,7 @@ tiles (row, column, letter, blank) — a stable order for equal scores.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -147,12 +147,12 @@ class _LeftParts:
     before every anchor of both directions, made once a question."""
 
     def __init__(self, root: Node, rack: Counter[str], budget: list[int]):
-        self.rack, self.budget = rack, budget
+        self.rack, self.tiles, self.budget = defaultdict(int, rack), rack.total(), budget
         self.lengths: list[list[Part]] = [[(root, [], {})]]
 
     def upto(self, room: int) -> Iterator[Part]:
         """The parts of at most `room` tiles (one fewer than the rack's: the anchor needs one)."""
-        for length in range(min(room, self.rack.total() - 1) + 1):
+        for length in range(min(room, self.tiles - 1) + 1):
             if length == len(self.lengths):
                 self.lengths.append(self.longer(self.lengths[-1]))
             yield from self.lengths[length]
@@ -171,6 +171,11 @@ class _LeftParts:
                     out.append((child, [*placed, (ch, tile == BLANK)],
                                 {**used, tile: used.get(tile, 0) + 1}))
         return out
+
+
+#: The choices of a placement's tiles that are blanks (`blank_choices`), kept by the
+#: placement's shape (and how short of each letter it is), and by its tiles' letters.
+Memo = tuple[dict[tuple[Any, ...], list[tuple[int, ...]]], dict[str, list[tuple[int, ...]]]]
 
 
 @dataclass
@@ -199,8 +204,9 @@ class _Line:
 
     def __init__(self, letters: list[list[str]], root: Graph, rack: Counter[str],
                  spot: Position, transposed: bool, budget: list[int], parts: _LeftParts,
-                 kept: _Kept):
-        self.letters, self.root, self.rack = letters, root, rack
+                 kept: _Kept, memo: Memo):
+        # (a defaultdict: a Counter's missing letter is a call to its Python __missing__)
+        self.letters, self.root, self.rack = letters, root, defaultdict(int, rack)
         self.before = root.before
         self.size, self.min_length, self.budget = len(letters), spot.game.min_length, budget
         self.game, n, layout = spot.game, spot.size, spot.layout
@@ -221,8 +227,11 @@ class _Line:
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts = parts
-        self.choices: dict[tuple[Any, ...], list[tuple[int, ...]]] = {}  # by shape
-        self.full = Counter(rack)
+        self.choices, self.letters_choices = memo  # (both directions': one rack)
+        # a blank never scores more than the letter it stands for (0 against 1 or more):
+        # a placement scoring under the best kept has no choice of blanks among them
+        self.blanks_cost = all(v >= spot.game.blank_value for v in spot.game.letter_values.values())
+        self.full = defaultdict(int, rack)
 
     def cross_set(self, row: int, col: int) -> set[str] | None:
         """The letters (row, col) may take for the word across it the other way; None: any.
@@ -295,11 +304,22 @@ class _Line:
         try:
             if START in before and (node := walk(self.root, piece)) is not None:
                 self.extend(node, col, end, placed[-1][1], placed)
-            if room:
-                for ch, blank in self.tiles(ch for ch in before
-                                            if ch != START and ch + piece in self.before):
+            if room:  # (each letter before it a tile as `tiles` gives them, inline)
+                budget, row = self.budget, self.row_at
+                for ch in before:
+                    if ch == START:
+                        continue
+                    if rack[ch]:
+                        blank = False
+                    elif rack[BLANK]:
+                        blank = True
+                    else:
+                        continue
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        raise _Cut
                     self.grow(ch + piece, col - 1, room - 1, end,
-                              [(self.row_at, col - 1, ch, blank), *placed])
+                              [(row, col - 1, ch, blank), *placed])
         finally:
             rack[tile] += 1
 
@@ -316,71 +336,53 @@ class _Line:
             raise _Cut
         return out
 
-    def options(self, node: Node, col: int | None) -> list[tuple[str, bool, Node]]:
-        """(letter, blank, next node) the rack can lay on `col`, its cross-check allowing
-        (any letter on a square of a left part, `col` None): a letter's own tile while the
-        rack has one, else a blank. Which of a move's tiles may be blanks instead is
-        `record`'s business: the search walks each word once, not once a blank's choice."""
-        allowed, rack, out = None if col is None else self.cross[col], self.rack, []
-        for ch, child in node.items():
-            if ch == END or (allowed is not None and ch not in allowed):
-                continue
-            if rack[ch]:
-                out.append((ch, False, child))
-            elif rack[BLANK]:
-                out.append((ch, True, child))
-        self.budget[0] -= len(out)
-        if self.budget[0] < 0:
-            raise _Cut
-        return out
-
     def record(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> None:
         """Every move that lays these letters (`placed` in column order), scored by the rules
         (as `kelime.board.play.lay` scores it: `Found.best` checks the two agree): each
         choice of the tiles that are blanks (at most the rack's blanks, at least where its
         own tiles run out) scores the word of real tiles less what the chosen ones add."""
-        row, grid, game, rack = self.row_at, self.grid, self.game, self.full
+        row, game, rack, cross_sum = self.row_at, self.game, self.full, self.cross_sum
         values, letter_times = self.values[row], self.letter_times[row]
-        word_times, blank_value = self.word_times[row], game.blank_value
-        word, total, times, crosses, at = [], 0, 1, 0, 0
-        bonus: list[tuple[int, int]] = []  # a tile's letter bonus, its cross word's bonus
-        for c in range(start, end):
-            if at == len(placed) or placed[at][1] != c:
-                word.append(grid[c])
-                total += values[c]
-                continue
-            ch, at = placed[at][2], at + 1
-            word.append(ch)
-            value = game.letter_values[ch] * letter_times[c]
+        word_times, letter_values = self.word_times[row], game.letter_values
+        total, times, crosses = sum(values[start:end]), 1, 0  # (an empty square's value: 0)
+        for _, c, ch, _ in placed:
+            value = letter_values[ch] * letter_times[c]
             total += value
             times *= word_times[c]
-            cross = self.cross_sum[c]
-            if cross is not None:
+            if (cross := cross_sum[c]) is not None:
                 crosses += (cross + value) * word_times[c]
-            bonus.append((letter_times[c], 0 if cross is None else word_times[c]))
         score = total * times + crosses
         if len(placed) >= game.rack_size:
             score += game.bingo_bonus
-        text, first = "".join(word), (start, row) if self.transposed else (row, start)
         kept, many = self.kept, len(placed) > 1  # (a one-tile move is merged: always kept)
         if not rack[BLANK]:
             if many and -score > kept.bar:
                 kept.count += 1
             else:
-                self.keep((-score, *first, self.transposed, text, self.laid(placed, ())))
+                self.keep((-score, *self.first(start), self.transposed,
+                           self.word(start, end, placed), self.laid(placed, ())))
             return
-        letters, labels = "".join(p[2] for p in placed), dict[str, str]()
-        shape = "".join(labels.setdefault(ch, str(len(labels)))
-                        if letters.count(ch) > rack[ch] else BLANK for ch in letters)
-        short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
-        if (choices := self.choices.get((shape, *short.values()))) is None:
-            choices = self.choices[(shape, *short.values())] = blank_choices(
-                shape, short, rack[BLANK])
-        loss = [(game.letter_values[ch] - blank_value) * times_letter * (times + times_cross)
-                for ch, (times_letter, times_cross) in zip(letters, bonus)]
-        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+        letters = "".join([p[2] for p in placed])
+        if (choices := self.letters_choices.get(letters)) is None:
+            labels = dict[str, str]()
+            shape = "".join(labels.setdefault(ch, str(len(labels)))
+                            if letters.count(ch) > rack[ch] else BLANK for ch in letters)
+            short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
+            if (choices := self.choices.get((shape, *short.values()))) is None:
+                choices = self.choices[(shape, *short.values())] = blank_choices(
+                    shape, short, rack[BLANK])
+            self.letters_choices[letters] = choices
+        if many and self.blanks_cost and -score > kept.bar:
             kept.count += len(choices)  # none of them among the best, blanks or not
             return
+        blank_value = game.blank_value  # what a blank there would take off: its letter's
+        loss = [(letter_values[ch] - blank_value) * letter_times[c]  # value, in each word
+                * (times + (0 if cross_sum[c] is None else word_times[c]))
+                for _, c, ch, _ in placed]
+        if many and sum(x for x in loss if x < 0) - score > kept.bar:
+            kept.count += len(choices)
+            return
+        first, text = self.first(start), self.word(start, end, placed)
         for chosen in choices:
             less = sum(loss[i] for i in chosen)
             if many and less - score > kept.bar:
@@ -388,6 +390,17 @@ class _Line:
             else:
                 self.keep((less - score, *first, self.transposed, text,
                            self.laid(placed, chosen)))
+
+    def first(self, start: int) -> tuple[int, int]:
+        """The board square (row, column) of the line's `start`."""
+        return (start, self.row_at) if self.transposed else (self.row_at, start)
+
+    def word(self, start: int, end: int, placed: list[tuple[int, int, str, bool]]) -> str:
+        """The main word: the line from `start` to before `end`, `placed` laid on it."""
+        cells = self.grid[start:end]
+        for _, c, ch, _ in placed:
+            cells[c - start] = ch
+        return "".join(cells)
 
     def laid(self, placed: list[tuple[int, int, str, bool]],
              blanks: tuple[int, ...]) -> tuple[Laid, ...]:
@@ -417,23 +430,38 @@ class _Line:
 
     def extend(self, node: Node, start: int, col: int, anchor: int,
                placed: list[tuple[int, int, str, bool]]) -> None:
-        """The letters from `start` to before `col` lead to `node`; lay on `col` onwards."""
-        grid = self.grid
-        if col >= self.size or not grid[col]:
-            if col > anchor and END in node and col - start >= self.min_length:
-                self.record(start, col, placed)
-            if col >= self.size:
+        """The letters from `start` to before `col` lead to `node`; lay on `col` onwards (past
+        the tiles already there): each letter the rack can lay there, its cross-check
+        allowing, a letter's own tile while the rack has one, else a blank. Which of a move's
+        tiles may be blanks instead is `record`'s business: the search walks each word once,
+        not once a blank's choice. (`placed` grows and shrinks back.)"""
+        grid, size = self.grid, self.size
+        while col < size and (letter := grid[col]):
+            if (node := node.get(letter)) is None:  # type: ignore[assignment]
                 return
-        if grid[col]:
-            child = node.get(grid[col])
-            if child is not None:
-                self.extend(child, start, col + 1, anchor, placed)
+            col += 1
+        if col > anchor and END in node and col - start >= self.min_length:
+            self.record(start, col, placed)
+        if col == size:
             return
-        for ch, blank, child in self.options(node, col):
-            tile = BLANK if blank else ch
-            self.rack[tile] -= 1
-            self.extend(child, start, col + 1, anchor, [*placed, (self.row_at, col, ch, blank)])
-            self.rack[tile] += 1
+        allowed, rack, row, budget = self.cross[col], self.rack, self.row_at, self.budget
+        for ch, child in node.items():
+            if ch == END or (allowed is not None and ch not in allowed):
+                continue
+            if rack[ch]:
+                tile, blank = ch, False
+            elif rack[BLANK]:
+                tile, blank = BLANK, True
+            else:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _Cut
+            rack[tile] -= 1
+            placed.append((row, col, ch, blank))
+            self.extend(child, start, col + 1, anchor, placed)
+            placed.pop()
+            rack[tile] += 1
 
 
 def blank_choices(shape: str, short: dict[str, int], blanks: int) -> list[tuple[int, ...]]:
@@ -465,7 +493,7 @@ def _anchors(letters: list[list[str]], row: int, empty: bool) -> list[int]:
 
 def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
             transposed: bool, kept: _Kept, ones: dict[Laid, tuple[Key, int]],
-            parts: _LeftParts) -> None:
+            parts: _LeftParts, memo: Memo) -> None:
     """The moves along the rows (the columns when `transposed`) into `kept`, and those of
     one tile into `ones` (its tile → its order key and the length of its main word), those
     found so far included when the work runs out (`_Cut`). A one-tile move found both ways
@@ -473,7 +501,7 @@ def _search(spot: Position, root: Graph, rack: Counter[str], budget: list[int],
     grid = [list(row) for row in spot.letters]
     if transposed:
         grid = [list(col) for col in zip(*grid)]
-    line = _Line(grid, root, Counter(rack), spot, transposed, budget, parts, kept)
+    line = _Line(grid, root, rack, spot, transposed, budget, parts, kept, memo)
     try:
         for row in range(spot.size):
             if anchors := _anchors(grid, row, spot.empty):
@@ -495,9 +523,10 @@ def moves(spot: Position, rack: str | Counter[str], root: Graph,
     budget, kept = [limits.work], _Kept(limit)
     ones: dict[Laid, tuple[Key, int]] = {}
     complete, parts = True, _LeftParts(root, tiles, budget)
+    memo: Memo = ({}, {})
     try:
         for transposed in (False, True):
-            _search(spot, root, tiles, budget, transposed, kept, ones, parts)
+            _search(spot, root, tiles, budget, transposed, kept, ones, parts, memo)
     except _Cut:
         complete = False
     keys = sorted([*kept.found, *(key for key, _ in ones.values())])

@@ -10,6 +10,7 @@ search, so it takes its turn at the worker's one search thread like an anagram
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import Iterable
@@ -83,7 +84,17 @@ def warm(pins: Pins, games: Iterable[Game], default_lexicon: str) -> None:
     by default, now rather than in the first moves question (~0.3 s of CPU for the offline
     Turkish lexicon, ~1 s on a busy machine, inside that question's time and the searches'
     gate): the `kelime serve` master before it forks (its workers inherit the graph), and a
-    worker as it loads a reload's builds, before it serves them."""
+    worker as it loads a reload's builds, before it serves them.
+
+    Then every object the process holds is moved out of the garbage collector's walks
+    (`gc.freeze`, after a collection): the graph's nodes (~21,000 dicts for the offline
+    Turkish lexicon; its `before` strings are not tracked), never garbage while it is
+    served, made each full collection walk them (in process 17.5 ms a full collection with
+    the graph, 6.5 ms without: inside whichever question it fell in), and writing to their
+    headers copied the master's pages into each worker. A graph left behind by a reload is
+    still freed (its dicts hold no cycles: reference counts free them), and each reload
+    first puts the frozen objects back (`gc.unfreeze`) so a cycle freed since is collected."""
+    built = False
     for name in sorted({g.lexicon or default_lexicon for g in games
                         if g.board is not None and g.board.bonuses}):
         lex = pins.lexicons.get(name)
@@ -92,6 +103,13 @@ def warm(pins: Pins, games: Iterable[Game], default_lexicon: str) -> None:
             lex.board_graph  # noqa: B018 (made and kept: a cached_property)
             log.info("process %d built the word graph of %s %s for board moves in %.2f s",
                      os.getpid(), lex.name, lex.info["version"], perf_counter() - began)
+            built = True
+    if built:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        log.info("process %d froze its %d objects (the word graphs among them) out of the "
+                 "garbage collector's walks", os.getpid(), gc.get_freeze_count())
 
 
 routes = [NamedRoute(PLAY, play_post, methods=["POST"]),
