@@ -872,6 +872,21 @@ def near(colour: tuple[int, int, int], hex_colour: str, tolerance: int = 12) -> 
     return all(abs(a - b) <= tolerance for a, b in zip(colour, wanted))
 
 
+def saved_screenshot(browser, tmp_path_factory, capsys, name: str, width: int) -> Path:
+    """The whole page as a PNG in $KELIME_TEST_ARTIFACTS (or a temporary folder), for people
+    to look at; nothing may be drawn past the screen's `width`."""
+    folder = Path(os.environ.get("KELIME_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png",
+                                                              "captureBeyondViewport": True})
+    path = folder / name
+    path.write_bytes(base64.b64decode(shot["data"]))
+    assert len(png_pixels(path.read_bytes())[0]) == width  # nothing drawn past the screen
+    with capsys.disabled():
+        print(f"\nscreenshot: {path}")
+    return path
+
+
 def shot_of(driver, element) -> list[list[tuple[int, int, int]]]:
     """The pixels of `element`'s box, from a screenshot of just that box."""
     box = driver.execute_script("const r = arguments[0].getBoundingClientRect();"
@@ -936,15 +951,7 @@ def test_the_page_fits_a_phone_and_a_desktop(browser, site, width, lang, query,
         assert face > 0.3, face
         right = [p for row in pixels[height // 2:height - 2] for p in row[across * 3 // 4:across - 2]]
         assert any(near(p, "#3b2f12", 90) for p in right), "no value drawn on the tile"
-        folder = Path(os.environ.get("KELIME_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
-        folder.mkdir(parents=True, exist_ok=True)
-        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png",
-                                                                  "captureBeyondViewport": True})
-        path = folder / f"page-{lang}-{width}.png"
-        path.write_bytes(base64.b64decode(shot["data"]))
-        assert len(png_pixels(path.read_bytes())[0]) == width  # nothing drawn past the screen
-        with capsys.disabled():
-            print(f"\npage screenshot: {path}")
+        saved_screenshot(browser, tmp_path_factory, capsys, f"page-{lang}-{width}.png", width)
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -1104,15 +1111,7 @@ def test_a_pasted_board_s_best_moves_are_drawn_on_it(browser, site, width, tmp_p
         flat = [p for line in pixels for p in line]
         assert any(near(p, "#0b5cad", 30) for p in flat), "the new tile is not marked"
         assert sum(near(p, "#f3e2b3") or near(p, "#ffffff") for p in flat) / len(flat) > 0.2
-        folder = Path(os.environ.get("KELIME_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
-        folder.mkdir(parents=True, exist_ok=True)
-        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png",
-                                                                  "captureBeyondViewport": True})
-        path = folder / f"page-board-{width}.png"
-        path.write_bytes(base64.b64decode(shot["data"]))
-        assert len(png_pixels(path.read_bytes())[0]) == width  # nothing drawn past the screen
-        with capsys.disabled():
-            print(f"\nboard screenshot: {path}")
+        saved_screenshot(browser, tmp_path_factory, capsys, f"page-board-{width}.png", width)
         listed[1].click()  # another move: drawn instead
         assert drawn(browser) == tiles_of(moves[1])
         assert [b.get_attribute("aria-pressed") for b in listed[:2]] == ["false", "true"]
