@@ -7,8 +7,9 @@ serve (`reload.py`).
   It holds the pinned build folders (`kelime.lexicon.folder.Holds`): `kelime build` never
   prunes them.
 - SIGHUP reloads in place (none restarted), taken from the first lines of `kelime serve` on
-  (`kelime.cli.HANGUPS`); workers ignore it, so one sent to the process group is a reload.
-  gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
+  (`kelime.cli.HANGUPS`), then queued by gunicorn's arbiter (`Arbiter`); workers ignore it,
+  so one sent to the process group is a reload. gunicorn's other signals keep their meaning
+  (TERM, INT, QUIT, TTIN, TTOU).
 - gunicorn replaces a worker that exits, and kills and replaces one that misses its
   heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
@@ -27,8 +28,9 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import gunicorn.arbiter
 import orjson
 from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
@@ -48,15 +50,35 @@ HOOKS = ("when_ready", "pre_fork", "post_fork", "child_exit", "on_exit")  # Serv
 class Worker(UvicornWorker):
     """A uvicorn worker that ignores SIGHUP and stops when its master dies."""
 
+    SIGNALS: ClassVar = [s for s in UvicornWorker.SIGNALS if s != signal.SIGHUP]  # not SIG_DFL
+
     def init_signals(self) -> None:
-        super().init_signals()
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        super().init_signals()
 
     async def callback_notify(self) -> None:
         if os.getppid() != self.ppid:  # the master died (kill -9): never serve on alone
             self.log.error("worker %d: the master has gone; stopping", os.getpid())
             os.kill(os.getpid(), signal.SIGTERM)
         await super().callback_notify()
+
+
+class Arbiter(gunicorn.arbiter.Arbiter):
+    """gunicorn's arbiter, with SIGHUP kelime's reload: gunicorn queues it from the moment it
+    takes the signal and reloads in its own loop, between its other work. SIGHUPs that come
+    before the reload starts are one reload (a storm never grows the queue)."""
+
+    app: Serve
+    hup_queued = False
+
+    def signal(self, sig, frame) -> None:
+        if sig != signal.SIGHUP or not self.hup_queued:
+            self.hup_queued = self.hup_queued or sig == signal.SIGHUP
+            super().signal(sig, frame)
+
+    def handle_hup(self) -> None:
+        self.hup_queued = False
+        self.app.hangup()
 
 
 class Serve(BaseApplication):
@@ -66,7 +88,7 @@ class Serve(BaseApplication):
                  runtime: Path, hangups: list[int], app: Callable[[Pins, Master], Any]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
         self.runtime, self.hangups, self.app, self.holds = runtime, hangups, app, Holds()
-        self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
+        self.master, self.since = os.getpid(), time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold(pins)
         publish(runtime, pins, self.since, workers)
@@ -88,28 +110,21 @@ class Serve(BaseApplication):
         return self.app(self.pins, Master(self.master, self.runtime,
                                           float(self.settings.worker_timeout)))
 
-    def when_ready(self, server) -> None:
-        """SIGHUP is kelime's reload from now on; those that came while starting, one now."""
-        self.arbiter = server
-        signal.signal(signal.SIGHUP, self.hangup)
-        if self.hangups:
-            self.hangup(signal.SIGHUP, None)
+    def run(self) -> None:  # BaseApplication.run, with kelime's arbiter
+        Arbiter(self).run()
 
-    def hangup(self, signum, frame) -> None:
-        if os.getpid() != self.master:  # a worker just forked, before its own handlers
-            return
-        self.hangups.append(signum)
-        if self.reloading:  # one more after the one under way
-            return
-        self.reloading = True
+    def when_ready(self, server) -> None:
+        """The SIGHUPs that came before gunicorn took the signal: one reload, now."""
+        self.arbiter = server
+        if self.hangups:
+            self.hangups.clear()
+            self.hangup()
+
+    def hangup(self) -> None:
         try:
-            while self.hangups:
-                self.hangups.clear()
-                self.reload()
-        except Exception:  # (in a signal handler, in gunicorn's loop): never stop serving
+            self.reload()
+        except Exception:  # (in gunicorn's loop): never stop serving
             log.exception("reload failed; still serving %s", self.pins.versions)
-        finally:
-            self.reloading = False
 
     def reload(self) -> None:
         since = time.monotonic()
