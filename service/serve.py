@@ -7,9 +7,9 @@ serve (`reload.py`).
   It holds the pinned build folders (`kelime.lexicon.folder.Holds`): `kelime build` never
   prunes them.
 - SIGHUP reloads in place (none restarted), taken from the first lines of `kelime serve` on
-  (`kelime.cli.HANGUPS`), then queued by gunicorn's arbiter (`Arbiter`); workers ignore it,
-  so one sent to the process group is a reload. gunicorn's other signals keep their meaning
-  (TERM, INT, QUIT, TTIN, TTOU).
+  (held back until gunicorn is ready: `kelime.cli`); workers ignore it, so one sent to the
+  process group is a reload.
+  gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
 - gunicorn replaces a worker that exits, and kills and replaces one that misses its
   heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
@@ -30,7 +30,6 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
-import gunicorn.arbiter
 import orjson
 from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
@@ -63,32 +62,15 @@ class Worker(UvicornWorker):
         await super().callback_notify()
 
 
-class Arbiter(gunicorn.arbiter.Arbiter):
-    """gunicorn's arbiter, with SIGHUP kelime's reload: gunicorn queues it from the moment it
-    takes the signal and reloads in its own loop, between its other work. SIGHUPs that come
-    before the reload starts are one reload (a storm never grows the queue)."""
-
-    app: Serve
-    hup_queued = False
-
-    def signal(self, sig, frame) -> None:
-        if sig != signal.SIGHUP or not self.hup_queued:
-            self.hup_queued = self.hup_queued or sig == signal.SIGHUP
-            super().signal(sig, frame)
-
-    def handle_hup(self) -> None:
-        self.hup_queued = False
-        self.app.hangup()
-
-
 class Serve(BaseApplication):
     """gunicorn's arbiter over kelime's app, with the pins as the master's own state."""
 
     def __init__(self, settings: Settings, binds: list[str], workers: int, pins: Pins,
-                 runtime: Path, hangups: list[int], app: Callable[[Pins, Master], Any]):
+                 runtime: Path, app: Callable[[Pins, Master], Any]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
-        self.runtime, self.hangups, self.app, self.holds = runtime, hangups, app, Holds()
-        self.master, self.since = os.getpid(), time.monotonic()
+        self.runtime, self.app, self.holds = runtime, app, Holds()
+        self.hangups: list[int] = []
+        self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold(pins)
         publish(runtime, pins, self.since, workers)
@@ -110,21 +92,28 @@ class Serve(BaseApplication):
         return self.app(self.pins, Master(self.master, self.runtime,
                                           float(self.settings.worker_timeout)))
 
-    def run(self) -> None:  # BaseApplication.run, with kelime's arbiter
-        Arbiter(self).run()
-
     def when_ready(self, server) -> None:
-        """The SIGHUPs that came before gunicorn took the signal: one reload, now."""
+        """SIGHUP is kelime's reload from now on (gunicorn's would restart every worker);
+        those held back while starting (`kelime.cli`): one, now."""
         self.arbiter = server
-        if self.hangups:
-            self.hangups.clear()
-            self.hangup()
+        signal.signal(signal.SIGHUP, self.hangup)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
 
-    def hangup(self) -> None:
+    def hangup(self, signum, frame) -> None:
+        if os.getpid() != self.master:  # a worker just forked, before its own handlers
+            return
+        self.hangups.append(signum)
+        if self.reloading:  # one more after the one under way
+            return
+        self.reloading = True
         try:
-            self.reload()
-        except Exception:  # (in gunicorn's loop): never stop serving
+            while self.hangups:
+                self.hangups.clear()
+                self.reload()
+        except Exception:  # (in a signal handler, in gunicorn's loop): never stop serving
             log.exception("reload failed; still serving %s", self.pins.versions)
+        finally:
+            self.reloading = False
 
     def reload(self) -> None:
         since = time.monotonic()
@@ -161,7 +150,7 @@ class Serve(BaseApplication):
         shutil.rmtree(self.runtime, ignore_errors=True)
 
 
-def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) -> None:
+def run(settings: Settings, binds: list[str], workers: int) -> None:
     """Serve the data folder's lexicons until SIGTERM/SIGINT; LexiconError (what to run)."""
     if not log.handlers:  # before gunicorn's own logging starts: its style
         logging.basicConfig(format="[%(levelname)s] %(message)s", level=logging.INFO)
@@ -174,7 +163,7 @@ def run(settings: Settings, binds: list[str], workers: int, hangups: list[int]) 
 
         pins, app = prepare(settings)  # no build to serve, a broken game profile or report
         #                                store: the start stops, saying why
-        server = Serve(settings, binds, workers, pins, runtime, hangups, app)
+        server = Serve(settings, binds, workers, pins, runtime, app)
         record = register(settings.data, runtime, binds)  # for `kelime reload`
         server.run()
     finally:

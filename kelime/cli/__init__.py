@@ -10,15 +10,15 @@ import signal
 import sys
 
 #: `kelime serve` takes SIGHUP for a reload from its first line on: one that comes while it
-#: starts is kept here and done once the workers run (the default action would kill it).
-HANGUPS: list[int] = []
+#: starts is held back (blocked: the default action would kill it) until its workers run
+#: (`kelime.service.serve`), in every thread the start makes (numpy's first among them).
 if sys.argv[1:2] == ["serve"]:
-    signal.signal(signal.SIGHUP, lambda signum, frame: HANGUPS.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
 
-import click  # noqa: E402
+import click
 
-from . import anagram, board, build, check, crawl, lexicons, reports, serve  # noqa: E402
-from .common import CONTEXT, Group  # noqa: E402
+from . import anagram, board, build, check, crawl, lexicons, reports, serve
+from .common import CONTEXT, Group
 
 
 @click.group(cls=Group, context_settings=CONTEXT)

@@ -83,9 +83,8 @@ def serve(data: Path | None, cache: Path | None, reports: Path | str | None, hos
     if systemd:  # gunicorn takes systemd's sockets itself: not twice
         binds = []
     from ..service.serve import run
-    from . import HANGUPS
 
-    run(settings, binds, workers, HANGUPS)
+    run(settings, binds, workers)
 
 
 def free(host: str, port: int) -> str:
