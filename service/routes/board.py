@@ -68,7 +68,7 @@ async def moves_post(request: Request) -> Response:
     ask = parse_moves(await read_body(request, kelime.settings.search_body_bytes,
                                       advice=ADVICE), kelime.settings)
     lex, _, spot = _position(kelime, ask)
-    rack = read_rack(ask.rack, spot)
+    rack = read_rack(ask.rack, spot, ask.what_if)
     limit = LIMITS.default_results if ask.limit is None else ask.limit
 
     def work() -> dict:
