@@ -310,14 +310,16 @@ class MovesAsk(Body):
     example: ClassVar[str] = ('{"game": "kelimelik", "board": [["", …] × 15] × 15, '
                               '"rack": "kale?ab"}')
     codes: ClassVar[dict[str, str]] = {"board": "invalid_board", "rack": "invalid_rack",
-                                       "limit": "invalid_option"}
+                                       "limit": "invalid_option", "what_if": "invalid_option"}
 
     board: Board
-    rack: Annotated[str, Meta(description="The rack: letters of the game (either case), `?` "
-                                          "a blank.")]
+    rack: Annotated[str, Meta(description=(
+        "The rack: letters of the game (either case), `?` a blank; one the game deals (at "
+        "most 7 tiles, no more of a letter or blanks than its bag has), unless `what_if`."))]
     limit: Annotated[int | None, Meta(description="Moves to list, best first.")] = None
     lexicon: Name = None
     game: str | None = None
+    what_if: Annotated[bool, Meta(description=WHAT_IF)] = False
 
     def check(self, limits: Settings) -> None:
         check_name("lexicon", self.lexicon, "left out")

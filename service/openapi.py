@@ -145,15 +145,23 @@ def _by_game(games: dict[str, Game]) -> dict[Alphabet, list[str]]:
 def _dealt(game: Game, settings: Settings) -> tuple[str, ...]:
     """The patterns of the racks `game` deals (`kelime.anagram.deal`): its tiles, exactly
     its hand when fixed, its blanks, its makeup, no more of a letter than its bag has."""
-    alphabet, fixed = game_alphabet(game), game.fixed_hand
-    typed = typed_letters(alphabet)
     most = min(settings.max_rack_tiles, game.rack_size + game.discard)
     pairs = game.has_two_letter_tiles and settings.max_two_letter_tiles > 0
-    found = [rack_pattern(typed, most, pairs, game.rack_size if fixed else 1),
-             at_most("?", min(settings.max_blanks, game.blanks))]
+    return (rack_pattern(typed_letters(game_alphabet(game)), most, pairs,
+                         game.rack_size if game.fixed_hand else 1),
+            at_most("?", min(settings.max_blanks, game.blanks)), *_makeup(game, most))
+
+
+def _makeup(game: Game, most: int) -> tuple[str, ...]:
+    """The patterns of a rack's makeup in `game` (`kelime.anagram.deal`): its kinds of tiles
+    (exactly when the hand is fixed), no more of a letter than its bag has (when that is
+    fewer than `most`, the tiles a rack may hold)."""
+    alphabet, fixed = game_alphabet(game), game.fixed_hand
+    typed = typed_letters(alphabet)
     vowels = "".join(c for c in typed if normalize(c, alphabet) in VOWELS)
     kinds = {"vowels": vowels, "consonants": "".join(c for c in typed if c not in vowels),
              "blanks": "?"}
+    found = []
     for key, n in (game.composition or {}).items():
         least = n if fixed else 0
         found.append(brackets(least, n) if key == "two_letter" else counted(kinds[key], least, n))
@@ -200,10 +208,17 @@ def _word_rules(games: dict[str, Game], default: str) -> list[dict]:
         for alphabet, names in groups.items()]
 
 
+def board_rack(typed: str, tiles: int) -> str:
+    """A board game's rack: up to `tiles` tiles, letters or `?` (spaces around trimmed)."""
+    return f"^{_spaces()}(?:{_class(typed)}|\\?){{0,{tiles}}}{_spaces()}$"
+
+
 def board_bodies(play: dict, moves: dict, games: dict[str, Game]) -> None:
     """What the board games allow, merged into the bodies of /v1/play and /v1/moves: the
-    board's size, the letters of a cell, a tile and a rack, the blanks of a rack. A tile on
-    a taken square, or two on one square, no schema can say: the message does (422)."""
+    board's size, the letters of a cell, a tile and a rack, the blanks of a rack; and, per
+    game, unless the moves body asks `what_if`, the racks it deals (`_makeup`: kelimelik's
+    bag has one j). A tile on a taken square, or two on one square, no schema can say: the
+    message does (422)."""
     boards = [g for g in games.values() if g.board is not None and g.board.bonuses]
     if not boards:
         return
@@ -215,11 +230,20 @@ def board_bodies(play: dict, moves: dict, games: dict[str, Game]) -> None:
     square = {"minimum": 0, "maximum": max(sizes) - 1}
     merge(play, {"properties": {"board": board, "tiles": {"maxItems": tiles, "items": {
         "properties": {"row": square, "col": square, "letter": {"pattern": f"^{letters}$"}}}}}})
-    typed = _class("".join(dict.fromkeys(c for g in boards
-                                         for c in typed_letters(game_alphabet(g)))))
+    typed = "".join(dict.fromkeys(c for g in boards for c in typed_letters(game_alphabet(g))))
     merge(moves, {"properties": {"board": board, "rack": {  # read as anagram's: either case
-        "pattern": f"^{_spaces()}(?:{typed}|\\?){{0,{tiles}}}{_spaces()}$",
+        "pattern": board_rack(typed, tiles),
         "allOf": [{"pattern": at_most("?", max(g.blanks for g in boards))}]}}})
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for g in boards:  # the racks each game deals: the search's bound is the hard one above
+        dealt = (board_rack(typed_letters(game_alphabet(g)), g.rack_size),
+                 at_most("?", g.blanks), *_makeup(g, g.rack_size))
+        groups.setdefault(dealt, []).append(g.name)
+    for patterns, names in groups.items():
+        rule = _when("game", names, DEFAULT_GAME, {"properties": {
+            "rack": {"allOf": [{"pattern": p} for p in patterns]}}})
+        rule["if"]["properties"]["what_if"] = {"const": False}
+        merge(moves, {"allOf": [rule]})
 
 
 def plain_paths(settings: Settings, games: dict[str, Game]) -> dict:

@@ -87,6 +87,28 @@ def test_moves_json_is_the_api_answer(data_dir, api, board_file, rack, lines, bo
     assert reply.json()["count"] > 0
 
 
+def test_a_rack_the_game_cannot_deal_exits_2_unless_what_if(data_dir, api, board_file):
+    """Two j's (kelimelik's bag has one) are refused as POST /v1/moves refuses them: exit 2,
+    the API's error object with --json, a sentence naming --what-if without; --what-if
+    answers as `"what_if": true` does. More tiles than a rack holds stay refused (exit 2)."""
+    args = ["moves", "jjev", board_file(board_lines()), "--data", str(data_dir)]
+    body = {"game": "kelimelik", "board": [[""] * 15 for _ in range(15)], "rack": "jjev"}
+    run = subprocess.run([*KELIME, *args], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == "", run
+    assert run.stderr.startswith("Error: Kelimelik's bag has 1 j; this rack has 2")
+    assert "--what-if in the CLI" in run.stderr, run.stderr
+    refused = kelime(data_dir, *args[:3], "--json")
+    reply = api.post("/v1/moves", json=body)
+    assert reply.status_code == 422 and reply.json()["error"]["code"] == "rack_not_dealt"
+    assert refused.exit_code == 2 and json.loads(refused.output) == reply.json()
+    answered = kelime(data_dir, *args[:3], "--what-if", "--json")
+    reply = api.post("/v1/moves", json={**body, "what_if": True})
+    assert reply.status_code == 200 and reply.json()["count"] > 0, reply.text
+    assert answered.exit_code == 0 and json.loads(answered.output) == reply.json()
+    over = kelime(data_dir, "moves", "kitapeve", "--what-if", "--json")
+    assert over.exit_code == 2 and json.loads(over.output)["error"]["code"] == "over_limit"
+
+
 @pytest.mark.parametrize("tiles, sent, status", [
     ("8,8,t", [{"row": 8, "col": 8, "letter": "t"}], 0),  # at, down from kitap's a
     ("8,8,T", [{"row": 8, "col": 8, "letter": "t", "blank": True}], 0),  # a blank t
@@ -240,9 +262,9 @@ def test_the_commands_run_as_a_real_process(data_dir):
 
 
 def test_no_move_and_no_move_listed_are_told_apart(data_dir, board_file):
-    none = kelime(data_dir, "moves", "ğğ", board_file(KITAP))
+    none = kelime(data_dir, "moves", "ğö", board_file(KITAP))  # (the bag has one ğ)
     assert none.exit_code == 0 and none.output.splitlines()[:2] == [
-        "ğğ · kelimelik · 0 moves",
+        "ğö · kelimelik · 0 moves",
         "  (no legal move: no word of the lexicon fits the board with these tiles)"]
     unlisted = kelime(data_dir, "moves", "kat??", board_file(KITAP), "--limit", "0")
     assert unlisted.exit_code == 0 and unlisted.output.splitlines()[0] == \

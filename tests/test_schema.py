@@ -274,6 +274,35 @@ def test_each_lexicon_and_game_has_its_own_rack_rule(live):
     assert not validator.is_valid({"rack": "xweş", "lexicon": "ku", "game": "kelimatik"})
 
 
+def test_the_moves_rack_is_one_the_game_deals_unless_what_if(live):
+    """/v1/moves' body says what the server refuses: a rack the game cannot deal (two j's,
+    kelimelik's bag has one; Sözce's counts are not known) unless what_if, and more tiles
+    or blanks than a rack holds (413) whatever what_if says; its 422 answers name
+    `rack_not_dealt`."""
+    api, schema = live
+    validator = body_validator(schema, "/v1/moves")
+    board = [[""] * 15 for _ in range(15)]
+    assert not validator.is_valid({"board": board, "rack": "jJkale", "game": "kelimelik"})
+    assert validator.is_valid({"board": board, "rack": "jJkale", "game": "sozce"})
+    for game in ("kelimelik", "sozce"):
+        assert validator.is_valid({"board": board, "rack": "kaj?e?L", "game": game})
+        assert validator.is_valid({"board": board, "rack": "jJkale", "game": game,
+                                   "what_if": True})
+        for rack in ("kalemize", "kale???"):
+            for what_if in (False, True):
+                ask = {"board": board, "rack": rack, "game": game, "what_if": what_if}
+                assert not validator.is_valid(ask), ask
+    assert not validator.is_valid({"board": board, "rack": "jj"})  # kelimelik by default
+    assert validator.is_valid({"board": board, "rack": "jj", "what_if": True})
+    for rack, what_if, status in (("jjkale", False, 422), ("jjkale", True, 200),
+                                  ("kalemize", True, 413)):
+        reply = api.post("/v1/moves", json={"board": board, "rack": rack, "what_if": what_if})
+        assert reply.status_code == status, reply.text
+    answers = schema["paths"]["/v1/moves"]["post"]["responses"]
+    assert "`rack_not_dealt`" in answers["422"]["description"]
+    assert "what_if" in answers["413"]["description"]
+
+
 def test_the_rack_letters_are_what_normalisation_reads():
     typed = typed_letters(TURKISH)
     assert all(normalize(ch) in TURKISH.letter_set for ch in typed)

@@ -8,6 +8,10 @@
         ├── BoardRackError    invalid_rack    a rack that is not the game's letters and `?`
         └── BoardOverLimit    over_limit      (413) a rack of more tiles or blanks than the
                                               game's
+
+A rack the game cannot deal (two j's in kelimelik) is the anagram's `RackNotDealt`
+(``rack_not_dealt``, 422: `kelime.anagram.deal`), raised by `moves.read_rack` unless it is
+asked "what if"; BoardOverLimit holds either way.
 """
 
 from __future__ import annotations

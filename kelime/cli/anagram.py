@@ -14,17 +14,11 @@ from .common import (
     lexicon_option,
     open_lexicon,
     print_json,
+    what_if_option,
 )
 
 json_option = json_flag("Print exactly what the HTTP API answers (an error as its error "
                         "object).")
-
-
-what_if_option = click.option(
-    "--what-if", is_flag=True,
-    help="Answer a rack the game cannot deal (a Kelimatik rack that is not 5 consonants, 3 "
-         "vowels, 1 two-letter tile and 1 joker; a Harfbank hand of other than 14 or 15 "
-         "tiles) instead of refusing it (exit 2).")
 
 
 def exclude_list(ctx, param, value: tuple[str, ...]) -> list[str] | None:

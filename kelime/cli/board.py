@@ -23,6 +23,7 @@ from .common import (
     lexicon_option,
     open_lexicon,
     print_json,
+    what_if_option,
 )
 
 LIMITS = BoardLimits()
@@ -105,13 +106,16 @@ board_argument = BoardFile("r", encoding="utf-8", lazy=False)
 @game_option
 @click.option("--limit", "-n", type=click.IntRange(0, LIMITS.results),
               default=LIMITS.default_results, show_default=True, help="How many moves to list.")
+@what_if_option
 @lexicon_option
 @data_option
 @json_flag("Print exactly what POST /v1/moves answers (an error as its error object).")
-def moves(rack, board, game, limit, lexicon, data, as_json) -> None:
+def moves(rack, board, game, limit, what_if, lexicon, data, as_json) -> None:
     """The best moves of RACK on the board in BOARD (a file, or - for standard input).
 
-    RACK is the game's letters, ? a blank (quote it). BOARD is 15 lines of 15 squares: .
+    RACK is the game's letters, ? a blank (quote it): a rack the game deals (two j's in
+    kelimelik, whose bag has one, are refused, exit 2) unless --what-if; more tiles or
+    blanks than a rack holds are refused either way. BOARD is 15 lines of 15 squares: .
     an empty one, a letter a tile, an upper-case letter a blank (İ a blank i, I a blank ı);
     or the API's JSON board. Without BOARD (or with an empty one) it is the first play.
     Each move: its score, word, first square and direction, the tiles to lay (as `kelime
@@ -132,7 +136,7 @@ def moves(rack, board, game, limit, lexicon, data, as_json) -> None:
     spot = read_board_file(board, profile)
     lex = open_lexicon(data, lexicon, profile)
     plays(profile, lex.alphabet)
-    tiles = read_rack(rack, spot)
+    tiles = read_rack(rack, spot, what_if)
     found = find_moves(spot, tiles, lex.board_graph, LIMITS)
     answer = {"lexicon": lex.info, **found.as_dict(limit)}
     if as_json:

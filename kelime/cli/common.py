@@ -144,6 +144,13 @@ def _remember_json(ctx: click.Context, param, value: bool) -> bool:
     return value
 
 
+what_if_option = click.option(
+    "--what-if", is_flag=True,
+    help="Answer a rack the game cannot deal (a Kelimatik rack that is not 5 consonants, 3 "
+         "vowels, 1 two-letter tile and 1 joker; a Harfbank hand of other than 14 or 15 "
+         "tiles; two j's in kelimelik, whose bag has one) instead of refusing it (exit 2).")
+
+
 def json_flag(help: str):
     """A ``--json`` flag whose errors, too, are printed as JSON."""
     return click.option("--json", "as_json", is_flag=True, is_eager=True,

@@ -62,13 +62,15 @@ async def play_post(request: Request) -> Response:
 
 async def moves_post(request: Request) -> Response:
     """The legal moves of the rack on the board, best first (score, then row, column,
-    across before down, word, tiles), each with its tiles, words and score."""
+    across before down, word, tiles), each with its tiles, words and score. A rack the game
+    cannot deal (two j's in kelimelik, 8 tiles) is refused, 422 `rack_not_dealt`, unless
+    `"what_if": true`."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
     ask = parse_moves(await read_body(request, kelime.settings.search_body_bytes,
                                       advice=ADVICE), kelime.settings)
     lex, _, spot = _position(kelime, ask)
-    rack = read_rack(ask.rack, spot)
+    rack = read_rack(ask.rack, spot, ask.what_if)
     limit = LIMITS.default_results if ask.limit is None else ask.limit
 
     def work() -> dict:
@@ -115,11 +117,14 @@ def warm(pins: Pins, games: Iterable[Game], default_lexicon: str) -> None:
 routes = [NamedRoute(PLAY, play_post, methods=["POST"]),
           NamedRoute(MOVES, moves_post, methods=["POST"])]
 
-_ERRORS = {"413": {"description": "A rack of more tiles or blanks than the game's, or a "
+_ERRORS = {"413": {"description": "A rack of more tiles or blanks than the game's rack "
+                                  "holds (with `what_if` too: the search's own bound), or a "
                                   "body over its size."},
            "422": {"description": "A board, tiles, rack or option that cannot be read "
                                   "(`invalid_board`, `invalid_tiles`, `invalid_rack`, "
-                                  "`invalid_option`); the message names the square."},
+                                  "`invalid_option`; the message names the square), or a "
+                                  "rack the game cannot deal (`rack_not_dealt`, /v1/moves: "
+                                  "send `\"what_if\": true` to ask anyway)."},
            "503": {"description": "Busy (`Retry-After`)."}}
 EXAMPLE_BOARD = [[""] * 15 for _ in range(15)]
 
