@@ -15,8 +15,9 @@ connection, a few unrecorded requests first. The brute force as the issue define
 brute force of tests/board_brute.py trying every word of the slot's length, seconds a
 question) on the first positions (0, 1 and 2 blanks), and the tests' own brute force
 (words looked up by their fixed letters) on those without two blanks: their medians
-against the engine's on the same questions. Goals: over HTTP, p99 ≤ 50 ms without blanks
-and ≤ 250 ms with two; ≥ 100× faster than the brute force.
+against the engine's on the same questions (each the median of its 5 runs). Goals: over
+HTTP, p99 ≤ 50 ms without blanks and ≤ 250 ms with two; ≥ 100× faster than the brute
+force.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from tests.board_brute import brute_moves  # noqa: E402
 GAME = GAMES["kelimelik"]
 LIMIT = 20
 GOALS_MS = {0: 50.0, 2: 250.0}
+REPEATS = 5  # the engine's runs of each question the brute force answers
 
 
 def positions(graph, count: int, seed: int = 33) -> list[tuple[list[list[str]], str, int]]:
@@ -95,10 +97,13 @@ def brute(words: list[str], asked, count: int, naive: bool = False,
         start = time.perf_counter()
         expected = brute_moves(board, blank_squares, GAME, lexicon, rack)
         slow.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        found = moves(Position.read(board, GAME), rack, graph, limit=LIMIT)
-        found.as_dict(LIMIT)
-        fast.append(time.perf_counter() - start)
+        runs = []
+        for _ in range(REPEATS):  # (a question of ~50 ms against one of seconds: the
+            start = time.perf_counter()  # median of a few, so that one pause of the
+            found = moves(Position.read(board, GAME), rack, graph, limit=LIMIT)  # machine
+            found.as_dict(LIMIT)  # is not the engine's time)
+            runs.append(time.perf_counter() - start)
+        fast.append(statistics.median(runs))
         if found.count != len(expected):
             raise SystemExit(f"the engine found {found.count} moves of {rack!r} and the "
                              f"brute force {len(expected)}: a bug (tests/test_board.py)")

@@ -11,6 +11,8 @@ once) or the tiles already there, extended rightwards through the anchor as long
 letters so far begin a word of the lexicon: a walk down its word graph
 (`kelime.board.graph`, built once per loaded lexicon), which gives the letters that may
 follow at once (a trie's ``has_keys_with_prefix`` per letter was ~10× slower with blanks).
+Below or above a tile, only the left parts that a letter the anchor's cross-check allows
+may follow are tried (the parts are indexed by the letters that may come next).
 Before a tile, where most left parts lead nowhere (2 % of them made a move), the word grows
 leftwards from the anchor instead (`Graph.before`, the first half of a GADDAG). A placement
 is scored once, each choice of the tiles that are blanks by what those would have added;
@@ -156,13 +158,31 @@ class _LeftParts:
     def __init__(self, root: Node, rack: Counter[str], budget: list[int]):
         self.rack, self.tiles, self.budget = defaultdict(int, rack), rack.total(), budget
         self.lengths: list[list[Part]] = [[(root, [], {})]]
+        self.indexes: list[dict[str, list[Part]]] = []
 
     def upto(self, room: int) -> Iterator[Part]:
         """The parts of at most `room` tiles (one fewer than the rack's: the anchor needs one)."""
         for length in range(min(room, self.tiles - 1) + 1):
-            if length == len(self.lengths):
-                self.lengths.append(self.longer(self.lengths[-1]))
-            yield from self.lengths[length]
+            yield from self.of_length(length)
+
+    def of_length(self, length: int) -> list[Part]:
+        while length >= len(self.lengths):
+            self.lengths.append(self.longer(self.lengths[-1]))
+        return self.lengths[length]
+
+    def before(self, room: int) -> Iterator[dict[str, list[Part]]]:
+        """For each length of part up to `room` (as `upto`): letter → the parts it may follow
+        in a word, so that an anchor whose cross-check allows a few letters meets only the
+        parts that may go on through it."""
+        for length in range(min(room, self.tiles - 1) + 1):
+            if length == len(self.indexes):
+                index: dict[str, list[Part]] = defaultdict(list)
+                for part in self.of_length(length):
+                    for ch in part[0]:
+                        if ch != END:
+                            index[ch].append(part)
+                self.indexes.append(index)
+            yield self.indexes[length]
 
     def longer(self, parts: list[Part]) -> list[Part]:
         """The parts one tile longer than `parts`: a letter's own tile while the rack has
@@ -181,8 +201,8 @@ class _LeftParts:
 
 
 #: The choices of a placement's tiles that are blanks (`blank_choices`), kept by the
-#: placement's shape (and how short of each letter it is), and by its tiles' letters.
-Memo = tuple[dict[tuple[Any, ...], list[tuple[int, ...]]], dict[str, list[tuple[int, ...]]]]
+#: placement's shape (and how short of each letter it is).
+Memo = dict[tuple[Any, ...], list[tuple[int, ...]]]
 
 
 @dataclass
@@ -231,10 +251,12 @@ class _Line:
         self.ones: list[tuple[Key, int]] = []           # one tile's, with its other word's length
         self.row_at, self.grid = 0, letters[0]
         self.cross: list[set[str] | None] = []
+        self.cross_order: list[list[str] | None] = []  # (its letters, in the game's order)
+        self.alphabet = list(spot.game.letter_values)
         self.cross_sum: list[int | None] = []
         self.cross_length: list[int] = []
         self.parts = parts
-        self.choices, self.letters_choices = memo  # (both directions': one rack)
+        self.choices = memo  # (both directions': one rack)
         # a blank never scores more than the letter it stands for (0 against 1 or more):
         # a placement scoring under the best kept has no choice of blanks among them
         self.blanks_cost = all(v >= spot.game.blank_value for v in spot.game.letter_values.values())
@@ -265,6 +287,8 @@ class _Line:
         self.row_at, self.grid = row, grid
         self.cross_sum, self.cross_length = [None] * self.size, [1] * self.size
         self.cross = [None if grid[c] else self.cross_set(row, c) for c in range(self.size)]
+        self.cross_order = [None if a is None else [ch for ch in self.alphabet if ch in a]
+                            for a in self.cross]
         previous = -1
         for anchor in anchors:
             if anchor > 0 and grid[anchor - 1]:
@@ -276,16 +300,32 @@ class _Line:
                     self.extend(node, start, anchor, anchor, [])
             elif anchor + 1 < self.size and grid[anchor + 1]:
                 self.leftwards(anchor, anchor - previous - 1)
+            elif (allowed := self.cross_order[anchor]) is None:  # the first move
+                for node, placed, _ in self.parts.upto(anchor - previous - 1):
+                    self.through(node, anchor - len(placed), anchor, anchor, placed)
             else:
-                room, allowed, rack = anchor - previous - 1, self.cross[anchor], self.rack
-                for node, placed, used in self.parts.upto(room):
-                    if allowed is not None:  # can a tile left in the rack take the anchor?
-                        fits = node.keys() & allowed
-                        if not fits or (used.get(BLANK, 0) >= rack[BLANK] and not any(
-                                rack[ch] > used.get(ch, 0) for ch in fits)):
-                            continue
-                    self.through(node, anchor, placed)
+                self.before_anchor(anchor, anchor - previous - 1, allowed)
             previous = anchor
+
+    def before_anchor(self, anchor: int, room: int, letters: list[str]) -> None:
+        """The moves through `anchor` (a tile above or below it, none beside it): each left
+        part that a letter its cross-check allows may follow, that letter on the anchor
+        (a tile the part left in the rack: the letter's own, else a blank), extended."""
+        rack, budget = self.rack, self.budget
+        for index in self.parts.before(room):
+            for ch in letters:
+                for node, placed, used in index.get(ch, ()):
+                    if rack[ch] > used.get(ch, 0):
+                        blank = False
+                    elif rack[BLANK] > used.get(BLANK, 0):
+                        blank = True
+                    else:
+                        continue
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        raise _Cut
+                    self.through(node[ch], anchor - len(placed), anchor + 1, anchor,
+                                 [*placed, (ch, blank)])
 
     def leftwards(self, anchor: int, room: int) -> None:
         """The moves through `anchor` when a tile lies right of it. Trying every left part
@@ -369,16 +409,15 @@ class _Line:
                 self.keep((-score, *self.first(start), self.transposed,
                            self.word(start, end, placed), self.laid(placed, ())))
             return
-        letters = "".join([p[2] for p in placed])
-        if (choices := self.letters_choices.get(letters)) is None:
-            labels = dict[str, str]()
-            shape = "".join(labels.setdefault(ch, str(len(labels)))
-                            if letters.count(ch) > rack[ch] else BLANK for ch in letters)
-            short = {label: letters.count(ch) - rack[ch] for ch, label in labels.items()}
-            if (choices := self.choices.get((shape, *short.values()))) is None:
-                choices = self.choices[(shape, *short.values())] = blank_choices(
-                    shape, short, rack[BLANK])
-            self.letters_choices[letters] = choices
+        # the letters its own tiles ran short of are the tiles laid as blanks: at least as
+        # many of those letters' tiles must be blanks (labelled 0, 1… in `blank_choices`)
+        forced = [p[2] for p in placed if p[3]]
+        labels = {x: str(i) for i, x in enumerate(dict.fromkeys(forced))}
+        shape, short = "".join([labels.get(p[2], BLANK) for p in placed]), [
+            forced.count(x) for x in labels]
+        if (choices := self.choices.get((shape, *short))) is None:
+            choices = self.choices[(shape, *short)] = blank_choices(
+                shape, dict(zip(labels.values(), short)), rack[BLANK])
         if many and self.blanks_cost and -score > kept.bar:
             kept.count += len(choices)  # none of them among the best, blanks or not
             return
@@ -423,13 +462,15 @@ class _Line:
             col = key[5][0][0] if self.transposed else key[5][0][1]
             self.ones.append((key, self.cross_length[col]))
 
-    def through(self, node: Node, anchor: int, placed: list[tuple[str, bool]]) -> None:
-        """A left part's tiles laid before `anchor`, extended through it."""
-        start, rack = anchor - len(placed), self.rack
+    def through(self, node: Node, start: int, col: int, anchor: int,
+                placed: list[tuple[str, bool]]) -> None:
+        """Tiles laid from `start` to before `col` (a left part; the anchor's too when `col`
+        is past it), extended from `col`."""
+        rack = self.rack
         for ch, blank in placed:
             rack[BLANK if blank else ch] -= 1
         try:
-            self.extend(node, start, anchor, anchor,
+            self.extend(node, start, col, anchor,
                         [(self.row_at, start + i, ch, b) for i, (ch, b) in enumerate(placed)])
         finally:
             for ch, blank in placed:
@@ -451,7 +492,8 @@ class _Line:
             self.record(start, col, placed)
         if col == size:
             return
-        allowed, rack, row, budget = self.cross[col], self.rack, self.row_at, self.budget
+        rack, row, budget = self.rack, self.row_at, self.budget
+        allowed = self.cross[col]
         for ch, child in node.items():
             if ch == END or (allowed is not None and ch not in allowed):
                 continue
@@ -530,7 +572,7 @@ def moves(spot: Position, rack: str | Counter[str], root: Graph,
     budget, kept = [limits.work], _Kept(limit)
     ones: dict[Laid, tuple[Key, int]] = {}
     complete, parts = True, _LeftParts(root, tiles, budget)
-    memo: Memo = ({}, {})
+    memo: Memo = {}
     try:
         for transposed in (False, True):
             _search(spot, root, tiles, budget, transposed, kept, ones, parts, memo)
