@@ -141,11 +141,14 @@ def row(name: str, values: list[float], goal: float | None = None,
     return f"{name:<34} {len(values):>4}  median {median:8.1f} ms  p99 {worst:8.1f} ms{verdict}"
 
 
-def ratio(name: str, slow: list[float], fast: list[float], racks: str) -> str:
+def ratio(name: str, slow: list[float], fast: list[float], racks: str,
+          goal: bool = False) -> str:
+    """The engine against a brute force; `goal`: the issue's (≥ 100× its naive one)."""
     times = statistics.median(slow) / statistics.median(fast)
+    verdict = f" (goal ≥ 100×: {'met' if times >= 100 else 'NOT met'})" if goal else ""
     return (f"{name}, {len(slow)} questions ({racks}): median "
             f"{statistics.median(slow) * 1e3:.0f} ms against {statistics.median(fast) * 1e3:.1f}"
-            f" ms: {times:.0f}× (goal ≥ 100×: {'met' if times >= 100 else 'NOT met'})")
+            f" ms: {times:.0f}×{verdict}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -181,7 +184,8 @@ def main(argv: list[str] | None = None) -> None:
     for blanks in (0, 1, 2):
         each = [times[blanks] for times in served]
         print(row(f"POST /v1/moves, {blanks} blank(s)", each[0], GOALS_MS.get(blanks), each))
-    print(ratio("brute force, every word that fits", naive_slow, naive_fast, "0–2 blanks"))
+    print(ratio("brute force, every word that fits", naive_slow, naive_fast, "0–2 blanks",
+                goal=True))
     print(ratio("brute force, words by letter", slow, fast, "0–1 blank"))
     if errors:
         print(f"{len(errors)} answers were not 200; the first: {errors[0]}")
