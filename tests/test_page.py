@@ -1173,9 +1173,9 @@ def test_a_board_typed_in_square_by_square_and_only_for_board_games(browser, sit
 
 @needs_browser
 def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
-    """A pasted text of the wrong shape or character, a rack longer than the game's (the
-    API's over_limit) and a cell the API refuses (invalid_board) are sentences naming the
-    line, the figure or the square."""
+    """A pasted text of the wrong shape or character, a rack longer than the game deals
+    (rack_not_dealt; asked anyway, the search's own bound: over_limit) and a cell the API
+    refuses (invalid_board) are sentences naming the line, the figure or the square."""
     open_page(browser, site, "?rack=kalemkita")
     paste_board(browser, "\n".join(BOARD_TEXT.splitlines()[:14]))
     error = browser.find_element("css selector", "#board-out .error").text
@@ -1190,8 +1190,14 @@ def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
     browser.find_element("id", "moves-go").click()
     settle(browser)
     error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Kelimelik elde en çok 7 taş dağıtır; bu ıstakada 9 taş "
+                            "var: 2 taşı çıkarın."), error
+    browser.find_element("css selector", "#board-out .what-if-go").click()
+    settle(browser)
+    error = browser.find_element("css selector", "#board-out .error").text
     assert error.startswith("Hata: Bu oyunun ıstakası en çok 7 taş, 2 joker alır: fazlasını "
                             "çıkarın."), error
+    assert browser.find_elements("css selector", "#board-out .what-if-go") == []
     browser.execute_script("""window.fetch = async () => new Response(JSON.stringify({error: {
         code: "invalid_board", message: "the cell at row 3, column 4 is 'x'",
         details: {row: 3, col: 4}}}), {status: 422, headers: {"Content-Type": "application/json"}});""")
@@ -1200,6 +1206,35 @@ def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
     error = browser.find_element("css selector", "#board-out .error").text
     assert error.startswith("Hata: Tahtanın 4. satır, 5. sütunundaki kare okunamadı"), error
     browser.refresh()
+
+
+@needs_browser
+def test_a_rack_the_game_cannot_deal_can_be_asked_anyway_on_the_board(browser, site):
+    """POST /v1/moves refuses a rack the game cannot deal (two j's: kelimelik's bag has one),
+    as the anagram does; the page says why in Turkish and offers "Yine de dene": the same
+    question with "what_if": true, its moves listed and marked as a what if."""
+    open_page(browser, site, "?rack=jjale")
+    paste_board(browser, BOARD_TEXT)
+    browser.find_element("id", "moves-go").click()
+    settle(browser)
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Kelimelik torbasında 1 tane j var; bu ıstakada 2 var: "
+                            "taşları düzeltin."), error
+    assert browser.find_elements("css selector", "#moves .move") == []
+    browser.find_element("css selector", "#board-out .what-if-go").click()
+    settle(browser)
+    asked = httpx.post(f"{site}/v1/moves", json={
+        "game": "kelimelik", "board": board_cells(BOARD_TEXT), "rack": "jjale", "limit": 20,
+        "what_if": True}).json()
+    assert asked["moves"], asked
+    listed = browser.find_elements("css selector", "#moves .move")
+    assert [(b.get_attribute("data-word"), int(b.get_attribute("data-score")))
+            for b in listed] == [(m["word"], m["score"]) for m in asked["moves"]]
+    assert browser.find_element("css selector", "#board-out .what-if").text.startswith(
+        "Bu oyunun dağıtmayacağı taşlarla (ya öyle olsaydı):")
+    browser.find_element("id", "moves-go").click()  # asked again: the game's rule again
+    settle(browser)
+    assert browser.find_elements("css selector", "#board-out .what-if-go")
 
 
 @needs_browser

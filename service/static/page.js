@@ -543,13 +543,15 @@
   }
   // A rack the game cannot deal may still be asked about, on purpose: "what_if": true.
   const asked = (s) => (s.whatIf ? {what_if: true} : {});
-  function whatIfButton(error, s) {
+  function whatIfButton(error, s, again = () => runRack({...state(), whatIf: true})) {
     if (!error || error.code !== "rack_not_dealt" || s.whatIf) return null;
     const button = el("button", {type: "button", class: "what-if-go"}, t("what_if"), " ",
                       el("span", {class: "hint"}, t("what_if_hint")));
-    button.addEventListener("click", () => runRack({...state(), whatIf: true}));
+    button.addEventListener("click", again);
     return button;
   }
+  const whatIfShown = () => el("p", {class: "status what-if"}, t("what_if_shown"), " ",
+                               en("tiles this game does not deal: what if"));
   async function askRack(s, signal) {
     const {rack, game} = s;
     if (!rack) {  // an emptied rack says so, rather than clearing its answer without a word
@@ -570,8 +572,7 @@
       filtering ? filtered(s, patterns, lexicon, signal) : api("v1/anagram", {rack, game, lexicon, ...asked(s)}, signal),
       splitting ? api("v1/split", {rack, game, lexicon, ...asked(s)}, signal) : Promise.resolve(null)]);
     if (signal.aborted) return;
-    const parts = s.whatIf ? [el("p", {class: "status what-if"}, t("what_if_shown"), " ",
-                                      en("tiles this game does not deal: what if"))] : [];
+    const parts = s.whatIf ? [whatIfShown()] : [];
     if (splitting) {  // Harfbank's own question first: can the hand be laid out whole?
       if (split.status === "fulfilled") parts.push(splitBlock(split.value, rack, game));
       else if (anagram.status === "fulfilled") parts.push(errorBox(split.reason));
@@ -807,7 +808,7 @@
     button.addEventListener("click", () => choose(index));
     return el("li", {}, button);
   }
-  async function askMoves() {
+  async function askMoves(whatIf = false) {  // whatIf: a rack the game cannot deal, anyway
     const game = gameSelect.value, rack = rackInput.value.replace(/\s/g, "");
     if (!rack) {
       forgetMoves();
@@ -825,11 +826,13 @@
     const board = cells.map((row) => row.map((cell) => (cell === "?" ? "" : cell)));
     try {
       const reply = await api("v1/moves", {game, board, rack, limit: MOVES_SHOWN,
-                                           lexicon: lexSelect.value || undefined}, signal);
+                                           lexicon: lexSelect.value || undefined,
+                                           ...asked({whatIf})}, signal);
       shownMoves = reply.moves;
       const summary = t("n_moves", {n: reply.count}) + (reply.truncated ? t("moves_first_shown", {shown: reply.moves.length}) : "");
       announce("board", summary);
       boardOut.replaceChildren(...[
+        whatIf ? whatIfShown() : null,
         reply.moves.length
           ? el("p", {class: "summary"}, summary, " ", en(`${reply.count} moves, best first`))
           : status(t("no_moves"), "no moves with this rack on this board"),
@@ -840,12 +843,15 @@
           version: reply.lexicon.version, game: gameName(game)}))].filter(Boolean));
       choose(0);
     } catch (e) {
-      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
+      if (!aborted(e)) {
+        boardOut.replaceChildren(...[errorBox(e), whatIfButton(e, {whatIf}, () => askMoves(true))]
+                                   .filter(Boolean));
+      }
     } finally {
       if (!signal.aborted) boardOut.removeAttribute("aria-busy");
     }
   }
-  $("moves-go").addEventListener("click", askMoves);
+  $("moves-go").addEventListener("click", () => askMoves());
   // POST /v1/play: the player's new tiles (typed with "Yeni taşlarım" ticked) on the board
   // without them; legal or why not, the words it forms, each valid or not, and its score.
   async function askPlay() {
@@ -886,7 +892,10 @@
         el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: reply.lexicon.name,
           version: reply.lexicon.version, game: gameName(game)})));
     } catch (e) {
-      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
+      if (!aborted(e)) {
+        boardOut.replaceChildren(...[errorBox(e), whatIfButton(e, {whatIf}, () => askMoves(true))]
+                                   .filter(Boolean));
+      }
     } finally {
       if (!signal.aborted) boardOut.removeAttribute("aria-busy");
     }
