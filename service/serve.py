@@ -9,7 +9,8 @@ serve (`reload.py`).
 - SIGHUP reloads in place (none restarted), taken from the first lines of `kelime serve` on
   (held back until gunicorn is ready: `kelime.cli`); workers ignore it, so one sent to the
   process group is a reload.
-  gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU).
+  gunicorn's other signals keep their meaning (TERM, INT, QUIT, TTIN, TTOU); TTIN and TTOU
+  sent while it starts are held back too, and are gunicorn's once it is ready.
 - gunicorn replaces a worker that exits, and kills and replaces one that misses its
   heartbeat for KELIME_WORKER_TIMEOUT s (hung, SIGSTOPped); a worker whose master died stops.
 - The runtime folder (/tmp/kelime-serve-PID-*): the pins, what each worker serves, the
@@ -94,10 +95,12 @@ class Serve(BaseApplication):
 
     def when_ready(self, server) -> None:
         """SIGHUP is kelime's reload from now on (gunicorn's would restart every worker);
-        those held back while starting (`kelime.cli`): one, now."""
+        those held back while starting (`kelime.cli`): one, now. TTIN and TTOU held back
+        too: gunicorn's (a worker more, one fewer)."""
         self.arbiter = server
         signal.signal(signal.SIGHUP, self.hangup)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTTIN,
+                                                    signal.SIGTTOU})  # as kelime.cli blocks
 
     def hangup(self, signum, frame) -> None:
         if os.getpid() != self.master:  # a worker just forked, before its own handlers

@@ -295,7 +295,7 @@ def test_the_moves_rack_is_one_the_game_deals_unless_what_if(live):
     assert not validator.is_valid({"board": board, "rack": "jj"})  # kelimelik by default
     assert validator.is_valid({"board": board, "rack": "jj", "what_if": True})
     for rack, what_if, status in (("jjkale", False, 422), ("jjkale", True, 200),
-                                  ("kalemize", True, 413)):
+                                  ("kalemize", True, 413), ("kalemize", False, 413)):
         reply = api.post("/v1/moves", json={"board": board, "rack": rack, "what_if": what_if})
         assert reply.status_code == status, reply.text
     answers = schema["paths"]["/v1/moves"]["post"]["responses"]

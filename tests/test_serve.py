@@ -230,6 +230,44 @@ def test_sighup_at_every_moment_of_start_up(tmp_path, to):
         stop(proc)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "workers", "then"), [(signal.SIGTTIN, 1, 2),
+                                                      (signal.SIGTTOU, 2, 1)])
+def test_ttin_or_ttou_while_starting_is_a_worker_more_or_fewer_once_it_serves(tmp_path, sig,
+                                                                            workers, then):
+    """TTIN (a worker more) or TTOU (one fewer) sent while `kelime serve` starts, in a
+    process group of the sender's session (`make serve` in a terminal, a script; not
+    systemd's, whose own session the kernel spares these): they stopped the master, the
+    default action, and it never listened. They are held back as SIGHUP is, and are
+    gunicorn's once it is ready."""
+    data = tmp_path / "data"
+    build(data)
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:
+        proc, port = start_kelime_serve("--data", str(data), "--workers", str(workers),
+                                        stdout=out, stderr=out, process_group=0,
+                                        env={**os.environ, "KELIME_ADMIN_TOKEN": TOKEN})
+    server = Server(proc, port, log)
+    try:
+        wait_for(lambda: takes_sighup(proc.pid), 30, server.log_text)  # its first lines
+        proc.send_signal(sig)
+        wait_for(lambda: state(proc.pid) == "T" or (
+            len(server.workers()) == then
+            and f"Handling signal: {sig.name[3:].lower()}" in server.log_text()), 60,
+            server.log_text)
+        assert state(proc.pid) != "T", f"{sig.name} stopped the master: {server.log_text()}"
+        assert request(port, "GET", "/readyz")[0] == 200, server.log_text()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGCONT)
+        stop(proc)
+
+
+def state(pid: int) -> str:
+    """The process's state letter (/proc/PID/stat): R, S, T (stopped), Z…"""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
 def takes_sighup(pid: int) -> bool:
     """Whether the process holds SIGHUP back or has a handler for it (/proc/PID/status,
     SigBlk or SigCgt bit 0)."""

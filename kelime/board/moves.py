@@ -120,9 +120,10 @@ def read_rack(rack: str, spot: Position, what_if: bool = False) -> Counter[str]:
     """A rack's tiles (letters of the game, ``?`` a blank), read as the anagram's racks are
     (NFC, trimmed, Turkish lower case, circumflexes folded: ``KALÂ?`` is ``kala?``) and
     refused as theirs are when the game cannot deal it (`kelime.anagram.deal`: RackNotDealt,
-    ``rack_not_dealt``, unless `what_if`: two j's in kelimelik, 8 tiles); BoardRackError or
-    BoardOverLimit (the search's own bound, `what_if` or not) says what else is wrong,
-    quoting at most the rack's start."""
+    ``rack_not_dealt``, unless `what_if`: two j's in kelimelik); BoardRackError or
+    BoardOverLimit (the search's own bound, checked first, as the anagram checks its own:
+    8 tiles or 3 blanks, `what_if` or not) says what else is wrong, quoting at most the
+    rack's start."""
     game = spot.game
     rack = normalize(rack, alphabet_of(game))
     odd = sorted({ch for ch in rack if ch != BLANK and ch not in game.letter_values})
@@ -131,14 +132,14 @@ def read_rack(rack: str, spot: Position, what_if: bool = False) -> Counter[str]:
                              f"a rack is letters of {game.name} "
                              f"({''.join(game.letter_values)}) and ? for a blank",
                              {"rack": rack[:40]})
-    if not what_if:
-        deal(Rack(tuple(rack)), game)  # one tile a character: a board game's are letters
     if len(rack) > game.rack_size or rack.count(BLANK) > game.blanks:
         raise BoardOverLimit(f"the rack {excerpt(rack)} has {len(rack)} tiles and "
                              f"{rack.count(BLANK)} blanks; a {game.name} rack holds at most "
                              f"{game.rack_size} tiles, {game.blanks} of them blanks",
                              {"rack": rack[:40], "rack_size": game.rack_size,
                               "blanks": game.blanks})
+    if not what_if:  # after the bound, as the anagram's: `what_if` could not lift that one
+        deal(Rack(tuple(rack)), game)  # one tile a character: a board game's are letters
     return Counter(rack)
 
 

@@ -12,8 +12,10 @@ import sys
 #: `kelime serve` takes SIGHUP for a reload from its first line on: one that comes while it
 #: starts is held back (blocked: the default action would kill it) until its workers run
 #: (`kelime.service.serve`), in every thread the start makes (numpy's first among them).
+#: So are TTIN and TTOU (a worker more, one fewer), whose default action stopped the master
+#: (state T, never listening) in a terminal's process group (`make serve`, a script).
 if sys.argv[1:2] == ["serve"]:
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGTTIN, signal.SIGTTOU})
 
 import click
 

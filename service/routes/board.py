@@ -63,8 +63,8 @@ async def play_post(request: Request) -> Response:
 async def moves_post(request: Request) -> Response:
     """The legal moves of the rack on the board, best first (score, then row, column,
     across before down, word, tiles), each with its tiles, words and score. A rack the game
-    cannot deal (two j's in kelimelik, 8 tiles) is refused, 422 `rack_not_dealt`, unless
-    `"what_if": true`."""
+    cannot deal (two j's in kelimelik) is refused, 422 `rack_not_dealt`, unless
+    `"what_if": true`; one past the search's bound (8 tiles, 3 blanks), 413 either way."""
     kelime = request.app.state.kelime
     refuse_query(request.scope)
     ask = parse_moves(await read_body(request, kelime.settings.search_body_bytes,
