@@ -158,6 +158,8 @@ def test_a_rack_the_game_cannot_deal_is_refused_as_the_anagram_refuses_it(http):
     ("/v1/play", {"board": empty_board(), "tiles": "e"}, 422, "invalid_tiles",
      "'tiles' must be"),
     ("/v1/moves", {"board": empty_board(), "rack": "kalex"}, 422, "invalid_rack", "'x'"),
+    ("/v1/moves", {"board": kal_board(), "rack": "  "}, 422, "invalid_rack",
+     "the rack is empty"),
     ("/v1/moves", {"board": empty_board(), "rack": "kale???", "what_if": True}, 413,
      "over_limit", "2 of them blanks"),
     ("/v1/moves", {"board": empty_board(), "rack": "kale???"}, 413, "over_limit",

@@ -126,6 +126,9 @@ def read_rack(rack: str, spot: Position, what_if: bool = False) -> Counter[str]:
     rack's start."""
     game = spot.game
     rack = normalize(rack, alphabet_of(game))
+    if not rack:  # (as the anagram's: no tiles is no question, not "no move")
+        raise BoardRackError(f"the rack is empty: a rack is letters of {game.name} "
+                             f"({''.join(game.letter_values)}) and ? for a blank", {"rack": ""})
     odd = sorted({ch for ch in rack if ch != BLANK and ch not in game.letter_values})
     if odd:
         raise BoardRackError(f"the rack {excerpt(rack)} has {', '.join(map(repr, odd[:10]))}: "
