@@ -209,8 +209,8 @@ def _word_rules(games: dict[str, Game], default: str) -> list[dict]:
 
 
 def board_rack(typed: str, tiles: int) -> str:
-    """A board game's rack: up to `tiles` tiles, letters or `?` (spaces around trimmed)."""
-    return f"^{_spaces()}(?:{_class(typed)}|\\?){{0,{tiles}}}{_spaces()}$"
+    """A board game's rack: 1 to `tiles` tiles, letters or `?` (spaces around trimmed)."""
+    return f"^{_spaces()}(?:{_class(typed)}|\\?){{1,{tiles}}}{_spaces()}$"
 
 
 def board_bodies(play: dict, moves: dict, games: dict[str, Game]) -> None:
