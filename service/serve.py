@@ -70,8 +70,8 @@ class Serve(BaseApplication):
                  runtime: Path, app: Callable[[Pins, Master], Any]):
         self.settings, self.binds, self.workers, self.pins = settings, binds, workers, pins
         self.runtime, self.app, self.holds = runtime, app, Holds()
-        self.hangups: list[int] = []
-        self.master, self.reloading, self.since = os.getpid(), False, time.monotonic()
+        self.master, self.reloading, self.again = os.getpid(), False, False
+        self.since = time.monotonic()
         self.arbiter: Any = None  # gunicorn's Arbiter, once it listens
         self.hold(pins)
         publish(runtime, pins, self.since, workers)
@@ -90,13 +90,11 @@ class Serve(BaseApplication):
                 self.cfg.set(name, value)
 
     def load(self):  # in each worker: the app the master prepared (`app.prepare`)
-        return self.app(self.pins, Master(self.master, self.runtime,
-                                          float(self.settings.worker_timeout)))
+        return self.app(self.pins, Master(self.master, self.runtime, self.settings.worker_timeout))
 
     def when_ready(self, server) -> None:
-        """SIGHUP is kelime's reload from now on (gunicorn's would restart every worker);
-        those held back while starting (`kelime.cli`): one, now. TTIN and TTOU held back
-        too: gunicorn's (a worker more, one fewer)."""
+        """SIGHUP is kelime's reload from now on (gunicorn's restarts every worker); those,
+        TTINs and TTOUs held back while starting (`kelime.cli`) arrive now."""
         self.arbiter = server
         signal.signal(signal.SIGHUP, self.hangup)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTTIN,
@@ -105,13 +103,13 @@ class Serve(BaseApplication):
     def hangup(self, signum, frame) -> None:
         if os.getpid() != self.master:  # a worker just forked, before its own handlers
             return
-        self.hangups.append(signum)
+        self.again = True
         if self.reloading:  # one more after the one under way
             return
         self.reloading = True
         try:
-            while self.hangups:
-                self.hangups.clear()
+            while self.again:
+                self.again = False
                 self.reload()
         except Exception:  # (in a signal handler, in gunicorn's loop): never stop serving
             log.exception("reload failed; still serving %s", self.pins.versions)
@@ -164,8 +162,7 @@ def run(settings: Settings, binds: list[str], workers: int) -> None:
         os.environ[METRICS] = str(runtime / "metrics")  # before prometheus_client loads
         from .app import prepare  # loaded once, here: the workers fork with it
 
-        pins, app = prepare(settings)  # no build to serve, a broken game profile or report
-        #                                store: the start stops, saying why
+        pins, app = prepare(settings)  # no build, a broken game or report store: it stops
         server = Serve(settings, binds, workers, pins, runtime, app)
         record = register(settings.data, runtime, binds)  # for `kelime reload`
         server.run()
