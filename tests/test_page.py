@@ -1200,6 +1200,10 @@ def test_a_board_that_cannot_be_read_says_what_to_fix(browser, site):
     settle(browser)
     error = browser.find_element("css selector", "#board-out .error").text
     assert error.startswith("Hata: Tahtanın 4. satır, 5. sütunundaki kare okunamadı"), error
+    browser.find_element("id", "play-go").click()  # "Hamlemi denetle": the same sentence
+    settle(browser)
+    error = browser.find_element("css selector", "#board-out .error").text
+    assert error.startswith("Hata: Tahtanın 4. satır, 5. sütunundaki kare okunamadı"), error
     browser.refresh()
 
 

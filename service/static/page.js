@@ -892,10 +892,7 @@
         el("p", {class: "lexicon-line"}, t("rack_lexicon_line", {name: reply.lexicon.name,
           version: reply.lexicon.version, game: gameName(game)})));
     } catch (e) {
-      if (!aborted(e)) {
-        boardOut.replaceChildren(...[errorBox(e), whatIfButton(e, {whatIf}, () => askMoves(true))]
-                                   .filter(Boolean));
-      }
+      if (!aborted(e)) boardOut.replaceChildren(errorBox(e));
     } finally {
       if (!signal.aborted) boardOut.removeAttribute("aria-busy");
     }
